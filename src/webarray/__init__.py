@@ -1,0 +1,39 @@
+"""webarray: a strict Python Array API namespace (2025.12) on the GPU, through WebGPU.
+
+    import webarray as xp
+    x = xp.linspace(0, 1, 5)
+    print(xp.sin(x) ** 2 + xp.cos(x) ** 2)
+"""
+
+from __future__ import annotations
+
+__array_api_version__ = "2025.12"
+
+from ._array_object import Array
+from ._creation import *  # noqa: F401,F403
+from ._creation import __all__ as _creation_all
+from ._data_type import *  # noqa: F401,F403
+from ._data_type import __all__ as _data_type_all
+from ._device import Device
+from ._dtypes import (
+    bool, complex64, complex128, float32, float64, int8, int16, int32, int64,
+    uint8, uint16, uint32, uint64,
+)
+from ._elementwise import *  # noqa: F401,F403
+from ._elementwise import __all__ as _elementwise_all
+from ._info import __array_namespace_info__
+from . import memory
+
+e = 2.718281828459045
+inf = float("inf")
+nan = float("nan")
+newaxis = None
+pi = 3.141592653589793
+
+__all__ = (
+    ["__array_api_version__", "__array_namespace_info__", "Array", "Device", "memory",
+     "e", "inf", "nan", "newaxis", "pi",
+     "bool", "complex64", "complex128", "float32", "float64", "int8", "int16", "int32",
+     "int64", "uint8", "uint16", "uint32", "uint64"]
+    + _creation_all + _data_type_all + _elementwise_all
+)

@@ -1,0 +1,372 @@
+"""The array object: a typed, strided view of a device buffer.
+
+An Array is (buffer, dtype, shape, strides in elements, offset in elements, device).
+Slicing, transposes and broadcasting make views that share the buffer; the buffer goes back
+to its device's pool when the last view dies. Every operator forwards to the namespace
+function of the same name, so operator and function share validation and kernels.
+"""
+
+from __future__ import annotations
+
+import array as _pyarray
+import math
+import operator
+import struct
+import sys
+from typing import Any
+
+from . import _dtypes as dt
+from . import _graph
+from ._device import Device
+
+_KDL_CPU = 1
+_KDL_WEBGPU = 15  # DLPack's device type for WebGPU
+
+
+class Array:
+    __slots__ = ("_buf", "_dtype", "_shape", "_strides", "_offset", "_device", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(
+            "webarray.Array cannot be constructed directly; use webarray.asarray or another "
+            "creation function"
+        )
+
+    @classmethod
+    def _view(cls, buf, dtype, shape, strides, offset, device) -> "Array":
+        self = object.__new__(cls)
+        self._buf = buf
+        self._dtype = dtype
+        self._shape = tuple(shape)
+        self._strides = tuple(strides)
+        self._offset = offset
+        self._device = device
+        return self
+
+    @classmethod
+    def _empty(cls, shape, dtype: dt.DType, device: Device) -> "Array":
+        device.check_dtype(dtype)
+        n = math.prod(shape)
+        buf = device.pool.acquire(max(n, 1) * 4)
+        return cls._view(buf, dtype, shape, _graph.c_strides(shape), 0, device)
+
+    # -- attributes --------------------------------------------------------------------------
+
+    @property
+    def dtype(self) -> dt.DType:
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._shape)
+
+    @property
+    def T(self) -> "Array":
+        if self.ndim != 2:
+            raise ValueError(
+                f"x.T requires a two-dimensional array, got {self.ndim} dimensions; use "
+                "permute_dims or x.mT for stacks of matrices"
+            )
+        return self._permuted((1, 0))
+
+    @property
+    def mT(self) -> "Array":
+        if self.ndim < 2:
+            raise ValueError(f"x.mT requires at least two dimensions, got {self.ndim}")
+        axes = tuple(range(self.ndim - 2)) + (self.ndim - 1, self.ndim - 2)
+        return self._permuted(axes)
+
+    def _permuted(self, axes) -> "Array":
+        return Array._view(
+            self._buf, self._dtype, [self._shape[a] for a in axes],
+            [self._strides[a] for a in axes], self._offset, self._device,
+        )
+
+    # -- host transfer -------------------------------------------------------------------------
+
+    def _contiguous(self) -> "Array":
+        if _graph.is_contiguous(self._shape, self._strides):
+            return self
+        return _graph.copy_of(self)
+
+    def _words(self) -> memoryview:
+        """The values as a flat C-order memoryview of 32-bit words ('f', 'i' or 'I')."""
+        src = self._contiguous()
+        n = self.size
+        raw = self._device.executor.read(src._buf.handle, src._offset * 4, n * 4)
+        fmt = {"f": "f", "i": "i", "u": "I", "b": "I"}[self._dtype.kind]
+        return memoryview(raw).cast(fmt)
+
+    def _host_flat(self) -> list:
+        words = self._words()
+        if self._dtype.kind == "b":
+            return [w != 0 for w in words]
+        return words.tolist()
+
+    def _host_nested(self):
+        flat = self._host_flat()
+        if not self._shape:
+            return flat[0]
+
+        def nest(start, dims):
+            if len(dims) == 1:
+                return flat[start:start + dims[0]]
+            step = math.prod(dims[1:])
+            return [nest(start + i * step, dims[1:]) for i in range(dims[0])]
+
+        return nest(0, self._shape)
+
+    def _scalar(self):
+        if self._shape != ():
+            raise TypeError(
+                f"only zero-dimensional arrays convert to Python scalars; got shape {self._shape}"
+            )
+        return self._host_flat()[0]
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar())
+
+    def __int__(self) -> int:
+        v = self._scalar()
+        if isinstance(v, float):
+            if math.isnan(v):
+                raise ValueError("cannot convert a NaN array to int")
+            if math.isinf(v):
+                raise OverflowError("cannot convert an infinite array to int")
+        return int(v)
+
+    def __float__(self) -> float:
+        return float(self._scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    def __index__(self) -> int:
+        if self._dtype not in dt.integer_dtypes:
+            raise TypeError(
+                f"only integer arrays can be used as an index, got {self._dtype.name}"
+            )
+        return int(self._scalar())
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+
+        if copy is False:
+            raise ValueError("a webarray array lives on a GPU; converting to NumPy copies it")
+        out = np.frombuffer(self._words(), dtype=_NUMPY_STORAGE[self._dtype.kind])
+        out = out.astype(self._dtype.name).reshape(self._shape)
+        return out if dtype is None else out.astype(dtype)
+
+    def __repr__(self) -> str:
+        body = _format(self)
+        return f"Array({body}, dtype={self._dtype.name}, device={self._device.backend})"
+
+    __str__ = __repr__
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a zero-dimensional array")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a zero-dimensional array")
+        for i in range(self._shape[0]):
+            yield self[i]
+
+    def __hash__(self):
+        raise TypeError("webarray arrays are mutable and not hashable")
+
+    # -- namespace, device and interchange ----------------------------------------------------
+
+    def __array_namespace__(self, /, *, api_version: str | None = None):
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
+            raise ValueError(
+                f"webarray implements array API versions 2021.12 to 2025.12, not {api_version!r}"
+            )
+        import webarray
+
+        return webarray
+
+    def to_device(self, device, /, *, stream=None) -> "Array":
+        if stream is not None:
+            raise ValueError("webarray has no streams; pass stream=None")
+        from ._device import resolve
+
+        target = resolve(device)
+        if target == self._device:
+            return self
+        from ._creation import asarray
+
+        return asarray(self._host_nested(), dtype=self._dtype, device=target)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (_KDL_WEBGPU, 0)
+
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from ._dlpack import export
+
+        return export(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    # -- indexing ------------------------------------------------------------------------------
+
+    def __getitem__(self, key) -> "Array":
+        from ._indexing_impl import getitem
+
+        return getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        from ._indexing_impl import setitem
+
+        setitem(self, key, value)
+
+    # -- operators -----------------------------------------------------------------------------
+    # Each forwards to the elementwise function of the standard's name; the reflected and
+    # in-place forms swap the operands or write into self.
+
+    def __matmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        from . import linalg
+
+        return linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        from . import linalg
+
+        return linalg.matmul(other, self)
+
+    def __imatmul__(self, other):
+        res = self.__matmul__(other)
+        if res is NotImplemented:
+            return res
+        if res.shape != self._shape or res.dtype != self._dtype:
+            raise ValueError(
+                f"x @= y would change x from {self._shape} {self._dtype.name} to "
+                f"{res.shape} {res.dtype.name}; in-place operators keep shape and dtype"
+            )
+        self[...] = res
+        return self
+
+
+def _binary(name: str):
+    def forward(self, other):
+        if not _operand_ok(other):
+            return NotImplemented
+        from . import _elementwise as ew
+
+        return getattr(ew, name)(self, other)
+
+    def reflected(self, other):
+        if not _operand_ok(other):
+            return NotImplemented
+        from . import _elementwise as ew
+
+        return getattr(ew, name)(other, self)
+
+    def inplace(self, other):
+        if not _operand_ok(other):
+            return NotImplemented
+        from . import _elementwise as ew
+
+        return ew._inplace(name, self, other)
+
+    return forward, reflected, inplace
+
+
+def _operand_ok(other) -> bool:
+    return isinstance(other, (Array, bool, int, float, complex))
+
+
+for _op, _fn in [
+    ("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
+    ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "pow"),
+    ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
+    ("lshift", "bitwise_left_shift"), ("rshift", "bitwise_right_shift"),
+]:
+    _f, _r, _i = _binary(_fn)
+    _f.__name__, _r.__name__, _i.__name__ = f"__{_op}__", f"__r{_op}__", f"__i{_op}__"
+    setattr(Array, f"__{_op}__", _f)
+    setattr(Array, f"__r{_op}__", _r)
+    setattr(Array, f"__i{_op}__", _i)
+
+for _op, _fn in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
+                 ("gt", "greater"), ("ge", "greater_equal")]:
+    _f = _binary(_fn)[0]
+    _f.__name__ = f"__{_op}__"
+    setattr(Array, f"__{_op}__", _f)
+
+
+def _unary(name: str):
+    def method(self):
+        from . import _elementwise as ew
+
+        return getattr(ew, name)(self)
+
+    return method
+
+
+for _op, _fn in [("neg", "negative"), ("pos", "positive"), ("abs", "abs"),
+                 ("invert", "bitwise_invert")]:
+    _m = _unary(_fn)
+    _m.__name__ = f"__{_op}__"
+    setattr(Array, f"__{_op}__", _m)
+
+del _op, _fn, _f, _r, _i, _m
+
+_NUMPY_STORAGE = {"f": "<f4", "i": "<i4", "u": "<u4", "b": "<u4"}
+
+
+def _format(x: Array, edge: int = 3, limit: int = 1000) -> str:
+    """Values of x as nested brackets, summarised with '...' past ``limit`` elements."""
+    if x.size == 0:
+        return "[]" * max(1, x.ndim) if x.ndim <= 1 else "[" * x.ndim + "]" * x.ndim
+    summarise = x.size > limit
+
+    def fmt_value(v) -> str:
+        if isinstance(v, bool):
+            return "True" if v else "False"
+        if isinstance(v, float):
+            if math.isnan(v):
+                return "nan"
+            if math.isinf(v):
+                return "inf" if v > 0 else "-inf"
+            return f"{v:.8g}" if ("e" in f"{v:.8g}" or "." in f"{v:.8g}") else f"{v:.8g}."
+        return str(v)
+
+    if not summarise:
+        nested = x._host_nested()
+
+        def render(v):
+            if isinstance(v, list):
+                return "[" + ", ".join(render(e) for e in v) + "]"
+            return fmt_value(v)
+
+        return render(nested)
+
+    def render_view(v: Array) -> str:
+        if v.ndim == 0:
+            return fmt_value(v._scalar())
+        n = v.shape[0]
+        if n > 2 * edge:
+            parts = [render_view(v[i]) for i in range(edge)] + ["..."]
+            parts += [render_view(v[i]) for i in range(n - edge, n)]
+        else:
+            parts = [render_view(v[i]) for i in range(n)]
+        return "[" + ", ".join(parts) + "]"
+
+    return render_view(x)

@@ -1,0 +1,432 @@
+"""Creation functions of the standard (16). Values are computed on the device wherever
+they follow a formula (arange, linspace, eye, full, tril/triu); only data given by the
+caller crosses from the host."""
+
+from __future__ import annotations
+
+import array as _pyarray
+import math
+import operator
+
+from . import _dtypes as dt
+from . import _graph
+from ._array_object import Array
+from ._device import Device, resolve
+from .kernels.expr import Apply, Cast, Index, Input, Scalar
+
+__all__ = [
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
+    "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+]
+
+_DEFAULT_INT = dt.int32
+_DEFAULT_FLOAT = dt.float32
+
+
+def _shape_arg(shape, what: str = "shape") -> tuple[int, ...]:
+    if isinstance(shape, bool):
+        raise TypeError(f"{what} must be an int or a tuple of ints, got bool")
+    try:
+        dims = (operator.index(shape),)
+    except TypeError:
+        if not isinstance(shape, (tuple, list)):
+            raise TypeError(
+                f"{what} must be an int or a tuple of ints, got {type(shape).__name__}"
+            ) from None
+        dims = []
+        for s in shape:
+            if isinstance(s, bool):
+                raise TypeError(f"{what} entries must be ints, got bool") from None
+            try:
+                dims.append(operator.index(s))
+            except TypeError:
+                raise TypeError(
+                    f"{what} entries must be ints, got {type(s).__name__}"
+                ) from None
+        dims = tuple(dims)
+    for d in dims:
+        if d < 0:
+            raise ValueError(f"{what} cannot have negative dimensions, got {dims}")
+    return dims
+
+
+def _dtype_arg(dtype) -> dt.DType | None:
+    if dtype is None or isinstance(dtype, dt.DType):
+        return dtype
+    raise TypeError(f"dtype must be a webarray dtype such as webarray.float32, got {dtype!r}")
+
+
+def _fill(shape, dtype: dt.DType, value, device: Device) -> Array:
+    out = Array._empty(shape, dtype, device)
+    node = Scalar(0, dtype)
+    return _graph.execute(device, shape, [(node, out)], (), [(dtype, value)])[0]
+
+
+def _scalar_for(value, dtype: dt.DType, what: str):
+    """A fill value converted for dtype, with the standard's errors."""
+    if dtype.kind == "b":
+        return bool(value)
+    if dtype.kind in "iu":
+        if isinstance(value, float):
+            if not math.isfinite(value) or value != int(value):
+                raise TypeError(f"{what}: cannot fill an {dtype.name} array with {value!r}")
+        if isinstance(value, complex):
+            raise TypeError(f"{what}: cannot fill an {dtype.name} array with a complex value")
+        value = int(value)
+        lo, hi = _range(dtype)
+        if not lo <= value <= hi:
+            raise OverflowError(
+                f"{what}: {value} is out of bounds for {dtype.name} (allowed: {lo} to {hi})"
+            )
+        return value
+    if isinstance(value, complex):
+        raise TypeError(f"{what}: a complex value needs a complex dtype, got {dtype.name}")
+    return float(value)
+
+
+def _range(dtype: dt.DType) -> tuple[int, int]:
+    if dtype.kind == "u":
+        return 0, (1 << dtype.bits) - 1
+    return -(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1
+
+
+def _default_for(value) -> dt.DType:
+    if isinstance(value, bool):
+        return dt.bool
+    if isinstance(value, int):
+        return _DEFAULT_INT
+    if isinstance(value, float):
+        return _DEFAULT_FLOAT
+    if isinstance(value, complex):
+        return dt.complex64
+    raise TypeError(f"expected a bool, int, float or complex, got {type(value).__name__}")
+
+
+# -- host data -----------------------------------------------------------------------------
+
+def _flatten(obj) -> tuple[list, tuple[int, ...]]:
+    """Flatten a nested sequence of Python scalars; raise ValueError when ragged."""
+    if isinstance(obj, (bool, int, float, complex)):
+        return [obj], ()
+    if isinstance(obj, Array):
+        if obj.ndim == 0:
+            return [obj._scalar()], ()
+        return obj._host_flat(), obj.shape
+    if not isinstance(obj, (list, tuple)):
+        raise TypeError(
+            f"cannot make an array from {type(obj).__name__}; expected an array, a Python "
+            "scalar, a nested sequence of them, or an object with the buffer protocol"
+        )
+    if len(obj) == 0:
+        return [], (0,)
+    parts = [_flatten(e) for e in obj]
+    inner = parts[0][1]
+    for _, s in parts[1:]:
+        if s != inner:
+            raise ValueError(
+                f"cannot make an array from a ragged nested sequence (found shapes {inner} and {s})"
+            )
+    flat = [v for p, _ in parts for v in p]
+    return flat, (len(obj),) + inner
+
+
+def _infer(flat) -> dt.DType:
+    kinds = {type(v) for v in flat}
+    if kinds <= {bool}:
+        return dt.bool
+    if complex in kinds:
+        return dt.complex64
+    if float in kinds:
+        return _DEFAULT_FLOAT
+    return _DEFAULT_INT
+
+
+def _words_from_values(flat, dtype: dt.DType) -> bytes:
+    if dtype.kind == "f":
+        try:
+            return _pyarray.array("f", flat).tobytes()
+        except (OverflowError, TypeError):
+            return b"".join(_graph.f32_bytes(float(v)) for v in flat)
+    if dtype.kind == "b":
+        return _pyarray.array("I", [1 if v else 0 for v in flat]).tobytes()
+    vals = []
+    lo, hi = _range(dtype)
+    for v in flat:
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                raise ValueError(f"cannot convert {v} to {dtype.name}")
+            v = int(v)
+        elif isinstance(v, complex):
+            raise TypeError(f"cannot convert a complex value to {dtype.name}")
+        v = int(v)
+        if not lo <= v <= hi:
+            raise OverflowError(f"{v} is out of bounds for {dtype.name} (allowed: {lo} to {hi})")
+        vals.append(v)
+    return _pyarray.array("i" if dtype.kind == "i" else "I", vals).tobytes()
+
+
+def _upload(words: bytes, shape, dtype: dt.DType, device: Device) -> Array:
+    out = Array._empty(shape, dtype, device)
+    if words:
+        device.executor.write(out._buf.handle, 0, words)
+    return out
+
+
+def _from_buffer(obj, dtype, device):
+    """Arrays from NumPy arrays and other buffer-protocol objects."""
+    try:
+        import numpy as np
+    except ImportError:
+        np = None
+    if np is not None and not isinstance(obj, np.ndarray):
+        obj = np.asarray(memoryview(obj))
+    if np is None:
+        mv = memoryview(obj)
+        flat = mv.cast("B").cast(mv.format).tolist() if mv.ndim > 1 else mv.tolist()
+        return asarray(flat, dtype=dtype, device=device)
+    src = dt.by_name.get(obj.dtype.name)
+    if src is None:
+        raise TypeError(f"NumPy dtype {obj.dtype} has no webarray equivalent")
+    target = dtype or src
+    device.check_dtype(target)
+    data = np.ascontiguousarray(obj)
+    if target.kind == "f":
+        store = data.astype("<f4")
+    elif target.kind == "b":
+        store = (data != 0).astype("<u4")
+    else:
+        if data.dtype.kind == "f":
+            data = data.astype(np.int64)
+        store = data.astype("<i4" if target.kind == "i" else "<u4")
+        if target.bits < 32:
+            store = store.astype(target.name).astype(store.dtype)
+    return _upload(store.tobytes(), obj.shape, target, device)
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy: bool | None = None) -> Array:
+    dtype = _dtype_arg(dtype)
+    if isinstance(obj, Array):
+        target = resolve(device) if device is not None else obj.device
+        if target != obj.device:
+            if copy is False:
+                raise ValueError("asarray(copy=False) cannot move an array to another device")
+            obj = obj.to_device(target)
+        if dtype is not None and dtype is not obj.dtype:
+            if copy is False:
+                raise ValueError(
+                    f"asarray(copy=False) cannot convert {obj.dtype.name} to {dtype.name} "
+                    "without a copy"
+                )
+            return _graph.copy_of(obj, dtype)
+        return _graph.copy_of(obj) if copy else obj
+    if copy is False:
+        raise ValueError(
+            "asarray(copy=False) would need to copy host data to the GPU; a webarray "
+            "array can never share memory with a Python object"
+        )
+    device = resolve(device)
+    if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)) and not _is_numpy(obj):
+        return from_dlpack(obj, device=device)
+    if not isinstance(obj, (bool, int, float, complex, list, tuple)):
+        try:
+            memoryview(obj)
+        except TypeError:
+            pass
+        else:
+            return _from_buffer(obj, dtype, device)
+        if _is_numpy_scalar(obj):
+            return _from_buffer(__import__("numpy").asarray(obj), dtype, device)
+    flat, shape = _flatten(obj)
+    if dtype is None:
+        dtype = _infer(flat)
+        if dtype is _DEFAULT_INT:
+            lo, hi = _range(dtype)
+            for v in flat:
+                if not lo <= v <= hi:
+                    raise OverflowError(
+                        f"{v} does not fit the default integer dtype int32; pass dtype= to "
+                        "choose another"
+                    )
+    device.check_dtype(dtype)
+    if dtype.kind in "iu" and any(isinstance(v, float) for v in flat):
+        raise TypeError(f"cannot make an {dtype.name} array from Python floats")
+    return _upload(_words_from_values(flat, dtype), shape, dtype, device)
+
+
+def _is_numpy(obj) -> bool:
+    return type(obj).__module__ == "numpy"
+
+
+def _is_numpy_scalar(obj) -> bool:
+    return _is_numpy(obj) and hasattr(obj, "dtype")
+
+
+def empty(shape, *, dtype=None, device=None) -> Array:
+    return Array._empty(_shape_arg(shape), _dtype_arg(dtype) or _DEFAULT_FLOAT, resolve(device))
+
+
+def empty_like(x: Array, /, *, dtype=None, device=None) -> Array:
+    return Array._empty(x.shape, _dtype_arg(dtype) or x.dtype, resolve(device or x.device))
+
+
+def zeros(shape, *, dtype=None, device=None) -> Array:
+    return full(shape, 0, dtype=dtype or _DEFAULT_FLOAT, device=device)
+
+
+def zeros_like(x: Array, /, *, dtype=None, device=None) -> Array:
+    return full_like(x, 0, dtype=dtype, device=device)
+
+
+def ones(shape, *, dtype=None, device=None) -> Array:
+    return full(shape, 1, dtype=dtype or _DEFAULT_FLOAT, device=device)
+
+
+def ones_like(x: Array, /, *, dtype=None, device=None) -> Array:
+    return full_like(x, 1, dtype=dtype, device=device)
+
+
+def full(shape, fill_value, *, dtype=None, device=None) -> Array:
+    shape = _shape_arg(shape)
+    if isinstance(fill_value, Array):
+        fill_value = fill_value._scalar()
+    dtype = _dtype_arg(dtype) or _default_for(fill_value)
+    device = resolve(device)
+    device.check_dtype(dtype)
+    return _fill(shape, dtype, _scalar_for(fill_value, dtype, "full"), device)
+
+
+def full_like(x: Array, /, fill_value, *, dtype=None, device=None) -> Array:
+    dtype = _dtype_arg(dtype) or x.dtype
+    device = resolve(device or x.device)
+    device.check_dtype(dtype)
+    return _fill(x.shape, dtype, _scalar_for(fill_value, dtype, "full_like"), device)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
+    if stop is None:
+        start, stop = 0, start
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    dtype = _dtype_arg(dtype)
+    if dtype is None:
+        dtype = _DEFAULT_FLOAT if any(isinstance(v, float) for v in (start, stop, step)) else _DEFAULT_INT
+    dt.check_category(dtype, "real numeric", "arange")
+    device = resolve(device)
+    device.check_dtype(dtype)
+    n = max(0, math.ceil((stop - start) / step))
+    if dtype.kind in "iu":
+        lo, hi = _range(dtype)
+        last = start + (n - 1) * step if n else start
+        if n and not (lo <= start <= hi and lo <= last <= hi):
+            raise OverflowError(f"arange: values from {start} to {last} do not fit {dtype.name}")
+    idx = Cast(Index(dt.int32), dtype)
+    node = Apply("add", (Apply("multiply", (idx, Scalar(0, dtype)), dtype, dtype), Scalar(1, dtype)), dtype, dtype)
+    if dtype.kind == "f":
+        start, step = float(start), float(step)
+    return _graph.execute(device, (n,), [(node, None)], (), [(dtype, step), (dtype, start)])[0]
+
+
+def linspace(start, stop, /, num: int, *, dtype=None, device=None, endpoint: bool = True) -> Array:
+    for name, v in (("start", start), ("stop", stop)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
+            raise TypeError(f"linspace: {name} must be a number, got {type(v).__name__}")
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: num must be non-negative, got {num}")
+    dtype = _dtype_arg(dtype)
+    if dtype is None:
+        dtype = dt.complex64 if isinstance(start, complex) or isinstance(stop, complex) else _DEFAULT_FLOAT
+    dt.check_category(dtype, "floating-point", "linspace")
+    device = resolve(device)
+    device.check_dtype(dtype)
+    div = (num - 1) if endpoint else num
+    step = (stop - start) / div if div > 0 else 0.0
+    f = dt.float32
+    idx = Cast(Index(dt.int32), f)
+    value = Apply("add", (Scalar(1, f), Apply("multiply", (idx, Scalar(0, f)), f, f)), f, f)
+    if endpoint and num > 1:
+        last = Apply("equal", (Index(dt.int32), Scalar(2, dt.int32)), dt.int32, dt.bool)
+        value = Apply("where", (last, Scalar(3, f), value), f, f)
+        scalars = [(f, step), (f, start), (dt.int32, num - 1), (f, stop)]
+    else:
+        scalars = [(f, step), (f, start)]
+    return _graph.execute(device, (num,), [(value, None)], (), scalars)[0]
+
+
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype=None, device=None) -> Array:
+    n_rows = operator.index(n_rows)
+    n_cols = n_rows if n_cols is None else operator.index(n_cols)
+    k = operator.index(k)
+    if n_rows < 0 or n_cols < 0:
+        raise ValueError(f"eye: dimensions must be non-negative, got {n_rows}x{n_cols}")
+    dtype = _dtype_arg(dtype) or _DEFAULT_FLOAT
+    device = resolve(device)
+    device.check_dtype(dtype)
+    i32 = dt.int32
+    idx = Index(i32)
+    row = Apply("floor_divide", (idx, Scalar(0, i32)), i32, i32)
+    col = Apply("remainder", (idx, Scalar(0, i32)), i32, i32)
+    on = Apply("equal", (Apply("subtract", (col, row), i32, i32), Scalar(1, i32)), i32, dt.bool)
+    node = Cast(on, dtype)
+    return _graph.execute(device, (n_rows, n_cols), [(node, None)], (), [(i32, max(n_cols, 1)), (i32, k)])[0]
+
+
+def _triangle(x: Array, k: int, lower: bool, name: str) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{name} requires an array, got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"{name} requires an array with at least two dimensions, got {x.ndim}")
+    k = operator.index(k)
+    i32 = dt.int32
+    m, n = x.shape[-2], x.shape[-1]
+    idx = Index(i32)
+    col = Apply("remainder", (idx, Scalar(0, i32)), i32, i32)
+    row = Apply("remainder", (Apply("floor_divide", (idx, Scalar(0, i32)), i32, i32), Scalar(1, i32)), i32, i32)
+    diff = Apply("subtract", (col, row), i32, i32)
+    keep = Apply("less_equal" if lower else "greater_equal", (diff, Scalar(2, i32)), i32, dt.bool)
+    zero = Scalar(3, x.dtype)
+    node = Apply("where", (keep, Input(0, x.dtype), zero), x.dtype, x.dtype)
+    scalars = [(i32, max(n, 1)), (i32, max(m, 1)), (i32, k), (x.dtype, False if x.dtype is dt.bool else 0)]
+    return _graph.execute(x.device, x.shape, [(node, None)], [x], scalars)[0]
+
+
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    return _triangle(x, k, True, "tril")
+
+
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    return _triangle(x, k, False, "triu")
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    for a in arrays:
+        if not isinstance(a, Array) or a.ndim != 1:
+            raise ValueError("meshgrid requires one-dimensional arrays")
+    if len({a.dtype for a in arrays}) > 1:
+        raise TypeError("meshgrid requires arrays of one dtype")
+    if len({a.device for a in arrays}) > 1:
+        raise ValueError("meshgrid requires arrays on one device")
+    shape = [a.shape[0] for a in arrays]
+    if indexing == "xy" and len(arrays) >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, a in enumerate(arrays):
+        axis = i
+        if indexing == "xy" and len(arrays) >= 2 and i < 2:
+            axis = 1 - i
+        strides = [0] * len(shape)
+        strides[axis] = a._strides[0]
+        view = Array._view(a._buf, a.dtype, shape, strides, a._offset, a.device)
+        out.append(_graph.copy_of(view))
+    return out
+
+
+def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
+    from ._dlpack import import_dlpack
+
+    return import_dlpack(x, device=device, copy=copy)

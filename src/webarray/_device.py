@@ -1,0 +1,100 @@
+"""Device objects of the namespace, and the choice of the default one.
+
+A Device pairs an executor (layer 4) with its buffer pool and its cache of compiled
+kernels. Which executor backs the default device: the browser's when running under
+Pyodide, else the native wgpu one. ``WEBARRAY_DEVICE`` (``native``, ``webgpu``,
+``webgl2``) overrides the choice.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import _dtypes as dt
+from .executors.pool import BufferPool
+
+# dtypes each backend stores exactly today; the info API and every dtype check read this
+_SUPPORTED = {
+    "native": (dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32, dt.float32),
+    "webgpu": (dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32, dt.float32),
+}
+
+
+class Device:
+    """A GPU device that arrays live on. Compare devices with ``==``."""
+
+    def __init__(self, executor):
+        self.executor = executor
+        self.backend = executor.backend
+        self.pool = BufferPool(executor)
+        self.dtypes = _SUPPORTED[executor.backend]
+        self._kernels: dict = {}
+
+    def __repr__(self) -> str:
+        info = self.executor.adapter_info
+        return f"Device({self.backend!r}, {info.get('device', '')!r})"
+
+    def kernel(self, key, make_source) -> int:
+        """The compiled kernel for a generator key, generating and compiling it once."""
+        kid = self._kernels.get(key)
+        if kid is None:
+            kid = self.executor.compile(make_source())
+            self._kernels[key] = kid
+        return kid
+
+    def check_dtype(self, dtype: dt.DType) -> None:
+        if dtype not in self.dtypes:
+            names = ", ".join(d.name for d in self.dtypes)
+            raise TypeError(
+                f"{dtype.name} is not supported on {self!r}; this device supports {names}"
+            )
+
+    def synchronize(self) -> None:
+        """Wait until every queued kernel has finished."""
+        self.executor.flush()
+        h = self.pool.acquire(4)
+        self.executor.read(h.handle, 0, 4)
+
+
+_default: Device | None = None
+
+
+def _make_executor(kind: str):
+    if kind == "native":
+        from .executors.native import NativeExecutor
+
+        return NativeExecutor()
+    if kind in ("webgpu", "webgl2"):
+        from .executors.browser import BrowserExecutor  # type: ignore[import-not-found]
+
+        return BrowserExecutor(kind)
+    raise ValueError(f"unknown device kind {kind!r}; expected 'native', 'webgpu' or 'webgl2'")
+
+
+def default_device() -> Device:
+    global _default
+    if _default is None:
+        kind = os.environ.get("WEBARRAY_DEVICE")
+        if kind is None:
+            kind = "webgpu" if sys.platform == "emscripten" else "native"
+        _default = Device(_make_executor(kind))
+    return _default
+
+
+def all_devices() -> tuple[Device, ...]:
+    return (default_device(),)
+
+
+def resolve(device) -> Device:
+    """The Device for a ``device=`` argument (None means the default)."""
+    if device is None:
+        return default_device()
+    if isinstance(device, Device):
+        return device
+    if device == "cpu":
+        raise ValueError(
+            "webarray arrays live on a GPU device; 'cpu' is not one of its devices "
+            f"(available: {all_devices()})"
+        )
+    raise ValueError(f"{device!r} is not a webarray device; available: {all_devices()}")

@@ -1,0 +1,481 @@
+"""Elementwise functions of the standard (all 67), over the op table.
+
+Each function validates its arguments, applies type promotion and broadcasting, and
+hands one op-table node to the graph layer. Python scalars are allowed where 2025.12
+allows them and become uniforms of the kernel, never device arrays.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+from . import _dtypes as dt
+from . import _graph
+from ._array_object import Array
+from .kernels.expr import Apply, Cast, Input, Node, Scalar
+from .kernels.ops import TABLE
+
+__all__ = [
+    "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh",
+    "bitwise_and", "bitwise_left_shift", "bitwise_invert", "bitwise_or",
+    "bitwise_right_shift", "bitwise_xor", "ceil", "clip", "conj", "copysign", "cos", "cosh",
+    "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal",
+    "hypot", "imag", "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log1p",
+    "log2", "log10", "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "maximum", "minimum", "multiply", "negative", "nextafter", "not_equal", "positive",
+    "pow", "real", "reciprocal", "remainder", "round", "sign", "signbit", "sin", "sinh",
+    "square", "sqrt", "subtract", "tan", "tanh", "trunc",
+]
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    ndim = builtins.max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(-ndim, 0):
+        size = 1
+        for s in shapes:
+            if len(s) >= -i:
+                n = s[i]
+                if n != 1:
+                    if size != 1 and n != size:
+                        raise ValueError(
+                            f"shapes {', '.join(str(tuple(t)) for t in shapes)} cannot be "
+                            "broadcast together"
+                        )
+                    size = n
+        out.append(size)
+    return tuple(out)
+
+
+def scalar_dtype_check(value, dtype: dt.DType, what: str) -> None:
+    """Raise unless a Python scalar may be combined with an array of dtype (2025.12 rules)."""
+    if isinstance(value, bool):
+        if dtype is not dt.bool:
+            raise TypeError(f"{what}: a Python bool combines only with bool arrays, not {dtype.name}")
+    elif isinstance(value, int):
+        if dtype is dt.bool:
+            raise TypeError(f"{what}: a Python int does not combine with a bool array")
+        if dtype.kind in "iu":
+            lo, hi = _int_range(dtype)
+            if not lo <= value <= hi:
+                raise OverflowError(
+                    f"{what}: Python int {value} is out of bounds for {dtype.name} "
+                    f"(allowed: {lo} to {hi})"
+                )
+    elif isinstance(value, float):
+        if dtype.kind not in "fc":
+            raise TypeError(
+                f"{what}: a Python float combines only with floating-point arrays, not "
+                f"{dtype.name}"
+            )
+    elif isinstance(value, complex):
+        if dtype.kind not in "fc":
+            raise TypeError(
+                f"{what}: a Python complex combines only with floating-point arrays, not "
+                f"{dtype.name}"
+            )
+    else:
+        raise TypeError(f"{what}: expected an array or a Python scalar, got {type(value).__name__}")
+
+
+def _int_range(dtype: dt.DType) -> tuple[int, int]:
+    if dtype.kind == "u":
+        return 0, (1 << dtype.bits) - 1
+    return -(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1
+
+
+def _operands(name: str, args, category: str):
+    """Validate operands; return (arrays, compute dtype, device)."""
+    arrays = [a for a in args if isinstance(a, Array)]
+    if not arrays:
+        raise TypeError(f"{name} requires at least one array argument, got only Python scalars")
+    device = arrays[0].device
+    for a in arrays[1:]:
+        if a.device != device:
+            raise ValueError(
+                f"{name}: arrays are on different devices ({device!r} and {a.device!r}); "
+                "move one with to_device"
+            )
+    for a in arrays:
+        dt.check_category(a.dtype, category, name)
+    compute = arrays[0].dtype
+    for a in arrays[1:]:
+        compute = dt.promote(compute, a.dtype)
+    for a in args:
+        if not isinstance(a, Array):
+            if isinstance(a, complex) and not isinstance(a, (bool, int, float)):
+                compute = dt.complex_of(compute) if compute.kind == "f" else compute
+            scalar_dtype_check(a, compute, name)
+    return arrays, compute
+
+
+def _nodes(args, compute: dt.DType):
+    """Input/Scalar nodes for args, cast to the computing dtype where needed."""
+    inputs, scalars, nodes = [], [], []
+    for a in args:
+        if isinstance(a, Array):
+            node: Node = Input(len(inputs), a.dtype)
+            inputs.append(a)
+            if a.dtype is not compute:
+                node = Cast(node, compute)
+        else:
+            node = Scalar(len(scalars), compute)
+            scalars.append((compute, a))
+        nodes.append(node)
+    return nodes, inputs, scalars
+
+
+def _apply(name: str, *args, out: Array | None = None) -> Array:
+    op = TABLE[name]
+    arrays, compute = _operands(name, args, op.inputs)
+    arrays[0].device.check_dtype(compute)
+    result = dt.bool if op.result == "bool" else compute
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    nodes, inputs, scalars = _nodes(args, compute)
+    node = Apply(name, tuple(nodes), compute, result)
+    if out is not None and shape != out.shape:
+        raise ValueError(
+            f"the result of {name} has shape {shape}, which does not fit the output {out.shape}"
+        )
+    return _graph.execute(arrays[0].device, shape, [(node, out)], inputs, scalars)[0]
+
+
+def _inplace(name: str, x: Array, other) -> Array:
+    """x op= other: the result keeps x's dtype and shape, or the operation is refused."""
+    op = TABLE[name]
+    arrays, compute = _operands(name, (x, other), op.inputs)
+    if compute is not x.dtype:
+        raise TypeError(
+            f"in-place {name} would change x's dtype from {x.dtype.name} to {compute.name}"
+        )
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    if shape != x.shape:
+        raise ValueError(
+            f"in-place {name} would change x's shape from {x.shape} to {shape}"
+        )
+    _apply(name, x, other, out=x)
+    return x
+
+
+# -- the functions ---------------------------------------------------------------------------
+
+def abs(x: Array, /) -> Array:
+    return _apply("abs", x)
+
+
+def acos(x: Array, /) -> Array:
+    return _apply("acos", x)
+
+
+def acosh(x: Array, /) -> Array:
+    return _apply("acosh", x)
+
+
+def add(x1: Array | int | float | complex, x2: Array | int | float | complex, /) -> Array:
+    return _apply("add", x1, x2)
+
+
+def asin(x: Array, /) -> Array:
+    return _apply("asin", x)
+
+
+def asinh(x: Array, /) -> Array:
+    return _apply("asinh", x)
+
+
+def atan(x: Array, /) -> Array:
+    return _apply("atan", x)
+
+
+def atan2(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("atan2", x1, x2)
+
+
+def atanh(x: Array, /) -> Array:
+    return _apply("atanh", x)
+
+
+def bitwise_and(x1: Array | int | bool, x2: Array | int | bool, /) -> Array:
+    return _apply("bitwise_and", x1, x2)
+
+
+def bitwise_left_shift(x1: Array | int, x2: Array | int, /) -> Array:
+    _check_shift(x2, "bitwise_left_shift")
+    return _apply("bitwise_left_shift", x1, x2)
+
+
+def bitwise_invert(x: Array, /) -> Array:
+    return _apply("bitwise_invert", x)
+
+
+def bitwise_or(x1: Array | int | bool, x2: Array | int | bool, /) -> Array:
+    return _apply("bitwise_or", x1, x2)
+
+
+def bitwise_right_shift(x1: Array | int, x2: Array | int, /) -> Array:
+    _check_shift(x2, "bitwise_right_shift")
+    return _apply("bitwise_right_shift", x1, x2)
+
+
+def _check_shift(x2, name: str) -> None:
+    # Only a scalar shift can be checked without a device round trip; negative array
+    # elements shift by zero bits' worth of nothing (the result is 0, or -1 for a right
+    # shift of a negative value).
+    if isinstance(x2, int) and not isinstance(x2, bool) and x2 < 0:
+        raise ValueError(f"{name} requires a non-negative shift, got {x2}")
+
+
+def bitwise_xor(x1: Array | int | bool, x2: Array | int | bool, /) -> Array:
+    return _apply("bitwise_xor", x1, x2)
+
+
+def ceil(x: Array, /) -> Array:
+    return _apply("ceil", x)
+
+
+def clip(
+    x: Array,
+    /,
+    min: Array | int | float | None = None,
+    max: Array | int | float | None = None,
+) -> Array:
+    """Clamp x to [min, max]. The result has x's shape and dtype; a NaN bound gives NaN."""
+    if not isinstance(x, Array):
+        raise TypeError(f"clip requires an array x, got {type(x).__name__}")
+    dt.check_category(x.dtype, "real numeric", "clip")
+    bounds = []
+    for name, b in (("min", min), ("max", max)):
+        if b is None:
+            b = _limit(x.dtype, name == "max")
+        elif isinstance(b, Array):
+            dt.check_category(b.dtype, "real numeric", "clip")
+            if (b.dtype.kind == "f") != (x.dtype.kind == "f"):
+                raise TypeError(
+                    f"clip: {name} has dtype {b.dtype.name} and x has {x.dtype.name}; they "
+                    "must both be integer or both floating-point"
+                )
+            if b.device != x.device:
+                raise ValueError(f"clip: {name} is on {b.device!r}, x on {x.device!r}")
+        elif isinstance(b, (bool, int, float)) and not isinstance(b, bool):
+            if x.dtype.kind in "iu":
+                if isinstance(b, float):
+                    raise TypeError(f"clip: a float {name} does not combine with {x.dtype.name}")
+                lo, hi = _int_range(x.dtype)
+                b = builtins.min(builtins.max(b, lo), hi)
+        else:
+            raise TypeError(f"clip: {name} must be an array, int or float, got {type(b).__name__}")
+        bounds.append(b)
+    shape = broadcast_shapes(x.shape, *(b.shape for b in bounds if isinstance(b, Array)))
+    if shape != x.shape:
+        raise ValueError(f"clip: min and max must broadcast to x's shape {x.shape}, giving {shape}")
+    nodes, inputs, scalars = _nodes([x] + bounds, x.dtype)
+    node = Apply("clip", tuple(nodes), x.dtype, x.dtype)
+    return _graph.execute(x.device, shape, [(node, None)], inputs, scalars)[0]
+
+
+def _limit(dtype: dt.DType, upper: bool):
+    if dtype.kind == "f":
+        return math.inf if upper else -math.inf
+    return _int_range(dtype)[1 if upper else 0]
+
+
+def conj(x: Array, /) -> Array:
+    return _apply("conj", x)
+
+
+def copysign(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("copysign", x1, x2)
+
+
+def cos(x: Array, /) -> Array:
+    return _apply("cos", x)
+
+
+def cosh(x: Array, /) -> Array:
+    return _apply("cosh", x)
+
+
+def divide(x1: Array | int | float | complex, x2: Array | int | float | complex, /) -> Array:
+    return _apply("divide", x1, x2)
+
+
+def equal(x1: Array | int | float | complex | bool, x2: Array | int | float | complex | bool, /) -> Array:
+    return _apply("equal", x1, x2)
+
+
+def exp(x: Array, /) -> Array:
+    return _apply("exp", x)
+
+
+def expm1(x: Array, /) -> Array:
+    return _apply("expm1", x)
+
+
+def floor(x: Array, /) -> Array:
+    return _apply("floor", x)
+
+
+def floor_divide(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("floor_divide", x1, x2)
+
+
+def greater(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("greater", x1, x2)
+
+
+def greater_equal(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("greater_equal", x1, x2)
+
+
+def hypot(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("hypot", x1, x2)
+
+
+def imag(x: Array, /) -> Array:
+    dt.check_category(x.dtype, "complex floating-point", "imag")
+    raise AssertionError("unreachable: no complex dtype is supported yet")
+
+
+def isfinite(x: Array, /) -> Array:
+    return _apply("isfinite", x)
+
+
+def isinf(x: Array, /) -> Array:
+    return _apply("isinf", x)
+
+
+def isnan(x: Array, /) -> Array:
+    return _apply("isnan", x)
+
+
+def less(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("less", x1, x2)
+
+
+def less_equal(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("less_equal", x1, x2)
+
+
+def log(x: Array, /) -> Array:
+    return _apply("log", x)
+
+
+def log1p(x: Array, /) -> Array:
+    return _apply("log1p", x)
+
+
+def log2(x: Array, /) -> Array:
+    return _apply("log2", x)
+
+
+def log10(x: Array, /) -> Array:
+    return _apply("log10", x)
+
+
+def logaddexp(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("logaddexp", x1, x2)
+
+
+def logical_and(x1: Array | bool, x2: Array | bool, /) -> Array:
+    return _apply("logical_and", x1, x2)
+
+
+def logical_not(x: Array, /) -> Array:
+    return _apply("logical_not", x)
+
+
+def logical_or(x1: Array | bool, x2: Array | bool, /) -> Array:
+    return _apply("logical_or", x1, x2)
+
+
+def logical_xor(x1: Array | bool, x2: Array | bool, /) -> Array:
+    return _apply("logical_xor", x1, x2)
+
+
+def maximum(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("maximum", x1, x2)
+
+
+def minimum(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("minimum", x1, x2)
+
+
+def multiply(x1: Array | int | float | complex, x2: Array | int | float | complex, /) -> Array:
+    return _apply("multiply", x1, x2)
+
+
+def negative(x: Array, /) -> Array:
+    return _apply("negative", x)
+
+
+def nextafter(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("nextafter", x1, x2)
+
+
+def not_equal(x1: Array | int | float | complex | bool, x2: Array | int | float | complex | bool, /) -> Array:
+    return _apply("not_equal", x1, x2)
+
+
+def positive(x: Array, /) -> Array:
+    return _apply("positive", x)
+
+
+def pow(x1: Array | int | float | complex, x2: Array | int | float | complex, /) -> Array:
+    return _apply("pow", x1, x2)
+
+
+def real(x: Array, /) -> Array:
+    return _apply("real", x)
+
+
+def reciprocal(x: Array, /) -> Array:
+    return _apply("reciprocal", x)
+
+
+def remainder(x1: Array | int | float, x2: Array | int | float, /) -> Array:
+    return _apply("remainder", x1, x2)
+
+
+def round(x: Array, /) -> Array:
+    return _apply("round", x)
+
+
+def sign(x: Array, /) -> Array:
+    return _apply("sign", x)
+
+
+def signbit(x: Array, /) -> Array:
+    return _apply("signbit", x)
+
+
+def sin(x: Array, /) -> Array:
+    return _apply("sin", x)
+
+
+def sinh(x: Array, /) -> Array:
+    return _apply("sinh", x)
+
+
+def square(x: Array, /) -> Array:
+    return _apply("square", x)
+
+
+def sqrt(x: Array, /) -> Array:
+    return _apply("sqrt", x)
+
+
+def subtract(x1: Array | int | float | complex, x2: Array | int | float | complex, /) -> Array:
+    return _apply("subtract", x1, x2)
+
+
+def tan(x: Array, /) -> Array:
+    return _apply("tan", x)
+
+
+def tanh(x: Array, /) -> Array:
+    return _apply("tanh", x)
+
+
+def trunc(x: Array, /) -> Array:
+    return _apply("trunc", x)

@@ -1,0 +1,266 @@
+"""``x[key]`` and ``x[key] = value``.
+
+Integers, slices (any step), ``...`` and ``None`` make views. Integer arrays (2024.12
+rules: integers and integer arrays broadcast together, trailing dimensions kept) and
+boolean masks gather through one kernel that reads the source buffer at computed element
+indices; assignment through them scatters the same way. A mask's positions are found on
+the host after one readback of the mask, since the result's shape depends on them.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from . import _dtypes as dt
+from . import _graph
+from ._array_object import Array
+from .kernels.expr import Apply, Cast, Gather, Index, Input, Node, Scalar
+
+_I32 = dt.int32
+
+
+def _normalize(x: Array, key) -> tuple:
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if isinstance(k, list):
+            # a list of ints is taken as an integer array, as NumPy users expect
+            from ._creation import asarray
+
+            k = asarray(k, dtype=_I32, device=x.device) if k else asarray([], dtype=_I32, device=x.device)
+        if isinstance(k, Array):
+            if k.device != x.device:
+                raise ValueError(f"index array is on {k.device!r}, the array on {x.device!r}")
+            if k.dtype in dt.integer_dtypes and k.ndim == 0:
+                k = int(k)
+            elif k.dtype not in dt.integer_dtypes and k.dtype is not dt.bool:
+                raise IndexError(
+                    f"arrays used as indices must be integer or boolean, got {k.dtype.name}"
+                )
+        elif isinstance(k, bool):
+            pass
+        elif k is None or k is Ellipsis or isinstance(k, slice):
+            if isinstance(k, slice):
+                for part in (k.start, k.stop, k.step):
+                    if part is not None and not _is_int(part):
+                        raise IndexError(
+                            f"slice bounds must be integers or None, got {type(part).__name__}"
+                        )
+        else:
+            try:
+                k = operator.index(k)
+            except TypeError:
+                raise IndexError(
+                    f"only integers, slices, ..., None and integer or boolean arrays are valid "
+                    f"indices; got {type(k).__name__}"
+                ) from None
+        out.append(k)
+    if sum(k is Ellipsis for k in out) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    return tuple(out)
+
+
+def _is_int(v) -> bool:
+    if isinstance(v, bool):
+        return False
+    try:
+        operator.index(v)
+        return True
+    except TypeError:
+        return False
+
+
+def _consumed(k) -> int:
+    if k is None or k is Ellipsis or isinstance(k, bool):
+        return 0
+    if isinstance(k, Array) and k.dtype is dt.bool:
+        return k.ndim
+    return 1
+
+
+def _expand_ellipsis(x: Array, key: tuple) -> tuple:
+    used = sum(_consumed(k) for k in key)
+    if used > x.ndim:
+        raise IndexError(
+            f"too many indices: the index uses {used} dimensions, the array has {x.ndim}"
+        )
+    if Ellipsis in key:
+        i = next(j for j, k in enumerate(key) if k is Ellipsis)
+        fill = (slice(None),) * (x.ndim - used)
+        return key[:i] + fill + key[i + 1:]
+    return key + (slice(None),) * (x.ndim - used)
+
+
+def _basic(x: Array, key: tuple) -> Array:
+    """Apply ints, slices and None; key has no arrays and is expanded."""
+    shape, strides, offset = [], [], x._offset
+    axis = 0
+    for k in key:
+        if k is None:
+            shape.append(1)
+            strides.append(0)
+            continue
+        if isinstance(k, bool):
+            shape.append(1 if k else 0)
+            strides.append(0)
+            continue
+        n, s = x._shape[axis], x._strides[axis]
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            length = len(range(start, stop, step))
+            if length:
+                offset += start * s
+            shape.append(length)
+            strides.append(s * step)
+        else:
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
+            offset += (k % n) * s
+        axis += 1
+    return Array._view(x._buf, x._dtype, shape, strides, offset, x._device)
+
+
+def _advanced_parts(x: Array, key: tuple):
+    """For keys with integer arrays or a mask: (index arrays per leading axis, rest axes)."""
+    from ._creation import asarray
+    from ._elementwise import broadcast_shapes
+
+    if any(isinstance(k, Array) and k.dtype is dt.bool for k in key):
+        if not (isinstance(key[0], Array) and key[0].dtype is dt.bool
+                and all(isinstance(k, slice) and k == slice(None) for k in key[1:])):
+            raise IndexError(
+                "a boolean array index must be the only index (optionally followed by "
+                "'...'); combining it with other indices is not supported"
+            )
+        mask = key[0]
+        if mask.shape != x.shape[:mask.ndim]:
+            raise IndexError(
+                f"boolean index of shape {mask.shape} does not match the indexed array's "
+                f"leading dimensions {x.shape[:mask.ndim]}"
+            )
+        flat = mask._host_flat()
+        hits = [i for i, v in enumerate(flat) if v]
+        coords = [[] for _ in range(mask.ndim)]
+        for h in hits:
+            for d in range(mask.ndim - 1, -1, -1):
+                coords[d].append(h % mask.shape[d])
+                h //= mask.shape[d]
+        arrays = [asarray(c, dtype=_I32, device=x.device) for c in coords]
+        return arrays, (len(hits),), mask.ndim
+    n_adv = len(key)
+    while n_adv and isinstance(key[n_adv - 1], slice) and key[n_adv - 1] == slice(None):
+        n_adv -= 1
+    for k in key[:n_adv]:
+        if not (isinstance(k, (int, Array)) and not isinstance(k, bool)):
+            raise IndexError(
+                "integer array indices can be combined only with integers (and trailing "
+                f"full slices or '...'); got {k!r}"
+            )
+    parts = [k for k in key[:n_adv]]
+    arrays = []
+    for axis, k in enumerate(parts):
+        if isinstance(k, int):
+            n = x.shape[axis]
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
+            k = asarray(k, dtype=_I32, device=x.device)
+        arrays.append(k)
+    s2 = broadcast_shapes(*(a.shape for a in arrays))
+    return arrays, s2, n_adv
+
+
+def _flat_index(x: Array, arrays, s2, n_adv):
+    """Index node giving the source element of each output element, and its inputs."""
+    rest = x.shape[n_adv:]
+    out_shape = tuple(s2) + tuple(rest)
+    inputs = []
+    scalars = []
+
+    def sc(v) -> Node:
+        scalars.append((_I32, v))
+        return Scalar(len(scalars) - 1, _I32)
+
+    def op(name, *args, dtype=_I32) -> Node:
+        return Apply(name, args, _I32, dtype)
+
+    total: Node = sc(x._offset)
+    for axis, a in enumerate(arrays):
+        # view the index array with the rest axes appended (stride 0) to match out_shape
+        lead = len(s2) - a.ndim
+        shape = (1,) * lead + a.shape + (1,) * len(rest)
+        strides = (0,) * lead + a._strides + (0,) * len(rest)
+        view = Array._view(a._buf, a._dtype, shape, strides, a._offset, a._device)
+        inputs.append(view)
+        u: Node = Input(len(inputs) - 1, a.dtype)
+        if a.dtype is not _I32:
+            u = Cast(u, _I32)
+        n = x.shape[axis]
+        u = op("where", op("less", u, sc(0), dtype=dt.bool), op("add", u, sc(n)), u)
+        u = op("clip", u, sc(0), sc(max(n - 1, 0)))  # out of bounds is unspecified: stay inside
+        total = op("add", total, op("multiply", u, sc(x._strides[axis])))
+    if rest:
+        lin = op("remainder", Index(_I32), sc(math.prod(rest) or 1))
+        for d in range(len(rest) - 1, -1, -1):
+            c = op("remainder", lin, sc(rest[d] or 1)) if d else lin
+            total = op("add", total, op("multiply", c, sc(x._strides[n_adv + d])))
+            if d:
+                lin = op("floor_divide", lin, sc(rest[d] or 1))
+    return total, inputs, scalars, out_shape
+
+
+def getitem(x: Array, key) -> Array:
+    key = _expand_ellipsis(x, _normalize(x, key))
+    if not any(isinstance(k, Array) for k in key):
+        return _basic(x, key)
+    arrays, s2, n_adv = _advanced_parts(x, key)
+    index, inputs, scalars, out_shape = _flat_index(x, arrays, s2, n_adv)
+    inputs.append(x)
+    node = Gather(len(inputs) - 1, index, x.dtype)
+    return _graph.execute(x.device, out_shape, [(node, None)], inputs, scalars,
+                          raw_inputs=(len(inputs) - 1,))[0]
+
+
+def _value_node(x: Array, value, slot: int, scalars: list, what: str):
+    """Node for an assigned value, converted to x's dtype, and the array it reads (if any)."""
+    from ._elementwise import scalar_dtype_check
+
+    if isinstance(value, Array):
+        if value.device != x.device:
+            raise ValueError(f"{what}: value is on {value.device!r}, the array on {x.device!r}")
+        if dt.promotion_table.get((x.dtype, value.dtype)) is not x.dtype:
+            raise TypeError(
+                f"{what}: cannot assign {value.dtype.name} values into a {x.dtype.name} array "
+                "without changing its dtype"
+            )
+        node: Node = Input(slot, value.dtype)
+        return (Cast(node, x.dtype) if value.dtype is not x.dtype else node), value
+    scalar_dtype_check(value, x.dtype, what)
+    scalars.append((x.dtype, value))
+    return Scalar(len(scalars) - 1, x.dtype), None
+
+
+def setitem(x: Array, key, value) -> None:
+    from ._elementwise import broadcast_shapes
+
+    key = _expand_ellipsis(x, _normalize(x, key))
+    if not any(isinstance(k, Array) for k in key):
+        view = _basic(x, key)
+        scalars: list = []
+        node, src = _value_node(x, value, 0, scalars, "x[key] = value")
+        inputs = [src] if src is not None else []
+        if src is not None and broadcast_shapes(view.shape, src.shape) != view.shape:
+            raise ValueError(f"cannot assign an array of shape {src.shape} to a selection of shape {view.shape}")
+        _graph.execute(x.device, view.shape, [(node, view)], inputs, scalars)
+        return
+    arrays, s2, n_adv = _advanced_parts(x, key)
+    index, inputs, scalars, out_shape = _flat_index(x, arrays, s2, n_adv)
+    node, src = _value_node(x, value, len(inputs), scalars, "x[key] = value")
+    if src is not None:
+        if broadcast_shapes(out_shape, src.shape) != out_shape:
+            raise ValueError(f"cannot assign an array of shape {src.shape} to a selection of shape {out_shape}")
+        if src._buf is x._buf:
+            src = _graph.copy_of(src)
+        inputs.append(src)
+    _graph.execute(x.device, out_shape, [(node, (x, index))], inputs, scalars)

@@ -1,0 +1,92 @@
+"""Size-class buffer pool over an executor, and the Buffer object arrays hold.
+
+A Buffer returns to the pool when the last array (view) that holds it dies. Size classes
+are four per octave, so a reused buffer wastes at most 25%. When an allocation fails, the
+pool is emptied and the allocation retried once before MemoryError reaches the caller.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .protocol import Executor
+
+_MIN_CLASS = 256
+
+
+def size_class(nbytes: int) -> int:
+    if nbytes <= _MIN_CLASS:
+        return _MIN_CLASS
+    top = 1 << (nbytes - 1).bit_length()  # next power of two
+    quarter = top // 8  # four classes between top/2 and top
+    return (nbytes + quarter - 1) // quarter * quarter
+
+
+class Buffer:
+    """A device buffer owned by one or more arrays; back to the pool on last release."""
+
+    __slots__ = ("pool", "handle", "nbytes")
+
+    def __init__(self, pool: "BufferPool", handle: int, nbytes: int):
+        self.pool = pool
+        self.handle = handle
+        self.nbytes = nbytes
+
+    def __del__(self):
+        pool = self.pool
+        if pool is not None:
+            self.pool = None
+            pool._release(self.handle, self.nbytes)
+
+
+class BufferPool:
+    def __init__(self, executor: Executor, limit_bytes: int | None = None):
+        self.executor = executor
+        if limit_bytes is None:
+            limit_bytes = int(os.environ.get("WEBARRAY_MEMORY_LIMIT", 8 << 30))
+        self.limit_bytes = limit_bytes
+        self.used_bytes = 0
+        self.pooled_bytes = 0
+        self._free: dict[int, list[int]] = {}
+        # pooled memory above this fraction of the limit is released instead of kept
+        self._pool_cap = limit_bytes // 4
+
+    def acquire(self, nbytes: int) -> Buffer:
+        size = size_class(nbytes)
+        free = self._free.get(size)
+        if free:
+            handle = free.pop()
+            self.pooled_bytes -= size
+        else:
+            if self.used_bytes + self.pooled_bytes + size > self.limit_bytes:
+                self.trim()
+            if self.used_bytes + size > self.limit_bytes:
+                raise MemoryError(
+                    f"cannot allocate {nbytes} bytes on the {self.executor.backend} device: "
+                    f"{self.used_bytes} of the {self.limit_bytes}-byte limit are in use "
+                    f"({self.limit_bytes - self.used_bytes} available; raise it with "
+                    "webarray.memory.set_limit or WEBARRAY_MEMORY_LIMIT)"
+                )
+            try:
+                handle = self.executor.alloc(size)
+            except MemoryError:
+                self.trim()
+                handle = self.executor.alloc(size)
+        self.used_bytes += size
+        return Buffer(self, handle, size)
+
+    def _release(self, handle: int, size: int) -> None:
+        self.used_bytes -= size
+        if self.pooled_bytes + size > self._pool_cap:
+            self.executor.free(handle)
+            return
+        self._free.setdefault(size, []).append(handle)
+        self.pooled_bytes += size
+
+    def trim(self) -> None:
+        """Give every pooled buffer back to the device."""
+        for handles in self._free.values():
+            for h in handles:
+                self.executor.free(h)
+        self._free.clear()
+        self.pooled_bytes = 0

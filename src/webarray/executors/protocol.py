@@ -1,0 +1,66 @@
+"""The device protocol: the only interface between webarray and a GPU API.
+
+An executor owns one GPU device and answers six commands. Buffers are untyped bytes named
+by integer handles; kernels are shader sources named by the ids ``compile`` returns. Nothing
+here knows about dtypes, shapes or promotion: that is the namespace's and the kernel
+generators' business.
+
+Binding convention for every kernel: ``@group(0) @binding(0)`` is a read-only storage
+buffer of u32 words holding the dispatch's *uniforms* (the executor packs them into one
+arena per batch); bindings 1..n are the buffers in ``bindings`` order.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence
+
+
+class DeviceLost(RuntimeError):
+    """The GPU device behind an executor is gone; arrays on it cannot be used."""
+
+
+class KernelError(RuntimeError):
+    """A generated or user kernel failed to compile; the message carries the source."""
+
+
+class Executor(Protocol):
+    #: short backend name: "native", "webgpu", "webgl2"
+    backend: str
+    #: adapter description (vendor, device, backend API)
+    adapter_info: dict
+    #: the largest buffer, storage binding and workgroups-per-dimension of the device
+    max_buffer_size: int
+    max_binding_size: int
+    max_workgroups_per_dim: int
+    #: alignment (bytes) of a storage buffer binding offset
+    binding_alignment: int
+
+    def alloc(self, nbytes: int) -> int:
+        """A new buffer of at least nbytes (contents undefined). MemoryError when it cannot."""
+
+    def free(self, handle: int) -> None:
+        """Release a buffer; pending dispatches that use it still see it."""
+
+    def write(self, handle: int, offset: int, data: bytes | memoryview) -> None:
+        """Copy host bytes into a buffer, ordered after every dispatch issued before."""
+
+    def read(self, handle: int, offset: int, nbytes: int) -> bytes:
+        """Block until every issued dispatch has finished and return the bytes."""
+
+    def compile(self, source: str) -> int:
+        """Compile a compute shader (entry point ``main``); KernelError on failure."""
+
+    def dispatch(
+        self,
+        kernel: int,
+        bindings: Sequence[int],
+        uniforms: bytes,
+        grid: tuple[int, int, int],
+    ) -> None:
+        """Enqueue one dispatch of ``grid`` workgroups."""
+
+    def flush(self) -> None:
+        """Submit everything enqueued so far (does not wait)."""
+
+    def buffer_count(self) -> int:
+        """How many GPU buffers the executor holds (live and pooled)."""

@@ -1,0 +1,115 @@
+"""Elementwise expression nodes: what the graph builds and the generators lower.
+
+A node is immutable and hashable; its ``key`` describes its structure only (op names,
+dtypes, input and scalar *slots*), never data or scalar values, so a loop that builds the
+same expression every iteration hits the same cached kernel.
+"""
+
+from __future__ import annotations
+
+from .._dtypes import DType
+
+
+class Node:
+    __slots__ = ("dtype", "key")
+
+    def __eq__(self, other):
+        return isinstance(other, Node) and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+
+class Input(Node):
+    """The value of input array ``slot`` at the current element."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: int, dtype: DType):
+        self.slot = slot
+        self.dtype = dtype
+        self.key = ("in", slot, dtype.name)
+
+
+class Scalar(Node):
+    """A scalar passed in the dispatch's uniforms (so its value is not in the key)."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: int, dtype: DType):
+        self.slot = slot
+        self.dtype = dtype
+        self.key = ("sc", slot, dtype.name)
+
+
+class Index(Node):
+    """The linear (C-order) index of the output element, as int32."""
+
+    __slots__ = ()
+
+    def __init__(self, dtype: DType):
+        self.dtype = dtype
+        self.key = ("idx", dtype.name)
+
+
+class Apply(Node):
+    """An op of the op table applied to argument nodes.
+
+    ``compute`` is the dtype the op computes in (the promoted input dtype), which picks the
+    op's expression; ``dtype`` is the result dtype.
+    """
+
+    __slots__ = ("op", "args", "compute")
+
+    def __init__(self, op: str, args: tuple, compute: DType, dtype: DType):
+        self.op = op
+        self.args = args
+        self.compute = compute
+        self.dtype = dtype
+        self.key = ("op", op, compute.name, dtype.name) + tuple(a.key for a in args)
+
+
+class Gather(Node):
+    """The element of raw input ``slot`` at the word index given by an int32 node."""
+
+    __slots__ = ("slot", "index")
+
+    def __init__(self, slot: int, index: Node, dtype: DType):
+        self.slot = slot
+        self.index = index
+        self.dtype = dtype
+        self.key = ("gather", slot, dtype.name, index.key)
+
+
+class Cast(Node):
+    """Conversion of ``arg`` to ``dtype`` with astype semantics."""
+
+    __slots__ = ("arg",)
+
+    def __init__(self, arg: Node, dtype: DType):
+        self.arg = arg
+        self.dtype = dtype
+        self.key = ("cast", dtype.name, arg.key)
+
+
+def walk(roots) -> list[Node]:
+    """Distinct nodes reachable from roots, arguments before their users."""
+    seen: dict = {}
+    order: list[Node] = []
+
+    def visit(n: Node):
+        if n.key in seen:
+            return
+        seen[n.key] = True
+        if isinstance(n, Apply):
+            for a in n.args:
+                visit(a)
+        elif isinstance(n, Cast):
+            visit(n.arg)
+        elif isinstance(n, Gather):
+            visit(n.index)
+        order.append(n)
+
+    for r in roots:
+        visit(r)
+    return order

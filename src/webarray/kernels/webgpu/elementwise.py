@@ -1,0 +1,229 @@
+"""WGSL generator for elementwise expression DAGs.
+
+One thread computes one output element (or four, on the vec4 path). Every operand is a
+buffer view: *contiguous* (element = offset + i) or *strided* (element = offset + Σ c_d·s_d
+over the output coordinates, stride 0 for broadcast dimensions, negative strides allowed).
+Shapes, strides, offsets and scalar operands travel as uniforms, so a kernel depends only on
+the DAG's structure and the operand modes: a loop over differently sized arrays compiles it
+once.
+
+Storage is one u32 word per element for every dtype of this generator (bool as 0/1, the
+narrow integers sign- or zero-extended), so a binding is always ``array<u32>`` (or
+``array<vec4<u32>>``) and a dtype only decides how a word is read and written.
+
+Uniform words, in order: n; the output shape (when anything is strided or the index is
+used); per input, its offset and (if strided) its strides; the same per output; then one
+word per scalar operand.
+"""
+
+from __future__ import annotations
+
+import array
+from dataclasses import dataclass
+
+from ..._dtypes import DType
+from ..expr import Apply, Cast, Gather, Index, Input, Node, Scalar, walk
+from ..ops import TABLE, lane_of
+from .wgsl_lib import helpers_for
+
+WORKGROUP = 256
+_COMPONENTS = ("x", "y", "z", "w")
+
+
+@dataclass(frozen=True)
+class Operand:
+    binding: int  # 1-based binding number (0 holds the uniforms)
+    strided: bool
+    # raw operands are read by Gather nodes, or written at the index a scatter node gives
+    raw: bool = False
+
+
+@dataclass(frozen=True)
+class ElementwiseSpec:
+    inputs: tuple  # (dtype, Operand) per Input slot
+    scalars: tuple  # dtype per Scalar slot
+    outputs: tuple  # (Node, Operand) per output; a raw output is (Node, Operand, index Node)
+    writable: tuple  # per binding 1..n: written by this kernel
+    ndim: int
+    vec4: bool
+
+    @property
+    def key(self):
+        return (
+            tuple((d.name, o) for d, o in self.inputs),
+            tuple(d.name for d in self.scalars),
+            tuple((o[0].key, o[1], o[2].key if o[1].raw else None) for o in self.outputs),
+            self.writable,
+            self.ndim,
+            self.vec4,
+        )
+
+    @property
+    def uses_shape(self) -> bool:
+        if any(o.strided for _, o in self.inputs) or any(o[1].strided for o in self.outputs):
+            return True
+        return any(isinstance(n, Index) for n in walk(self.roots))
+
+    @property
+    def roots(self) -> list:
+        return [o[0] for o in self.outputs] + [o[2] for o in self.outputs if o[1].raw]
+
+
+# -- lanes: reading, writing and converting registers ---------------------------------------
+
+_WRAP = {"int8": "(({0} << 24u) >> 24u)", "int16": "(({0} << 16u) >> 16u)",
+         "uint8": "({0} & 0xffu)", "uint16": "({0} & 0xffffu)"}
+
+
+def _wrap(dtype: DType, expr: str) -> str:
+    w = _WRAP.get(dtype.name)
+    return w.format(expr) if w else expr
+
+
+def _from_word(lane: str, w: str) -> str:
+    return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w, "f": f"bitcast<f32>({w})"}[lane]
+
+
+def _to_word(lane: str, v: str) -> str:
+    return {"b": f"select(0u, 1u, {v})", "i": f"bitcast<u32>({v})", "u": v,
+            "f": f"bitcast<u32>({v})"}[lane]
+
+
+def cast_expr(src: DType, dst: DType, v: str) -> str:
+    """Convert a register of dtype src to dtype dst with astype semantics."""
+    a, b = lane_of(src), lane_of(dst)
+    if b == "b":
+        return {"b": v, "i": f"({v} != 0)", "u": f"({v} != 0u)", "f": f"({v} != 0.0)"}[a]
+    if b == "f":
+        return {"b": f"select(0.0, 1.0, {v})", "i": f"f32({v})", "u": f"f32({v})", "f": v}[a]
+    if b == "i":
+        e = {"b": f"select(0, 1, {v})", "i": v, "u": f"bitcast<i32>({v})", "f": f"i32({v})"}[a]
+    else:
+        e = {"b": f"select(0u, 1u, {v})", "i": f"bitcast<u32>({v})", "u": v,
+             "f": f"select(u32({v}), bitcast<u32>(i32({v})), {v} < 0.0)"}[a]
+    if a == b and src.bits <= dst.bits:
+        return e  # widening within a lane needs no wrap
+    return _wrap(dst, e)
+
+
+_WGSL_TYPE = {"b": "bool", "i": "i32", "u": "u32", "f": "f32"}
+
+
+def generate(spec: ElementwiseSpec) -> str:
+    nodes = walk(spec.roots)
+    names: dict = {}
+    body: list[str] = []
+    comps = _COMPONENTS if spec.vec4 else ("",)
+
+    # uniform word positions
+    pos = 1
+    shape_at = pos
+    if spec.uses_shape:
+        pos += spec.ndim
+    in_at = []
+    for _, opnd in spec.inputs:
+        in_at.append(pos)
+        pos += 1 + (spec.ndim if opnd.strided else 0)
+    out_at = []
+    for _, opnd, *_ in spec.outputs:
+        out_at.append(pos)
+        pos += 1 + (spec.ndim if opnd.strided else 0)
+    sc_at = [pos + k for k in range(len(spec.scalars))]
+
+    # coordinates of the output element (strided operands only)
+    if spec.uses_shape and spec.ndim > 0 and not spec.vec4:
+        body.append("    var rem = i;")
+        for d in range(spec.ndim - 1, 0, -1):
+            body.append(f"    let c{d} = i32(rem % U[{shape_at + d}]); rem = rem / U[{shape_at + d}];")
+        body.append("    let c0 = i32(rem);")
+
+    def index_of(at: int, opnd: Operand) -> str:
+        if not opnd.strided:
+            return f"(U[{at}] + i)"
+        terms = " + ".join(f"c{d} * bitcast<i32>(U[{at + 1 + d}])" for d in range(spec.ndim))
+        return f"u32(bitcast<i32>(U[{at}]) + {terms or '0'})"
+
+    loaded: dict[int, str] = {}
+    for n in nodes:
+        if isinstance(n, Input) and n.slot not in loaded and not spec.inputs[n.slot][1].raw:
+            dtype, opnd = spec.inputs[n.slot]
+            w = f"w{n.slot}"
+            body.append(f"    let {w} = B{opnd.binding}[{index_of(in_at[n.slot], opnd)}];")
+            loaded[n.slot] = w
+
+    for c in comps:
+        sfx = f".{c}" if c else ""
+        for n in nodes:
+            lane = lane_of(n.dtype)
+            if isinstance(n, Input):
+                e = _from_word(lane, loaded[n.slot] + sfx)
+            elif isinstance(n, Scalar):
+                e = _from_word(lane, f"U[{sc_at[n.slot]}]")
+            elif isinstance(n, Index):
+                e = f"i32(i * 4u + {_COMPONENTS.index(c)}u)" if c else "i32(i)"
+            elif isinstance(n, Gather):
+                opnd = spec.inputs[n.slot][1]
+                e = _from_word(lane, f"B{opnd.binding}[u32({names[n.index.key, c]})]")
+            elif isinstance(n, Cast):
+                e = cast_expr(n.arg.dtype, n.dtype, names[n.arg.key, c])
+            else:
+                assert isinstance(n, Apply)
+                op = TABLE[n.op]
+                tmpl = op.wgsl[lane_of(n.compute)]
+                e = tmpl.format(*(names[a.key, c] for a in n.args))
+                if op.result == "same":
+                    e = _wrap(n.dtype, e)
+            name = f"v{len(names)}"
+            body.append(f"    let {name}: {_WGSL_TYPE[lane]} = {e};")
+            names[n.key, c] = name
+
+    for k, (n, opnd, *scatter) in enumerate(spec.outputs):
+        lane = lane_of(n.dtype)
+        if opnd.raw:
+            at = f"u32({names[scatter[0].key, '']})"
+            body.append(f"    B{opnd.binding}[{at}] = {_to_word(lane, names[n.key, ''])};")
+        elif spec.vec4:
+            words = ", ".join(_to_word(lane, names[n.key, c]) for c in comps)
+            body.append(f"    B{opnd.binding}[U[{out_at[k]}] + i] = vec4<u32>({words});")
+        else:
+            body.append(f"    B{opnd.binding}[{index_of(out_at[k], opnd)}] = {_to_word(lane, names[n.key, ''])};")
+
+    elem = "vec4<u32>" if spec.vec4 else "u32"
+    decls = ["@group(0) @binding(0) var<storage, read> U: array<u32>;"]
+    for b, w in enumerate(spec.writable, start=1):
+        access = "read_write" if w else "read"
+        decls.append(f"@group(0) @binding({b}) var<storage, {access}> B{b}: array<{elem}>;")
+    code = "\n".join(body)
+    return "\n".join(decls) + "\n" + helpers_for(code) + (
+        f"@compute @workgroup_size({WORKGROUP})\n"
+        "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
+        "@builtin(num_workgroups) nwg: vec3<u32>) {\n"
+        f"    let i = gid.x + gid.y * nwg.x * {WORKGROUP}u;\n"
+        "    if (i >= U[0]) { return; }\n" + code + "\n}\n"
+    )
+
+
+def pack_uniforms(spec: ElementwiseSpec, n: int, shape, in_views, out_views, scalar_words) -> bytes:
+    """Uniform words for one dispatch. Views are (offset, strides) in elements."""
+    div = 4 if spec.vec4 else 1
+    words = [n // div]
+    if spec.uses_shape:
+        words.extend(shape)
+    for (_, opnd), (off, strides) in zip(spec.inputs, in_views):
+        words.append(off // div)
+        if opnd.strided:
+            words.extend(strides)
+    for (_, opnd, *_), (off, strides) in zip(spec.outputs, out_views):
+        words.append(off // div)
+        if opnd.strided:
+            words.extend(strides)
+    words.extend(scalar_words)
+    return array.array("I", [w & 0xFFFFFFFF for w in words]).tobytes()
+
+
+def grid_for(n: int, vec4: bool, max_per_dim: int) -> tuple[int, int, int]:
+    threads = n // 4 if vec4 else n
+    groups = max(1, -(-threads // WORKGROUP))
+    gx = min(groups, max_per_dim)
+    gy = -(-groups // gx)
+    return (gx, gy, 1)

@@ -1,0 +1,28 @@
+"""Device memory: what webarray holds on the default device, and how to give it back."""
+
+from __future__ import annotations
+
+from ._device import default_device
+
+
+def stats(device=None) -> dict:
+    """Bytes held by live arrays, bytes kept in the reuse pool, and the allocation limit."""
+    pool = (device or default_device()).pool
+    return {
+        "used_bytes": pool.used_bytes,
+        "pooled_bytes": pool.pooled_bytes,
+        "limit_bytes": pool.limit_bytes,
+        "device_buffers": pool.executor.buffer_count(),
+    }
+
+
+def free_pooled(device=None) -> None:
+    """Release every pooled (unused) buffer back to the GPU."""
+    (device or default_device()).pool.trim()
+
+
+def set_limit(nbytes: int, device=None) -> None:
+    """Cap the bytes webarray may hold on the device (live plus pooled)."""
+    pool = (device or default_device()).pool
+    pool.limit_bytes = int(nbytes)
+    pool._pool_cap = pool.limit_bytes // 4
