@@ -1,0 +1,19 @@
+"""Shared pytest setup: one device per session, hypothesis profiles, NumPy comparison."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", max_examples=40, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "long", max_examples=1000, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
