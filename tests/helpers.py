@@ -60,7 +60,9 @@ def shapes(min_dims=0, max_dims=4, min_side=0, max_side=6):
 
 
 def arrays(name: str, shape, edges: bool = True, elements_strategy=None):
-    return hnp.arrays(DTYPES[name], shape, elements=elements_strategy or elements(name, edges))
+    if elements_strategy is None:
+        elements_strategy = elements(name, edges)
+    return hnp.arrays(DTYPES[name], shape, elements=elements_strategy)
 
 
 @st.composite

@@ -22,6 +22,8 @@ from ._dtypes import (
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import __all__ as _elementwise_all
 from ._info import __array_namespace_info__
+from ._linear_algebra import *  # noqa: F401,F403
+from ._linear_algebra import __all__ as _linear_algebra_all
 from . import memory
 
 e = 2.718281828459045
@@ -35,5 +37,5 @@ __all__ = (
      "e", "inf", "nan", "newaxis", "pi",
      "bool", "complex64", "complex128", "float32", "float64", "int8", "int16", "int32",
      "int64", "uint8", "uint16", "uint32", "uint64"]
-    + _creation_all + _data_type_all + _elementwise_all
+    + _creation_all + _data_type_all + _elementwise_all + _linear_algebra_all
 )

@@ -1,0 +1,106 @@
+"""matmul (and @), matrix_transpose, tensordot and vecdot against NumPy."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import webarray as xp
+from helpers import NUMERIC_NAMES, arrays, assert_equal, views
+
+# values small enough that float32 sums stay well inside tolerance and ints exercise wrap
+SMALL = {"float32": st.floats(-4, 4, width=32)}
+
+
+def _elements(name):
+    from helpers import elements
+
+    return SMALL[name] if name in SMALL else elements(name, edges=False)
+
+
+@st.composite
+def matmul_case(draw):
+    name = draw(st.sampled_from(NUMERIC_NAMES))
+    m, k, n = (draw(st.integers(1, 70)) for _ in range(3))
+    batch = draw(st.sampled_from([(), (2,), (3, 1), (1, 2)]))
+    batch_b = draw(st.sampled_from([(), batch[-1:], batch]))
+    shape_a = batch + (m, k)
+    shape_b = batch_b + (k, n)
+    if draw(st.booleans()):
+        shape_a = (k,)
+    elif draw(st.booleans()):
+        shape_b = (k,)
+    a = draw(views(name, shape_a, elements_strategy=_elements(name)))
+    b = draw(views(name, shape_b, elements_strategy=_elements(name)))
+    return name, a, b
+
+
+@given(matmul_case())
+def test_matmul_matches_numpy(case):
+    name, (a, x), (b, y) = case
+    expected = np.matmul(a, b)
+    tol = dict(rtol=1e-5, atol=1e-4) if name == "float32" else {}
+    assert_equal(x @ y, expected, **tol)
+    assert_equal(xp.matmul(x, y), expected, **tol)
+
+
+@given(st.sampled_from(["int8", "uint8", "int16", "float32"]), st.data())
+def test_matmul_promotes_mixed_dtypes(name, data):
+    a = data.draw(arrays(name, (3, 4), elements_strategy=_elements(name)))
+    b = data.draw(arrays("int16" if name != "float32" else "float32", (4, 2),
+                         elements_strategy=_elements("int16" if name != "float32" else "float32")))
+    assert_equal(xp.asarray(a) @ xp.asarray(b), a @ b, rtol=1e-5, atol=1e-4)
+
+
+def test_matmul_transposed_views_and_empty():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((40, 30)).astype(np.float32)
+    x = xp.asarray(a)
+    assert_equal(x.T @ x, a.T @ a, rtol=1e-5, atol=1e-4)
+    assert_equal(x[::-2] @ x[::3].T, a[::-2] @ a[::3].T, rtol=1e-5, atol=1e-4)
+    z = np.zeros((0, 30), np.float32)
+    assert_equal(xp.asarray(z) @ x.T, z @ a.T)
+    k0 = np.zeros((3, 0), np.float32)
+    assert_equal(xp.asarray(k0) @ xp.asarray(np.zeros((0, 4), np.float32)), np.zeros((3, 4), np.float32))
+
+
+def test_matmul_errors():
+    x = xp.ones((3, 4))
+    with pytest.raises(ValueError, match="not aligned"):
+        x @ xp.ones((3, 4))
+    with pytest.raises(ValueError, match="0-d"):
+        xp.matmul(xp.asarray(1.0), x)
+    with pytest.raises(TypeError, match="bool"):
+        xp.matmul(xp.ones((2, 2), dtype=xp.bool), xp.ones((2, 2), dtype=xp.bool))
+    with pytest.raises(TypeError):
+        xp.matmul(xp.ones((2, 2), dtype=xp.int8), xp.ones((2, 2)))
+    assert x.__matmul__(3) is NotImplemented
+    # the device keeps working
+    assert_equal(x @ xp.ones((4, 1)), np.full((3, 1), 4, np.float32))
+
+
+@given(st.data())
+def test_tensordot_matches_numpy(data):
+    name = data.draw(st.sampled_from(["int32", "float32"]))
+    a = data.draw(arrays(name, (3, 4, 5), elements_strategy=_elements(name)))
+    b = data.draw(arrays(name, (4, 5, 2), elements_strategy=_elements(name)))
+    tol = dict(rtol=1e-5, atol=1e-4)
+    assert_equal(xp.tensordot(xp.asarray(a), xp.asarray(b), axes=2), np.tensordot(a, b, axes=2), **tol)
+    assert_equal(xp.tensordot(xp.asarray(a), xp.asarray(b), axes=([1], [0])), np.tensordot(a, b, axes=([1], [0])), **tol)
+    assert_equal(xp.tensordot(xp.asarray(a), xp.asarray(b), axes=0), np.tensordot(a, b, axes=0), **tol)
+
+
+@given(st.data())
+def test_vecdot_matches_numpy(data):
+    name = data.draw(st.sampled_from(["int16", "float32"]))
+    a = data.draw(arrays(name, (2, 3, 5), elements_strategy=_elements(name)))
+    b = data.draw(arrays(name, (3, 5), elements_strategy=_elements(name)))
+    axis = data.draw(st.sampled_from([-1, -2]))
+    expected = np.sum(a * b, axis=axis, dtype=a.dtype)
+    assert_equal(xp.vecdot(xp.asarray(a), xp.asarray(b), axis=axis), expected, rtol=1e-5, atol=1e-4)
+
+
+def test_matrix_transpose():
+    a = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    assert_equal(xp.matrix_transpose(xp.asarray(a)), np.swapaxes(a, -1, -2))
+    with pytest.raises(ValueError):
+        xp.matrix_transpose(xp.asarray([1, 2]))
