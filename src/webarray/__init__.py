@@ -24,7 +24,15 @@ from ._elementwise import __all__ as _elementwise_all
 from ._info import __array_namespace_info__
 from ._linear_algebra import *  # noqa: F401,F403
 from ._linear_algebra import __all__ as _linear_algebra_all
-from . import memory
+from ._manipulation import *  # noqa: F401,F403
+from ._indexing import *  # noqa: F401,F403
+from ._statistical import *  # noqa: F401,F403
+from ._searching import *  # noqa: F401,F403
+from ._sorting import *  # noqa: F401,F403
+from ._set import *  # noqa: F401,F403
+from ._utility import *  # noqa: F401,F403
+from . import _indexing, _manipulation, _searching, _set, _sorting, _statistical, _utility
+from . import linalg, memory
 
 e = 2.718281828459045
 inf = float("inf")
@@ -38,4 +46,6 @@ __all__ = (
      "bool", "complex64", "complex128", "float32", "float64", "int8", "int16", "int32",
      "int64", "uint8", "uint16", "uint32", "uint64"]
     + _creation_all + _data_type_all + _elementwise_all + _linear_algebra_all
+    + _manipulation.__all__ + _indexing.__all__ + _statistical.__all__ + _searching.__all__
+    + _sorting.__all__ + _set.__all__ + _utility.__all__
 )
