@@ -1,0 +1,1 @@
+"""Runs the data-apis array-api-tests suite against webarray and stores JSON reports."""

@@ -1,0 +1,268 @@
+"""``python -m conformance run --target native|webgpu|webgl2 --suite PATH``.
+
+Runs array-api-tests (a local checkout with its ``array-api`` spec submodule) against
+webarray and writes a JSON report: every test id with outcome, duration and a short
+failure excerpt, plus the library, suite and spec versions, the API version, the device
+and adapter, the skipped dtypes and the date. Dtypes the device does not support are
+skipped through ARRAY_API_TESTS_SKIP_DTYPES, derived from
+``__array_namespace_info__().dtypes()``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+XFAILS = HERE / "xfails.txt"
+ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+              "uint64", "float32", "float64", "complex64", "complex128"]
+
+HOW_TO_GET = """\
+array-api-tests was not found at {path}.
+
+The suite is not on PyPI and is not vendored here. Get it with its spec submodule:
+
+    git clone https://github.com/data-apis/array-api-tests {path}
+    git -C {path} submodule update --init      # brings the 'array-api' spec it pins
+    python -m pip install -r {path}/requirements.txt
+
+then run again:
+
+    python -m conformance run --target native --suite {path}
+"""
+
+
+def check_suite(path: Path) -> str | None:
+    """None when the checkout is usable, else what is missing."""
+    if not (path / "array_api_tests" / "__init__.py").is_file():
+        return "no array_api_tests package"
+    spec = path / "array-api"
+    if not (spec / "src" / "array_api_stubs").is_dir():
+        return "the 'array-api' spec submodule is empty (run git submodule update --init)"
+    return None
+
+
+def git_rev(path: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def device_facts(target: str) -> dict:
+    """Ask webarray (in a subprocess, on the target's device) what it supports."""
+    code = (
+        "import json, webarray as xp\n"
+        "info = xp.__array_namespace_info__()\n"
+        "d = info.default_device()\n"
+        "print(json.dumps({'dtypes': list(info.dtypes()), 'adapter': d.executor.adapter_info,"
+        " 'backend': d.backend, 'api_version': xp.__array_api_version__}))\n"
+    )
+    env = dict(os.environ, WEBARRAY_DEVICE=target, XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR", "/tmp"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    if out.returncode != 0:
+        raise SystemExit(f"webarray could not start on target {target!r}:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def skip_dtypes(supported: list[str]) -> tuple[list[str], str | None]:
+    skip = [d for d in ALL_DTYPES if d not in supported]
+    note = None
+    # The suite needs at least one complex dtype to import at all.
+    if "complex64" in skip and "complex128" in skip:
+        skip.remove("complex64")
+        note = ("complex64 is not skipped although the device lacks it: array-api-tests "
+                "cannot run without a complex dtype; its complex64 tests fail until it lands")
+    return skip, note
+
+
+def read_xfails() -> dict[str, str]:
+    out = {}
+    for line in XFAILS.read_text().splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        test_id, _, reason = line.partition("#")
+        out[test_id.strip()] = reason.strip()
+    return out
+
+
+_FILE_CATEGORY = {
+    "test_array_object": "array object", "test_constants": "constants",
+    "test_creation_functions": "creation", "test_data_type_functions": "data type",
+    "test_dlpack": "dlpack", "test_fft": "fft", "test_has_names": "names",
+    "test_indexing_functions": "indexing", "test_inspection_functions": "inspection",
+    "test_linalg": "linalg", "test_manipulation_functions": "manipulation",
+    "test_operators_and_elementwise_functions": "elementwise",
+    "test_searching_functions": "searching", "test_set_functions": "set",
+    "test_signatures": "signatures", "test_sorting_functions": "sorting",
+    "test_special_cases": "special cases", "test_statistical_functions": "statistical",
+    "test_utility_functions": "utility",
+}
+
+
+def classify(nodeid: str) -> tuple[str, str]:
+    """(spec category, function) of a test id, as well as the id allows."""
+    file, _, rest = nodeid.partition("::")
+    stem = Path(file).stem
+    category = _FILE_CATEGORY.get(stem, stem)
+    m = re.search(r"\[(?:[^\]]*?)?\b([a-z_0-9]+)\(", rest)
+    if m:
+        func = m.group(1)
+    else:
+        name = rest.split("[")[0].split("::")[-1]
+        func = re.sub(r"^test_", "", name)
+    return category, func
+
+
+def excerpt(longrepr) -> str:
+    if not longrepr:
+        return ""
+    text = longrepr if isinstance(longrepr, str) else json.dumps(longrepr)
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.startswith("E ")]
+    pick = errors[:6] if errors else lines[-6:]
+    return "\n".join(pick)[:600]
+
+
+def summarise(tests: list[dict]) -> dict:
+    totals = Counter(t["outcome"] for t in tests)
+    per_cat: dict = defaultdict(Counter)
+    per_func: dict = defaultdict(Counter)
+    for t in tests:
+        per_cat[t["category"]][t["outcome"]] += 1
+        per_func[t["function"]][t["outcome"]] += 1
+    return {
+        "totals": dict(totals),
+        "categories": {k: dict(v) for k, v in sorted(per_cat.items())},
+        "functions": {k: dict(v) for k, v in sorted(per_func.items())},
+    }
+
+
+def run_native(args, suite: Path, skip: list[str], xfails: dict, raw_json: Path) -> int:
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(xfails) + "\n")
+        xfail_file = f.name
+    env = dict(os.environ)
+    env.update(
+        ARRAY_API_TESTS_MODULE="webarray",
+        ARRAY_API_TESTS_SKIP_DTYPES=",".join(skip),
+        WEBARRAY_DEVICE="native",
+        XDG_RUNTIME_DIR=env.get("XDG_RUNTIME_DIR", "/tmp"),
+        PYTHONPATH=os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]),
+    )
+    cmd = [
+        sys.executable, "-m", "pytest", "array_api_tests", "-q", "-p", "no:cacheprovider",
+        "--max-examples", str(args.max_examples), "--xfails-file", xfail_file,
+        "--json-report", f"--json-report-file={raw_json}", "--json-report-omit", "collectors",
+        "--hypothesis-disable-deadline",
+    ]
+    if args.k:
+        cmd += ["-k", args.k]
+    cmd += args.pytest_args
+    print("$", " ".join(cmd), flush=True)
+    return subprocess.call(cmd, cwd=suite, env=env)
+
+
+def run(args) -> int:
+    suite = Path(args.suite).resolve()
+    missing = check_suite(suite)
+    if missing:
+        print(f"{missing}\n\n" + HOW_TO_GET.format(path=args.suite), file=sys.stderr)
+        return 2
+    if args.target != "native":
+        print(f"target {args.target!r}: the in-browser conformance run is not available yet; "
+              "only --target native runs today", file=sys.stderr)
+        return 2
+    facts = device_facts(args.target)
+    skip, note = skip_dtypes(facts["dtypes"])
+    xfails = read_xfails()
+    with tempfile.TemporaryDirectory() as tmp:
+        raw_json = Path(tmp) / "raw.json"
+        status = run_native(args, suite, skip, xfails, raw_json)
+        if not raw_json.exists():
+            print("the suite produced no report (it failed before running tests)", file=sys.stderr)
+            return status or 1
+        raw = json.loads(raw_json.read_text())
+    tests = []
+    for t in raw.get("tests", []):
+        duration = sum((t.get(p) or {}).get("duration", 0.0) for p in ("setup", "call", "teardown"))
+        longrepr = next((t[p].get("longrepr") for p in ("call", "setup", "teardown")
+                         if isinstance(t.get(p), dict) and t[p].get("longrepr")), "")
+        category, function = classify(t["nodeid"])
+        entry = {"id": t["nodeid"], "outcome": t["outcome"], "duration": round(duration, 4),
+                 "category": category, "function": function}
+        if t["outcome"] in ("failed", "error", "xfailed"):
+            entry["excerpt"] = excerpt(longrepr)
+        tests.append(entry)
+    import webarray
+
+    report = {
+        "target": args.target,
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "webarray_version": getattr(webarray, "__version__", None) or _pkg_version(),
+        "api_version": facts["api_version"],
+        "suite_commit": git_rev(suite),
+        "spec_commit": git_rev(suite / "array-api"),
+        "device": {"backend": facts["backend"], "adapter": facts["adapter"]},
+        "device_dtypes": facts["dtypes"],
+        "skipped_dtypes": skip,
+        "note": note,
+        "max_examples": args.max_examples,
+        "xfails": xfails,
+        "summary": summarise(tests),
+        "tests": tests,
+    }
+    out = Path(args.out or HERE / "reports" / f"{args.target}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    print_summary(report, out)
+    return 0 if status in (0, 1) and not report["summary"]["totals"].get("failed") else 1
+
+
+def _pkg_version() -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version("webarray")
+    except Exception:
+        return None
+
+
+def print_summary(report: dict, path: Path) -> None:
+    s = report["summary"]
+    print(f"\nconformance on {report['target']} ({report['device']['adapter'].get('device', '')}):")
+    print("  " + ", ".join(f"{v} {k}" for k, v in sorted(s["totals"].items())))
+    print(f"  skipped dtypes: {', '.join(report['skipped_dtypes']) or 'none'}")
+    if report["note"]:
+        print(f"  note: {report['note']}")
+    width = max((len(c) for c in s["categories"]), default=10)
+    for cat, counts in s["categories"].items():
+        print(f"  {cat:<{width}}  " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    print(f"report: {path}")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m conformance")
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run array-api-tests against webarray")
+    r.add_argument("--target", choices=["native", "webgpu", "webgl2"], default="native")
+    r.add_argument("--suite", default=str(ROOT / "vendor" / "array-api-tests"),
+                   help="path of an array-api-tests checkout (default: vendor/array-api-tests)")
+    r.add_argument("--max-examples", type=int, default=20)
+    r.add_argument("--out", help="where to write the JSON report")
+    r.add_argument("-k", help="pytest -k expression to select tests")
+    r.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
+    args = p.parse_args(argv)
+    return run(args)
