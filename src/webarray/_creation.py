@@ -64,6 +64,11 @@ def _fill(shape, dtype: dt.DType, value, device: Device) -> Array:
 
 def _scalar_for(value, dtype: dt.DType, what: str):
     """A fill value converted for dtype, with the standard's errors."""
+    if not isinstance(value, (bool, int, float, complex)):
+        raise TypeError(
+            f"{what}: the fill value must be a bool, int, float or complex, got "
+            f"{type(value).__name__}"
+        )
     if dtype.kind == "b":
         return bool(value)
     if dtype.kind in "iu":
@@ -132,6 +137,8 @@ def _flatten(obj) -> tuple[list, tuple[int, ...]]:
 
 def _infer(flat) -> dt.DType:
     kinds = {type(v) for v in flat}
+    if not kinds:  # no values at all: the default floating dtype, as NumPy does
+        return _DEFAULT_FLOAT
     if kinds <= {bool}:
         return dt.bool
     if complex in kinds:
@@ -188,7 +195,14 @@ def _from_buffer(obj, dtype, device):
     if src is None:
         raise TypeError(f"NumPy dtype {obj.dtype} has no webarray equivalent")
     target = dtype or src
+    if target not in device.dtypes and dtype is None:
+        raise TypeError(
+            f"{src.name} is not supported on {device!r}; convert with dtype=, e.g. "
+            f"asarray(a, dtype=webarray.float32)"
+        )
     device.check_dtype(target)
+    if src.kind == "c" and target.kind != "c":
+        raise TypeError(f"asarray cannot convert complex {src.name} data to {target.name}")
     data = np.ascontiguousarray(obj)
     if target.kind == "f":
         store = data.astype("<f4")
@@ -265,8 +279,16 @@ def empty(shape, *, dtype=None, device=None) -> Array:
     return Array._empty(_shape_arg(shape), _dtype_arg(dtype) or _DEFAULT_FLOAT, resolve(device))
 
 
+def _like_arg(x, what: str) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{what} requires a webarray array, got {type(x).__name__}")
+    return x
+
+
 def empty_like(x: Array, /, *, dtype=None, device=None) -> Array:
-    return Array._empty(x.shape, _dtype_arg(dtype) or x.dtype, resolve(device or x.device))
+    x = _like_arg(x, "empty_like")
+    device = resolve(x.device if device is None else device)
+    return Array._empty(x.shape, _dtype_arg(dtype) or x.dtype, device)
 
 
 def zeros(shape, *, dtype=None, device=None) -> Array:
@@ -274,6 +296,7 @@ def zeros(shape, *, dtype=None, device=None) -> Array:
 
 
 def zeros_like(x: Array, /, *, dtype=None, device=None) -> Array:
+    x = _like_arg(x, "zeros_like")
     return full_like(x, 0, dtype=dtype, device=device)
 
 
@@ -282,6 +305,7 @@ def ones(shape, *, dtype=None, device=None) -> Array:
 
 
 def ones_like(x: Array, /, *, dtype=None, device=None) -> Array:
+    x = _like_arg(x, "ones_like")
     return full_like(x, 1, dtype=dtype, device=device)
 
 
@@ -296,8 +320,9 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
 
 
 def full_like(x: Array, /, fill_value, *, dtype=None, device=None) -> Array:
+    x = _like_arg(x, "full_like")
     dtype = _dtype_arg(dtype) or x.dtype
-    device = resolve(device or x.device)
+    device = resolve(x.device if device is None else device)
     device.check_dtype(dtype)
     return _fill(x.shape, dtype, _scalar_for(fill_value, dtype, "full_like"), device)
 
@@ -310,23 +335,51 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
             raise TypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
     if step == 0:
         raise ValueError("arange: step must not be zero")
+    if not all(math.isfinite(v) for v in (start, stop, step)):
+        raise ValueError(
+            f"arange: start, stop and step must be finite, got {start}, {stop}, {step}"
+        )
     dtype = _dtype_arg(dtype)
     if dtype is None:
         dtype = _DEFAULT_FLOAT if any(isinstance(v, float) for v in (start, stop, step)) else _DEFAULT_INT
     dt.check_category(dtype, "real numeric", "arange")
     device = resolve(device)
     device.check_dtype(dtype)
-    n = max(0, math.ceil((stop - start) / step))
     if dtype.kind in "iu":
+        for name, v in (("start", start), ("stop", stop), ("step", step)):
+            if isinstance(v, float) and not v.is_integer():
+                raise TypeError(
+                    f"arange: {name}={v!r} is not an integer, but dtype is {dtype.name}"
+                )
+        start, stop, step = int(start), int(stop), int(step)
+        n = max(0, -((start - stop) // step))  # exact ceil((stop - start) / step)
         lo, hi = _range(dtype)
         last = start + (n - 1) * step if n else start
         if n and not (lo <= start <= hi and lo <= last <= hi):
             raise OverflowError(f"arange: values from {start} to {last} do not fit {dtype.name}")
+    else:
+        n = max(0, math.ceil((stop - start) / step))
+    node, scalars = _ramp(dtype, start, step, abs(stop - start))
+    return _graph.execute(device, (n,), [(node, None)], (), scalars)[0]
+
+
+_F32_MAX = (2 - 2.0 ** -23) * 2.0 ** 127
+
+
+def _ramp(dtype: dt.DType, start, step, spread):
+    """The node start + i * step (scalar slots 0 and 1) and its scalars. Integers wrap
+    exactly; for floats whose i * step could overflow float32 (spread, the largest
+    |i * step|, past its maximum) the step is added in two halves."""
     idx = Cast(Index(dt.int32), dtype)
-    node = Apply("add", (Apply("multiply", (idx, Scalar(0, dtype)), dtype, dtype), Scalar(1, dtype)), dtype, dtype)
     if dtype.kind == "f":
         start, step = float(start), float(step)
-    return _graph.execute(device, (n,), [(node, None)], (), [(dtype, step), (dtype, start)])[0]
+        if spread > _F32_MAX:
+            half = Apply("multiply", (idx, Scalar(0, dtype)), dtype, dtype)
+            node = Apply("add", (Apply("add", (Scalar(1, dtype), half), dtype, dtype), half),
+                         dtype, dtype)
+            return node, [(dtype, step / 2), (dtype, start)]
+    times = Apply("multiply", (idx, Scalar(0, dtype)), dtype, dtype)
+    return Apply("add", (Scalar(1, dtype), times), dtype, dtype), [(dtype, step), (dtype, start)]
 
 
 def linspace(start, stop, /, num: int, *, dtype=None, device=None, endpoint: bool = True) -> Array:
@@ -345,14 +398,11 @@ def linspace(start, stop, /, num: int, *, dtype=None, device=None, endpoint: boo
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
     f = dt.float32
-    idx = Cast(Index(dt.int32), f)
-    value = Apply("add", (Scalar(1, f), Apply("multiply", (idx, Scalar(0, f)), f, f)), f, f)
+    value, scalars = _ramp(f, start, step, abs(stop - start))
     if endpoint and num > 1:
         last = Apply("equal", (Index(dt.int32), Scalar(2, dt.int32)), dt.int32, dt.bool)
         value = Apply("where", (last, Scalar(3, f), value), f, f)
-        scalars = [(f, step), (f, start), (dt.int32, num - 1), (f, stop)]
-    else:
-        scalars = [(f, step), (f, start)]
+        scalars += [(dt.int32, num - 1), (f, stop)]
     return _graph.execute(device, (num,), [(value, None)], (), scalars)[0]
 
 
@@ -365,6 +415,8 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype=None, de
     dtype = _dtype_arg(dtype) or _DEFAULT_FLOAT
     device = resolve(device)
     device.check_dtype(dtype)
+    # past the corners no element is on the diagonal; clamping keeps k within int32
+    k = max(-n_rows, min(k, n_cols))
     i32 = dt.int32
     idx = Index(i32)
     row = Apply("floor_divide", (idx, Scalar(0, i32)), i32, i32)
@@ -382,6 +434,7 @@ def _triangle(x: Array, k: int, lower: bool, name: str) -> Array:
     k = operator.index(k)
     i32 = dt.int32
     m, n = x.shape[-2], x.shape[-1]
+    k = max(-m, min(k, n))  # beyond the corners nothing changes; keeps k within int32
     idx = Index(i32)
     col = Apply("remainder", (idx, Scalar(0, i32)), i32, i32)
     row = Apply("remainder", (Apply("floor_divide", (idx, Scalar(0, i32)), i32, i32), Scalar(1, i32)), i32, i32)
@@ -401,12 +454,14 @@ def triu(x: Array, /, *, k: int = 0) -> Array:
     return _triangle(x, k, False, "triu")
 
 
-def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     for a in arrays:
-        if not isinstance(a, Array) or a.ndim != 1:
-            raise ValueError("meshgrid requires one-dimensional arrays")
+        if not isinstance(a, Array):
+            raise TypeError(f"meshgrid requires webarray arrays, got {type(a).__name__}")
+        if a.ndim != 1:
+            raise ValueError(f"meshgrid requires one-dimensional arrays, got shape {a.shape}")
     if len({a.dtype for a in arrays}) > 1:
         raise TypeError("meshgrid requires arrays of one dtype")
     if len({a.device for a in arrays}) > 1:
@@ -423,10 +478,14 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
         strides[axis] = a._strides[0]
         view = Array._view(a._buf, a.dtype, shape, strides, a._offset, a.device)
         out.append(_graph.copy_of(view))
-    return out
+    return tuple(out)
 
 
 def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
     from ._dlpack import import_dlpack
 
+    if not isinstance(x, Array) and not hasattr(x, "__dlpack__"):
+        raise AttributeError(
+            f"from_dlpack requires an object with __dlpack__, got {type(x).__name__}"
+        )
     return import_dlpack(x, device=device, copy=copy)

@@ -35,9 +35,13 @@ def _as_dtype(v, what: str) -> dt.DType:
 
 
 def can_cast(from_: dt.DType | Array, to: dt.DType, /) -> bool:
+    """For a dtype, the standard's full promotion graph; for an array, the graph of its
+    device: a dtype the device cannot store is never a cast target."""
     src = _as_dtype(from_, "can_cast")
     if not isinstance(to, dt.DType):
         raise TypeError(f"can_cast requires a webarray dtype as 'to', got {to!r}")
+    if isinstance(from_, Array) and to not in from_.device.dtypes:
+        return False
     return dt.promotion_table.get((src, to)) is to
 
 
@@ -87,7 +91,11 @@ def isdtype(dtype: dt.DType, kind, /) -> bool:
     if not isinstance(dtype, dt.DType):
         raise TypeError(f"isdtype requires a webarray dtype, got {dtype!r}")
     if isinstance(kind, tuple):
-        return any(isdtype(dtype, k) for k in kind)
+        return any(_is_kind(dtype, k) for k in kind)
+    return _is_kind(dtype, kind)
+
+
+def _is_kind(dtype: dt.DType, kind) -> bool:
     if isinstance(kind, dt.DType):
         return dtype is kind
     if isinstance(kind, str):
@@ -96,19 +104,28 @@ def isdtype(dtype: dt.DType, kind, /) -> bool:
                 f"isdtype: unknown kind {kind!r}; allowed: {', '.join(repr(k) for k in dt.kinds)}"
             )
         return dtype in dt.kinds[kind]
-    raise TypeError(f"isdtype: kind must be a dtype, a kind name or a tuple of them, got {kind!r}")
+    raise TypeError(
+        f"isdtype: kind must be a dtype, a kind name or a tuple of them, got {kind!r}"
+    )
 
 
 def result_type(*arrays_and_dtypes) -> dt.DType:
+    """With an array among the arguments, the promotion graph of the arrays' device applies:
+    a result the device cannot store (int32 with uint32 gives int64) raises TypeError."""
     dtypes = []
     scalars = []
+    devices = []
     for a in arrays_and_dtypes:
         if isinstance(a, (bool, int, float, complex)):
             scalars.append(a)
         else:
             dtypes.append(_as_dtype(a, "result_type"))
+            if isinstance(a, Array) and a.device not in devices:
+                devices.append(a.device)
     if not dtypes:
         raise ValueError("result_type requires at least one array or dtype")
+    if len(devices) > 1:
+        raise ValueError(f"result_type: arrays are on different devices {devices}")
     res = dtypes[0]
     for d in dtypes[1:]:
         res = dt.promote(res, d)
@@ -118,4 +135,6 @@ def result_type(*arrays_and_dtypes) -> dt.DType:
         if isinstance(s, complex) and not isinstance(s, (bool, int, float)) and res.kind == "f":
             res = dt.complex_of(res)
         scalar_dtype_check(s, res, "result_type")
+    if devices:
+        devices[0].check_dtype(res)
     return res

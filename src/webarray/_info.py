@@ -8,24 +8,37 @@ from ._device import Device, all_devices, default_device, resolve
 __all__ = ["__array_namespace_info__"]
 
 
+# The functions of the standard whose output shape depends on the data (besides boolean
+# indexing, which the array object supports itself).
+DATA_DEPENDENT = (
+    "nonzero", "repeat", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+)
+
+
 class Info:
     __module__ = "webarray"
 
     def capabilities(self) -> dict:
+        """"data-dependent shapes" is True only once the namespace has every function of
+        the standard whose output shape depends on the data."""
+        import webarray
+
         return {
-            # mask indexing and nonzero have data-dependent shapes, both supported
             "boolean indexing": True,
-            "data-dependent shapes": True,
+            "data-dependent shapes": all(hasattr(webarray, f) for f in DATA_DEPENDENT),
+            # shapes and strides travel as kernel uniforms of any length
             "max dimensions": None,
         }
 
     def default_device(self) -> Device:
         return default_device()
 
-    def devices(self) -> list[Device]:
-        return list(all_devices())
+    def devices(self) -> tuple[Device, ...]:
+        return tuple(all_devices())
 
     def default_dtypes(self, *, device=None) -> dict:
+        """complex64 is named as the default complex dtype (the standard requires the key)
+        even where ``dtypes()`` shows that the device cannot store it."""
         resolve(device)
         return {
             "real floating": dt.float32,
@@ -35,14 +48,21 @@ class Info:
         }
 
     def dtypes(self, *, device=None, kind=None) -> dict:
+        """Only the dtypes this device stores exactly; any other raises TypeError on it."""
         supported = resolve(device).dtypes
         if kind is None:
-            chosen = supported
-        else:
-            from ._data_type import isdtype
-
-            chosen = [d for d in supported if isdtype(d, kind)]
-        return {d.name: d for d in chosen}
+            return {d.name: d for d in supported}
+        names = kind if isinstance(kind, tuple) else (kind,)
+        for k in names:
+            if not isinstance(k, str):
+                raise TypeError(
+                    f"dtypes: kind must be a kind name or a tuple of kind names, got {k!r}"
+                )
+            if k not in dt.kinds:
+                raise ValueError(
+                    f"dtypes: unknown kind {k!r}; allowed: {', '.join(repr(n) for n in dt.kinds)}"
+                )
+        return {d.name: d for d in supported if any(d in dt.kinds[k] for k in names)}
 
 
 def __array_namespace_info__() -> Info:
