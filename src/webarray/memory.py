@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ._device import default_device
+from ._device import resolve
 
 
 def stats(device=None) -> dict:
     """Bytes held by live arrays, bytes kept in the reuse pool, and the allocation limit."""
-    pool = (device or default_device()).pool
+    pool = resolve(device).pool
     return {
         "used_bytes": pool.used_bytes,
         "pooled_bytes": pool.pooled_bytes,
@@ -18,11 +18,11 @@ def stats(device=None) -> dict:
 
 def free_pooled(device=None) -> None:
     """Release every pooled (unused) buffer back to the GPU."""
-    (device or default_device()).pool.trim()
+    resolve(device).pool.trim()
 
 
 def set_limit(nbytes: int, device=None) -> None:
     """Cap the bytes webarray may hold on the device (live plus pooled)."""
-    pool = (device or default_device()).pool
+    pool = resolve(device).pool
     pool.limit_bytes = int(nbytes)
     pool._pool_cap = pool.limit_bytes // 4
