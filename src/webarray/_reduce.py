@@ -1,0 +1,356 @@
+"""Reductions and scans over arrays: views → row descriptions → passes of tree kernels.
+
+Functions here take arrays with already validated arguments (normalised axes, dtypes the
+device supports) and return new arrays; the namespace modules (statistical, utility,
+searching, and later sorting, set and nonzero) do the validation and the dtype rules.
+
+How an array is reduced: the kept axes (in order) and the reduced axes are described
+without copying as *rows*, each a run of equally spaced columns. Size-1 axes are dropped and
+neighbours that address memory as one axis are merged; when the reduced axes still do not
+form one run, all but the innermost are folded into the rows and a later pass finishes
+them. Each pass is one launch of the reduction kernel (kernels/webgpu/reduction.py): groups
+of S threads reduce chunks of S·P columns by a tree, writing either the result or a
+row-major (rows, chunks) array of partials, which the next pass reduces as contiguous rows
+until one chunk per row is left. S is chosen per pass from the row length: a thread per row
+for rows of up to P elements, a whole workgroup per chunk for long rows.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+from . import _dtypes as dt
+from . import _graph
+from ._array_object import Array
+from .kernels.expr import Scalar
+from .kernels.webgpu import lanes
+from .kernels.webgpu import reduction as rk
+from .kernels.webgpu import scan as sk
+
+__all__ = ["reduce", "argreduce", "mean", "var", "scan", "normalize_axes", "normalize_axis",
+           "REDUCTIONS", "SCANS"]
+
+# name -> (combine, map of each element, accumulator dtype (None: the output dtype),
+#          value of an empty reduction (None: it has none))
+REDUCTIONS = {
+    "sum": ("add", "cast", None, 0),
+    "prod": ("mul", "cast", None, 1),
+    "min": ("min", "cast", None, None),
+    "max": ("max", "cast", None, None),
+    "all": ("min", "nonzero", dt.uint32, True),
+    "any": ("max", "nonzero", dt.uint32, False),
+    "count_nonzero": ("add", "nonzero", dt.int32, 0),
+}
+# scan name -> combine
+SCANS = {"sum": "add", "prod": "mul", "min": "min", "max": "max"}
+_SCAN_IDENTITY = {"add": 0, "mul": 1}
+
+_COL_GROUP_CAP = 8  # column layout: at most 8 lanes per group, so 32 adjacent rows per warp
+
+
+class _Rows:
+    """M rows of n columns of one buffer: element (r, j) is at offset + Σ c_d·s_d + j·stride,
+    c_d the coordinates of r over ``dims`` ((size, stride), outermost first). ``fold``
+    consecutive rows belong to the same output (their columns continue one another)."""
+
+    __slots__ = ("buf", "dtype", "offset", "dims", "n", "stride", "fold")
+
+    def __init__(self, buf, dtype, offset, dims, n, stride, fold=1):
+        self.buf, self.dtype, self.offset = buf, dtype, offset
+        self.dims, self.n, self.stride, self.fold = list(dims), n, stride, fold
+
+    @property
+    def count(self) -> int:
+        return math.prod(s for s, _ in self.dims)
+
+
+def _merge(dims):
+    """Merge neighbouring (size, stride...) entries that address memory as one axis."""
+    out: list = []
+    for d in dims:
+        if d[0] == 1:
+            continue
+        if out and all(p == q * d[0] for p, q in zip(out[-1][1:], d[1:])):
+            out[-1] = (out[-1][0] * d[0],) + tuple(d[1:])
+        else:
+            out.append(tuple(d))
+    return out
+
+
+def _rows_of(x: Array, axes, ordered: bool) -> _Rows:
+    """Rows over the kept axes of x, columns over ``axes``. Unless ``ordered`` (the flat
+    index of the reduced axes matters: argmin/argmax), the reduced axes may be reordered so
+    that the innermost run has the smallest stride."""
+    keep = [(n, s) for d, (n, s) in enumerate(zip(x.shape, x._strides)) if d not in axes]
+    red = [(x.shape[d], x._strides[d]) for d in sorted(axes)]
+    if not ordered:
+        red.sort(key=lambda d: -abs(d[1]))
+    keep, red = _merge(keep), _merge(red)
+    if not red:
+        red = [(1, 0)]
+    folded = red[:-1]
+    return _Rows(x._buf, x.dtype, x._offset, keep + folded, red[-1][0], red[-1][1],
+                 math.prod(n for n, _ in folded))
+
+
+def _group_size(cols: int, loads: int, cap: int) -> int:
+    """Threads per group: the smallest power of two whose chunk covers the row, capped."""
+    need = max(1, -(-cols // loads))
+    return min(cap, 1 << (need - 1).bit_length())
+
+
+def _colmode(rows: _Rows) -> bool:
+    """Adjacent threads take adjacent rows when that is what makes the loads coalesce."""
+    return bool(rows.dims) and abs(rows.stride) != 1 and abs(rows.dims[-1][1]) < abs(rows.stride)
+
+
+def _f32_word(v: float) -> int:
+    return struct.unpack("<I", _graph.f32_bytes(v))[0]
+
+
+def _fill(shape, dtype, value, device) -> Array:
+    return _graph.execute(device, shape, [(Scalar(0, dtype), None)], (), [(dtype, value)])[0]
+
+
+def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Array, *,
+         transform: str = "none", divisor: float = 0.0, means: Array | None = None,
+         chunk_group: int | None = None) -> Array | None:
+    """Reduce rows into out (C-contiguous, one element per output row), pass after pass.
+
+    With chunk_group set, run one pass only, with that group size, the scan's chunk length
+    and no vec4 loads, and return the (rows, chunks) partials: the chunk totals a long scan
+    needs.
+    """
+    device = out.device
+    ex = device.executor
+    arg = combine in ("argmin", "argmax")
+    indices = None
+    while True:
+        in_dtype = rows.dtype
+        colmode = _colmode(rows)
+        vec4 = (
+            chunk_group is None and not colmode and mapping != "pairs" and rows.stride == 1
+            and lanes.words(in_dtype) == 1
+            and rows.n % 4 == 0 and rows.offset % 4 == 0
+            and all(s % 4 == 0 for _, s in rows.dims)
+        )
+        div = 4 if vec4 else 1
+        per_thread = sk.P if chunk_group else rk.P
+        loads = per_thread // div
+        cols = rows.n // div
+        group = chunk_group or _group_size(cols, loads, _COL_GROUP_CAP if colmode else rk.WORKGROUP)
+        chunks = -(-cols // (group * loads))
+        m = rows.count
+        final = chunk_group is None and chunks == 1 and rows.fold == 1
+        spec = rk.ReduceSpec(combine, mapping, in_dtype, acc,
+                             out.dtype if final else acc, final,
+                             transform if final else "none", vec4, per_thread)
+        kid = device.kernel(spec.key, lambda: rk.generate(spec))
+        bindings = [rows.buf]
+        if mapping == "pairs":
+            bindings.append(indices._buf)
+        if mapping == "sqdev":
+            bindings.append(means._buf)
+        if final:
+            bindings.append(out._buf)
+        else:
+            partials = Array._empty((m * chunks,), acc, device)
+            bindings.append(partials._buf)
+            if arg:
+                part_idx = Array._empty((m * chunks,), dt.int32, device)
+                bindings.append(part_idx._buf)
+        uniforms = rk.pack_uniforms(
+            m, cols, chunks, group, colmode, rows.offset // div, rows.stride, rows.fold,
+            means._offset if means is not None else 0, _f32_word(divisor),
+            [(n, s // div) for n, s in rows.dims],
+        )
+        ex.dispatch(kid, [b.handle for b in bindings], uniforms,
+                    rk.grid(m * chunks, group, ex.max_workgroups_per_dim))
+        if final:
+            return None
+        if chunk_group is not None:
+            return partials
+        outs = m // rows.fold
+        width = rows.fold * chunks
+        rows = _Rows(partials._buf, acc, 0, [(outs, width)], width, 1)
+        if arg:
+            indices = part_idx
+            mapping = "pairs"
+        else:
+            mapping = "cast"
+        means = None
+
+
+def _out_shape(shape, axes, keepdims: bool):
+    if keepdims:
+        return tuple(1 if d in axes else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in axes)
+
+
+def reduce(x: Array, axes, op: str, out_dtype: dt.DType, keepdims: bool = False) -> Array:
+    """Reduce x over ``axes`` (a tuple of distinct non-negative axes) with the reduction
+    ``op`` (a key of REDUCTIONS); elements are converted to out_dtype (or the op's
+    accumulator) as they are read. Integer sums and products wrap in out_dtype. An empty
+    reduction gives the op's identity, or ValueError for min and max."""
+    combine, mapping, acc, empty = REDUCTIONS[op]
+    acc = acc or out_dtype
+    axes = tuple(axes)
+    shape = _out_shape(x.shape, axes, keepdims)
+    device = x.device
+    if math.prod(shape) == 0:
+        return Array._empty(shape, out_dtype, device)
+    if math.prod(x.shape[d] for d in axes) == 0:
+        if empty is None:
+            raise ValueError(
+                f"{op} of an empty reduction has no value: the reduced axes {axes} of shape "
+                f"{x.shape} hold no elements"
+            )
+        return _fill(shape, out_dtype, empty, device)
+    out = Array._empty(shape, out_dtype, device)
+    _run(_rows_of(x, axes, ordered=False), combine, mapping, acc, out)
+    return out
+
+
+def argreduce(x: Array, axis: int | None, op: str, keepdims: bool = False) -> Array:
+    """Index (int32) of the first minimum (op "argmin") or maximum ("argmax") along axis,
+    or of the flattened array when axis is None. NaN counts as the extreme value: the first
+    NaN wins, as in NumPy."""
+    axes = tuple(range(x.ndim)) if axis is None else (axis,)
+    shape = _out_shape(x.shape, axes, keepdims)
+    device = x.device
+    if math.prod(x.shape[d] for d in axes) == 0:
+        if math.prod(shape) == 0:
+            return Array._empty(shape, dt.int32, device)
+        raise ValueError(
+            f"{op} of an empty sequence: the searched axes {axes} of shape {x.shape} hold "
+            "no elements"
+        )
+    out = Array._empty(shape, dt.int32, device)
+    if math.prod(shape) == 0:
+        return out
+    _run(_rows_of(x, axes, ordered=True), op, "cast", x.dtype, out)
+    return out
+
+
+def mean(x: Array, axes, keepdims: bool = False) -> Array:
+    """Arithmetic mean over axes of a float32 array: a tree sum divided by the count in the
+    last pass. NaN where the count is zero."""
+    axes = tuple(axes)
+    shape = _out_shape(x.shape, axes, keepdims)
+    count = math.prod(x.shape[d] for d in axes)
+    if math.prod(shape) == 0:
+        return Array._empty(shape, x.dtype, x.device)
+    if count == 0:
+        return _fill(shape, x.dtype, math.nan, x.device)
+    out = Array._empty(shape, x.dtype, x.device)
+    _run(_rows_of(x, axes, ordered=False), "add", "cast", x.dtype, out,
+         transform="div", divisor=float(count))
+    return out
+
+
+def var(x: Array, axes, correction: float = 0.0, keepdims: bool = False,
+        sqrt: bool = False) -> Array:
+    """Variance (standard deviation with sqrt=True) over axes of a float32 array, by two
+    passes over x: the mean, then the tree sum of squared deviations from it divided by
+    count - correction (NaN where that is not positive)."""
+    axes = tuple(axes)
+    shape = _out_shape(x.shape, axes, keepdims)
+    count = math.prod(x.shape[d] for d in axes)
+    if math.prod(shape) == 0:
+        return Array._empty(shape, x.dtype, x.device)
+    if count == 0 or count - correction <= 0:
+        return _fill(shape, x.dtype, math.nan, x.device)
+    means = mean(x, axes)
+    out = Array._empty(shape, x.dtype, x.device)
+    _run(_rows_of(x, axes, ordered=False), "add", "sqdev", x.dtype, out,
+         transform="div_sqrt" if sqrt else "div", divisor=float(count - correction),
+         means=means)
+    return out
+
+
+# -- scans -------------------------------------------------------------------------------------
+
+def scan(x: Array, axis: int, op: str, out_dtype: dt.DType, exclusive: bool = False,
+         include_initial: bool = False) -> Array:
+    """Cumulative op (a key of SCANS) of x along ``axis`` (non-negative, x at least 1-D),
+    elements converted to out_dtype as they are read; integer results wrap in out_dtype.
+
+    exclusive: element j holds the scan of elements before j (the identity first), same
+    shape as x. include_initial: the axis grows by one, element 0 is the identity.
+    Only "sum" and "prod" have an identity, so only they allow either flag.
+    """
+    combine = SCANS[op]
+    n = x.shape[axis]
+    shifted = exclusive or include_initial
+    if shifted and combine not in _SCAN_IDENTITY:
+        raise ValueError(f"an exclusive {op} scan has no identity to start from")
+    n_out = n + 1 if include_initial else n
+    shape = x.shape[:axis] + (n_out,) + x.shape[axis + 1:]
+    device = x.device
+    out = Array._empty(shape, out_dtype, device)
+    if math.prod(shape) == 0:
+        return out
+    if n == 0:
+        return _fill(shape, out_dtype, _SCAN_IDENTITY[combine], device)
+    dims = [(size, si, so)
+            for d, (size, si, so) in enumerate(zip(x.shape, x._strides, out._strides))
+            if d != axis]
+    _scan_rows(x._buf, x.dtype, x._offset, _merge(dims), n, x._strides[axis],
+               out, 0, out._strides[axis], n_out, 1 if shifted else 0, combine)
+    return out
+
+
+def _scan_rows(buf, in_dtype, offset, dims, n, stride, out, out_offset, out_stride,
+               n_out, shift, combine):
+    """Scan rows (dims: (size, input stride, output stride)) of n columns into out."""
+    device = out.device
+    ex = device.executor
+    acc = out.dtype
+    colmode = bool(dims) and abs(stride) != 1 and abs(dims[-1][1]) < abs(stride)
+    group = _group_size(n, sk.P, _COL_GROUP_CAP if colmode else rk.WORKGROUP)
+    chunks = -(-n // (group * sk.P))
+    m = math.prod(d[0] for d in dims)
+    carry = None
+    if chunks > 1:
+        rows = _Rows(buf, in_dtype, offset, [(d[0], d[1]) for d in dims], n, stride)
+        totals = _run(rows, combine, "cast", acc, out, chunk_group=group)
+        carry = Array._empty((m * chunks,), acc, device)
+        _scan_rows(totals._buf, acc, 0, [(m, chunks, chunks)] if m > 1 else [], chunks, 1,
+                   carry, 0, 1, chunks, 1, combine)
+    spec = sk.ScanSpec(combine, in_dtype, acc, carry is not None)
+    kid = device.kernel(spec.key, lambda: sk.generate(spec))
+    bindings = [buf] + ([carry._buf] if carry is not None else []) + [out._buf]
+    uniforms = sk.pack_uniforms(m, n, chunks, group, colmode, offset, stride,
+                                out._offset + out_offset, out_stride, n_out, shift, dims)
+    ex.dispatch(kid, [b.handle for b in bindings], uniforms,
+                rk.grid(m * chunks, group, ex.max_workgroups_per_dim))
+
+
+# -- argument normalisation shared by the namespace functions over axes ------------------------
+
+def normalize_axes(axis, ndim: int, name: str) -> tuple[int, ...]:
+    """The non-negative axes of an ``axis`` argument (None: every axis; an int; a tuple of
+    ints). TypeError for other types, ValueError for an axis out of range or repeated."""
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in items:
+        out.append(normalize_axis(a, ndim, name, "an int, a tuple of ints or None"))
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: axis {axis!r} repeats an axis; each axis may appear once")
+    return tuple(out)
+
+
+def normalize_axis(axis, ndim: int, name: str, allowed: str = "an int") -> int:
+    """A single axis in [-ndim, ndim) as a non-negative int."""
+    if isinstance(axis, bool) or not hasattr(axis, "__index__"):
+        raise TypeError(f"{name}: axis must be {allowed}, got {axis!r}")
+    a = axis.__index__()
+    if not -ndim <= a < ndim:
+        hint = f"allowed: {-ndim} to {ndim - 1}" if ndim else "a 0-d array has no axes"
+        raise ValueError(
+            f"{name}: axis {a} is out of range for an array of {ndim} dimensions ({hint})"
+        )
+    return a % ndim

@@ -1,0 +1,382 @@
+"""WGSL generator for tree reductions of the rows of a strided view.
+
+The launcher (``_reduce.py``) describes its input as M rows of N columns: row r starts at
+``offset + Σ c_d·s_d`` over the row dimensions (sizes and strides as uniforms, decomposed
+once per thread), column j lies ``j·stride`` further on. A workgroup of 256 threads is cut
+into groups of S threads (S a power of two, a uniform); each group reduces one *chunk* of
+S·P consecutive columns of one row (P a power of two, in the key):
+
+1. each thread loads P columns (lane, lane + S, ...: coalesced) and combines them pairwise
+   in named registers (straight-line code);
+2. the S partial values go through a tree in workgroup memory, one uniform-guarded step
+   per halving, so a kernel serves every S;
+3. lane 0 writes the chunk's value: to the output (final pass) or to a row-major
+   (rows, chunks) array of partials that the next pass reduces the same way.
+
+A tree of pairwise combinations keeps float sums at pairwise-summation accuracy. Threads map
+to (group, lane) through uniform shifts and masks: in *row* layout a group's lanes are
+adjacent threads (coalesced when columns are contiguous); in *column* layout adjacent threads
+are adjacent rows (coalesced when rows are contiguous and columns are not, e.g. a sum over
+axis 0 of a C-contiguous matrix). A vec4 variant reads four contiguous columns per load.
+
+Every value is read and written through ``lanes``; the combine, the map applied to each
+loaded element and the final transform are picked by the spec, which is the kernel's key.
+
+Uniform words: rows M, columns N (in vec4 loads on the vec4 path), chunks per row C, S,
+lane shift, lane mask, group shift, group mask, column-layout flag, input offset, column
+stride, fold (consecutive rows that share an output: the flat index of arg reductions
+continues across them, and sqdev reads mean[r / fold]), offset of the means, divisor (f32
+bits) of the final transform, number of row dimensions, then (size, stride) per row
+dimension, outermost first.
+"""
+
+from __future__ import annotations
+
+import array
+from dataclasses import dataclass
+
+from ..._dtypes import DType
+from ..._dtypes import bool as _BOOL
+from ..._dtypes import uint32 as _U32
+from ..ops import TABLE, lane_of
+from . import lanes
+from .wgsl_lib import helpers_for
+
+WORKGROUP = 256
+# columns each thread loads (P // 4 vec4 loads on the vec4 path): 16 keeps enough loads in
+# flight per thread to reach ~2 TB/s on an H100, against ~1.3 TB/s with 8
+P = 16
+NONE = "0xffffffffu"  # index of a padding element in arg reductions
+
+@dataclass(frozen=True)
+class ReduceSpec:
+    combine: str  # add, mul, min, max, argmin, argmax
+    # cast: x as acc; nonzero: 1 or 0; sqdev: (x - mean[row])²; pairs: (value, index) read
+    # from partials of an arg reduction
+    mapping: str
+    in_dtype: DType
+    acc_dtype: DType
+    out_dtype: DType  # for the arg combines of the final pass: the index dtype
+    final: bool  # writes the result (transformed) rather than partials
+    transform: str = "none"  # none, div, div_sqrt: applied by the final pass
+    vec4: bool = False
+    per_thread: int = P  # columns each thread loads
+
+    @property
+    def key(self):
+        return ("reduce", self.combine, self.mapping, self.in_dtype.name, self.acc_dtype.name,
+                self.out_dtype.name, self.final, self.transform, self.vec4, self.per_thread,
+                WORKGROUP)
+
+    @property
+    def arg(self) -> bool:
+        return self.combine in ("argmin", "argmax")
+
+    def bindings(self) -> list[str]:
+        """Names of bindings 1..n in order (binding 0 holds the uniforms)."""
+        names = ["values"]
+        if self.mapping == "pairs":
+            names.append("indices")
+        if self.mapping == "sqdev":
+            names.append("means")
+        names.append("out")
+        if self.arg and not self.final:
+            names.append("out_indices")
+        return names
+
+
+# -- WGSL pieces (cast is a candidate for lanes.py) ------------------------------------------
+
+def cast(src: DType, dst: DType, v: str) -> str:
+    """Convert a register of dtype src to dtype dst (astype semantics, wrapping)."""
+    a, b = lane_of(src), lane_of(dst)
+    if b == "b":
+        # floats by their bits: NaN is nonzero, -0.0 is zero, whatever the compiler assumes
+        return {"b": v, "i": f"({v} != 0)", "u": f"({v} != 0u)",
+                "f": f"((bitcast<u32>({v}) & 0x7fffffffu) != 0u)"}[a]
+    if b == "f":
+        return {"b": f"select(0.0, 1.0, {v})", "i": f"f32({v})", "u": f"f32({v})", "f": v}[a]
+    if b == "i":
+        e = {"b": f"select(0, 1, {v})", "i": v, "u": f"bitcast<i32>({v})", "f": f"i32({v})"}[a]
+    else:
+        e = {"b": f"select(0u, 1u, {v})", "i": f"bitcast<u32>({v})", "u": v,
+             "f": f"select(u32({v}), bitcast<u32>(i32({v})), {v} < 0.0)"}[a]
+    if a == b and src.bits <= dst.bits:
+        return e
+    return lanes.wrap(dst, e)
+
+
+def nonzero(dtype: DType, v: str) -> str:
+    """A bool register: v != 0 (NaN and ±inf are nonzero, ±0 is zero)."""
+    return cast(dtype, _BOOL, v)
+
+
+def identity(combine: str, dtype: DType) -> str:
+    """WGSL expression of the combine's identity in dtype's register type."""
+    lane = lane_of(dtype)
+    if combine in ("add", "argmin", "argmax"):
+        return lanes.literal(dtype, 0)
+    if combine == "mul":
+        return lanes.literal(dtype, 1)
+    high = combine == "min"
+    if lane == "f":
+        return "wa_inf()" if high else "-wa_inf()"
+    if lane == "u":
+        return "0xffffffffu" if high else "0u"
+    if lane == "i":
+        return "2147483647" if high else "bitcast<i32>(0x80000000u)"
+    raise TypeError(f"no {combine} identity for {dtype.name}")
+
+
+_TABLE_OP = {"add": "add", "mul": "multiply", "min": "minimum", "max": "maximum"}
+
+
+def combine_expr(combine: str, dtype: DType, a: str, b: str) -> str:
+    """The op table's expression for the combine, except float min/max: those compare
+    integer keys (below), so that no float instruction touches the value."""
+    if lane_of(dtype) == "f" and combine in ("min", "max"):
+        return f"ra_{combine}_f({a}, {b})"
+    return TABLE[_TABLE_OP[combine]].wgsl[lane_of(dtype)].format(a, b)
+
+
+# Float comparisons by integer keys: the key orders like the value (-0.0 and +0.0 equal)
+# and no float instruction runs, so subnormals survive where the device flushes them (an
+# NVIDIA H100 compiles select(b, a, a < b) to a flushing float min). NaN is tested by bits.
+RA_HELPERS = """fn ra_key(x: f32) -> i32 {
+    let b = bitcast<i32>(x);
+    return select(b, -(b & 0x7fffffff), b < 0);
+}
+fn ra_min_f(a: f32, b: f32) -> f32 {
+    if (wa_isnan(a) || wa_isnan(b)) { return wa_nan(); }
+    return select(b, a, ra_key(a) < ra_key(b));
+}
+fn ra_max_f(a: f32, b: f32) -> f32 {
+    if (wa_isnan(a) || wa_isnan(b)) { return wa_nan(); }
+    return select(b, a, ra_key(a) > ra_key(b));
+}
+"""
+
+
+def ra_helpers(code: str) -> str:
+    """RA_HELPERS when code calls any of them, with the wa_* helpers they need."""
+    if not any(f"{name}(" in code for name in ("ra_key", "ra_min_f", "ra_max_f")):
+        return helpers_for(code)
+    return helpers_for(code + RA_HELPERS) + RA_HELPERS
+
+
+def better_fn(combine: str, dtype: DType) -> str:
+    """WGSL fn ra_keep(av, ai, bv, bi) -> bool: does (av, ai) win over (bv, bi)? The first
+    occurrence wins ties, NaN beats every number (NumPy's rule), a NONE index always loses."""
+    t = lanes.wgsl_type(dtype)
+    cmp = ">" if combine == "argmax" else "<"
+    body = [f"fn ra_keep(av: {t}, ai: u32, bv: {t}, bi: u32) -> bool {{",
+            f"    if (bi == {NONE}) {{ return true; }}",
+            f"    if (ai == {NONE}) {{ return false; }}"]
+    a, b = "av", "bv"
+    if lane_of(dtype) == "f":
+        body += ["    let an = wa_isnan(av);",
+                 "    let bn = wa_isnan(bv);",
+                 "    if (an != bn) { return an; }",
+                 "    if (an) { return ai < bi; }"]
+        a, b = "ra_key(av)", "ra_key(bv)"
+    body += [f"    if ({a} == {b}) {{ return ai < bi; }}", f"    return {a} {cmp} {b};", "}"]
+    return "\n".join(body) + "\n"
+
+
+# -- the generator ---------------------------------------------------------------------------
+
+def generate(spec: ReduceSpec) -> str:
+    acc = spec.acc_dtype
+    at = lanes.wgsl_type(acc)
+    arg = spec.arg
+    loads = spec.per_thread // 4 if spec.vec4 else spec.per_thread
+    names = spec.bindings()
+    bnum = {n: i + 1 for i, n in enumerate(names)}
+    L: list[str] = []
+    w = L.append
+    ident = identity(spec.combine, acc)
+
+    def comb(a: str, b: str) -> str:
+        return combine_expr(spec.combine, acc, a, b)
+
+    w("    let M = U[0]; let N = U[1]; let C = U[2]; let S = U[3];")
+    w("    let ls = U[4]; let lm = U[5]; let gs = U[6]; let gm = U[7];")
+    w("    let lane = (lid >> ls) & lm;")
+    w("    let gl = (lid >> gs) & gm;")
+    w("    let g = (wid.x + wid.y * nwg.x) * (gm + 1u) + gl;")
+    w("    let total = M * C;")
+    w("    let live = g < total;")
+    w("    let gg = min(g, total - 1u);")
+    w("    var r = gg / C; var c = gg % C;")
+    w("    if (U[8] != 0u) { r = gg % M; c = gg / M; }")
+    # the row's first element: decompose r over the row dimensions (innermost last)
+    w("    var base = bitcast<i32>(U[9]);")
+    w("    var rem = r;")
+    w("    for (var d = U[14]; d > 0u; d = d - 1u) {")
+    w("        let size = U[13u + 2u * d];")
+    w("        base = base + i32(rem % size) * bitcast<i32>(U[14u + 2u * d]);")
+    w("        rem = rem / size;")
+    w("    }")
+    w("    let stride = bitcast<i32>(U[10]);")
+    w(f"    let jb = c * S * {loads}u + lane;")
+    if arg and spec.mapping != "pairs":
+        # the flat index continues across the folded row dimensions (N counts vec4 loads
+        # on the vec4 path)
+        w(f"    let flat0 = (r % U[11]) * N * {4 if spec.vec4 else 1}u;")
+    if spec.mapping == "sqdev":
+        means = f"B{bnum['means']}"
+        w(f"    let mean = {lanes.load(acc, means, 'U[12] + r / U[11]')};")
+
+    vals = []
+    for k in range(loads):
+        w(f"    let j{k} = jb + {k}u * S;")
+        w(f"    let ok{k} = live && j{k} < N;")
+        w(f"    let a{k} = u32(base + i32(min(j{k}, N - 1u)) * stride);")
+        if spec.vec4:
+            w(f"    let q{k} = B{bnum['values']}[a{k}];")
+            comps = []
+            for ci, comp in enumerate("xyzw"):
+                # a vector's component by index reads like a buffer element
+                e = _mapped(spec, lanes.load(spec.in_dtype, f"q{k}", f"{ci}u"))
+                w(f"    let e{k}{comp}: {at} = {e};")
+                comps.append((f"e{k}{comp}", f"(flat0 + j{k} * 4u + {ci}u)" if arg else None))
+            v, i = _pairwise(w, comps, spec, f"c{k}")
+            w(f"    let v{k}: {at} = select({ident}, {v}, ok{k});")
+            if arg:
+                w(f"    let i{k}: u32 = select({NONE}, {i}, ok{k});")
+        else:
+            raw = lanes.load(spec.in_dtype, f"B{bnum['values']}", f"a{k}")
+            w(f"    let v{k}: {at} = select({ident}, {_mapped(spec, raw)}, ok{k});")
+            if arg:
+                idx = (f"B{bnum['indices']}[a{k}]" if spec.mapping == "pairs"
+                       else f"(flat0 + j{k})")
+                w(f"    let i{k}: u32 = select({NONE}, {idx}, ok{k});")
+        vals.append((f"v{k}", f"i{k}" if arg else None))
+    v, i = _pairwise(w, vals, spec, "p")
+
+    # tree over the S lanes of each group in workgroup memory
+    w(f"    var acc: {at} = {v};")
+    w("    shv[lid] = acc;")
+    if arg:
+        w(f"    var acci: u32 = {i};")
+        w("    shi[lid] = acci;")
+    w("    workgroupBarrier();")
+    s = WORKGROUP // 2
+    while s >= 1:
+        w(f"    if (S > {s}u) {{")
+        w(f"        if (lane < {s}u) {{")
+        w(f"            let o = lid + ({s}u << ls);")
+        if arg:
+            w("            let ov = shv[o]; let oi = shi[o];")
+            w("            let keep = ra_keep(acc, acci, ov, oi);")
+            w("            acc = select(ov, acc, keep); acci = select(oi, acci, keep);")
+            w("            shv[lid] = acc; shi[lid] = acci;")
+        else:
+            w(f"            acc = {comb('acc', 'shv[o]')};")
+            w("            shv[lid] = acc;")
+        w("        }")
+        w("        workgroupBarrier();")
+        w("    }")
+        s //= 2
+
+    w("    if (live && lane == 0u) {")
+    out = f"B{bnum['out']}"
+    if spec.final:
+        if arg:
+            index = cast(_U32, spec.out_dtype, "acci")
+            w(f"        {lanes.store(spec.out_dtype, out, 'r', index)}")
+        else:
+            res = "acc"
+            if spec.transform != "none":
+                w("        let dv = bitcast<f32>(U[13]);")
+                res = "select(wa_nan(), acc / dv, dv > 0.0)"
+                if spec.transform == "div_sqrt":
+                    res = TABLE["sqrt"].wgsl["f"].format(res)
+            # wrap even when acc is the output dtype: the tree ran in 32-bit registers
+            res = lanes.wrap(spec.out_dtype, cast(acc, spec.out_dtype, res))
+            w(f"        {lanes.store(spec.out_dtype, out, 'r', res)}")
+    else:
+        # partials are row-major (rows, chunks) whatever the layout
+        w("        let at = r * C + c;")
+        w(f"        {lanes.store(acc, out, 'at', lanes.wrap(acc, 'acc'))}")
+        if arg:
+            w(f"        B{bnum['out_indices']}[at] = acci;")
+    w("    }")
+
+    decls = ["@group(0) @binding(0) var<storage, read> U: array<u32>;"]
+    for n, b in bnum.items():
+        access = "read_write" if n.startswith("out") else "read"
+        elem = "vec4<u32>" if (n == "values" and spec.vec4) else "u32"
+        decls.append(f"@group(0) @binding({b}) var<storage, {access}> B{b}: array<{elem}>;")
+    decls.append(f"var<workgroup> shv: array<{at}, {WORKGROUP}>;")
+    if arg:
+        decls.append(f"var<workgroup> shi: array<u32, {WORKGROUP}>;")
+    code = "\n".join(L)
+    fns = better_fn(spec.combine, acc) if arg else ""
+    return ("\n".join(decls) + "\n" + ra_helpers(code + fns) + fns
+            + f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, "
+            "@builtin(num_workgroups) nwg: vec3<u32>, "
+            "@builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")
+
+
+def _mapped(spec: ReduceSpec, raw: str) -> str:
+    """The loaded element raw (a register of in_dtype) as an accumulator value."""
+    acc = spec.acc_dtype
+    if spec.mapping == "nonzero":
+        return cast(_BOOL, acc, nonzero(spec.in_dtype, raw))
+    if spec.mapping == "sqdev":
+        d = f"({cast(spec.in_dtype, acc, raw)} - mean)"
+        return f"({d} * {d})"
+    return cast(spec.in_dtype, acc, raw)
+
+
+def _pairwise(w, items, spec: ReduceSpec, prefix: str):
+    """Combine (value, index) register names pairwise, level by level; return the last."""
+    acc = spec.acc_dtype
+    at = lanes.wgsl_type(acc)
+    level = 0
+    while len(items) > 1:
+        nxt = []
+        for n in range(0, len(items) - 1, 2):
+            (av, ai), (bv, bi) = items[n], items[n + 1]
+            name = f"{prefix}{level}_{n // 2}"
+            if spec.arg:
+                w(f"    let {name}k = ra_keep({av}, {ai}, {bv}, {bi});")
+                w(f"    let {name}: {at} = select({bv}, {av}, {name}k);")
+                w(f"    let {name}i: u32 = select({bi}, {ai}, {name}k);")
+                nxt.append((name, f"{name}i"))
+            else:
+                w(f"    let {name}: {at} = {combine_expr(spec.combine, acc, av, bv)};")
+                nxt.append((name, None))
+        if len(items) % 2:
+            nxt.append(items[-1])
+        items = nxt
+        level += 1
+    return items[0]
+
+
+def pack_uniforms(rows: int, cols: int, chunks: int, group: int, colmode: bool, offset: int,
+                  stride: int, fold: int, aux_offset: int, divisor_bits: int,
+                  row_dims) -> bytes:
+    """Uniform words of one pass. row_dims: (size, stride) per row dimension, outermost
+    first; group: threads per group S (a power of two up to WORKGROUP)."""
+    log_s = group.bit_length() - 1
+    log_r = (WORKGROUP // group).bit_length() - 1
+    if colmode:
+        ls, gs = log_r, 0
+    else:
+        ls, gs = 0, log_s
+    words = [rows, cols, chunks, group, ls, group - 1, gs, WORKGROUP // group - 1,
+             1 if colmode else 0, offset, stride, fold, aux_offset, divisor_bits, len(row_dims)]
+    for size, st in row_dims:
+        words += [size, st]
+    return array.array("I", [v & 0xFFFFFFFF for v in words]).tobytes()
+
+
+def grid(groups: int, group: int, max_per_dim: int) -> tuple[int, int, int]:
+    per_wg = WORKGROUP // group
+    n = max(1, -(-groups // per_wg))
+    gy = -(-n // max_per_dim)
+    gx = -(-n // gy)
+    return (gx, gy, 1)

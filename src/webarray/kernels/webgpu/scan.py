@@ -1,0 +1,177 @@
+"""WGSL generator for block scans (cumulative sum, product, min, max) along the rows of a
+strided view.
+
+Rows and groups are cut as in ``reduction.py``: M rows of L columns, groups of S threads
+(a uniform power of two), each group scanning one chunk of S·P consecutive columns of one
+row, in row or column layout. Within a group:
+
+1. the threads load the chunk coalesced (lane, lane + S, ...) into workgroup memory, then
+   each takes P consecutive elements back and scans them in named registers;
+2. the S thread totals get an exclusive Blelloch scan (up-sweep, down-sweep) in workgroup
+   memory: O(S) work, uniform-guarded steps, so one kernel serves every S;
+3. each thread adds its exclusive prefix, and a *carry* when the row has several chunks,
+   and the chunk is written back coalesced.
+
+Long rows take three launches (``_reduce.py``): the reduction kernel computes every
+chunk's total with the same chunking, the totals are scanned exclusively (recursively),
+and this kernel adds them as carries. Shapes, strides and S are uniforms; the key is the
+combine and the dtypes only.
+
+Uniform words: rows, columns, chunks, S, lane shift, lane mask, group shift, group mask,
+column layout flag, input offset, input column stride, output offset, output column
+stride, output columns, shift (1: output column j+1 holds the scan through column j and
+column 0 the identity), workgroup-memory element stride, workgroup-memory group stride,
+number of row dimensions, then (size, input stride, output stride) per row dimension,
+outermost first.
+"""
+
+from __future__ import annotations
+
+import array
+from dataclasses import dataclass
+
+from ..._dtypes import DType
+from . import lanes
+from .reduction import WORKGROUP, cast, combine_expr, identity, ra_helpers
+
+U_DIMS = 18
+P = 8  # elements per thread: a chunk of WORKGROUP·P fits workgroup memory
+# workgroup memory holds a chunk, padded one word per 32 so that a thread reading its P
+# consecutive elements meets no bank conflicts
+_SH = WORKGROUP * P + WORKGROUP * P // 32
+
+
+@dataclass(frozen=True)
+class ScanSpec:
+    combine: str  # add, mul, min, max
+    in_dtype: DType
+    out_dtype: DType  # also the accumulator
+    carry: bool  # a (rows, chunks) array of carries is bound after the input
+
+    @property
+    def key(self):
+        return ("scan", self.combine, self.in_dtype.name, self.out_dtype.name, self.carry,
+                WORKGROUP, P)
+
+
+def generate(spec: ScanSpec) -> str:
+    acc = spec.out_dtype
+    at = lanes.wgsl_type(acc)
+    ident = identity(spec.combine, acc)
+    out_b = 3 if spec.carry else 2
+    L: list[str] = []
+    w = L.append
+
+    def comb(a: str, b: str) -> str:
+        return combine_expr(spec.combine, acc, a, b)
+
+    w("    let M = U[0]; let N = U[1]; let C = U[2]; let S = U[3];")
+    w("    let ls = U[4]; let lm = U[5]; let gs = U[6]; let gm = U[7];")
+    w("    let lane = (lid >> ls) & lm;")
+    w("    let gl = (lid >> gs) & gm;")
+    w("    let g = (wid.x + wid.y * nwg.x) * (gm + 1u) + gl;")
+    w("    let total = M * C;")
+    w("    let live = g < total;")
+    w("    let gg = min(g, total - 1u);")
+    w("    var r = gg / C; var c = gg % C;")
+    w("    if (U[8] != 0u) { r = gg % M; c = gg / M; }")
+    w("    var ib = bitcast<i32>(U[9]);")
+    w("    var ob = bitcast<i32>(U[11]);")
+    w("    var rem = r;")
+    w("    for (var d = U[17]; d > 0u; d = d - 1u) {")
+    w(f"        let at = {U_DIMS - 3}u + 3u * d;")
+    w("        let cd = i32(rem % U[at]);")
+    w("        ib = ib + cd * bitcast<i32>(U[at + 1u]);")
+    w("        ob = ob + cd * bitcast<i32>(U[at + 2u]);")
+    w("        rem = rem / U[at];")
+    w("    }")
+    w("    let sa = bitcast<i32>(U[10]); let so = bitcast<i32>(U[12]);")
+    w("    let c0 = c * S * " + f"{P}u;")
+    w("    let es = U[15]; let sb = gl * U[16];")
+    for k in range(P):
+        w(f"    let e{k} = lane + {k}u * S;")
+        w(f"    let j{k} = c0 + e{k};")
+        raw = lanes.load(spec.in_dtype, "B1", f"u32(ib + i32(min(j{k}, N - 1u)) * sa)")
+        w(f"    let x{k}: {at} = select({ident}, {cast(spec.in_dtype, acc, raw)}, "
+          f"live && j{k} < N);")
+        w(f"    sh[wpad(sb + e{k} * es)] = x{k};")
+    w("    workgroupBarrier();")
+    w(f"    let own = sb + lane * {P}u * es;")
+    for k in range(P):
+        v = f"sh[wpad(own + {k}u * es)]"
+        w(f"    let t{k}: {at} = {v if k == 0 else comb(f't{k - 1}', v)};")
+    w(f"    tsh[lid] = t{P - 1};")
+    w("    workgroupBarrier();")
+    d = 1
+    while d < WORKGROUP:
+        w(f"    if (S > {d}u) {{")
+        w(f"        if (((lane + 1u) & {2 * d - 1}u) == 0u) {{")
+        w(f"            tsh[lid] = {comb(f'tsh[lid - ({d}u << ls)]', 'tsh[lid]')};")
+        w("        }")
+        w("        workgroupBarrier();")
+        w("    }")
+        d *= 2
+    w(f"    if (lane == S - 1u) {{ tsh[lid] = {ident}; }}")
+    w("    workgroupBarrier();")
+    d = WORKGROUP // 2
+    while d >= 1:
+        w(f"    if (S > {d}u) {{")
+        w(f"        if (((lane + 1u) & {2 * d - 1}u) == 0u) {{")
+        w(f"            let o = lid - ({d}u << ls);")
+        w("            let left = tsh[o];")
+        w("            let mine = tsh[lid];")
+        w("            tsh[o] = mine;")
+        w(f"            tsh[lid] = {comb('mine', 'left')};")
+        w("        }")
+        w("        workgroupBarrier();")
+        w("    }")
+        d //= 2
+    w(f"    var pre: {at} = tsh[lid];")
+    if spec.carry:
+        w(f"    pre = {comb(lanes.load(acc, 'B2', 'r * C + c'), 'pre')};")
+    for k in range(P):
+        w(f"    sh[wpad(own + {k}u * es)] = {comb('pre', f't{k}')};")
+    w("    workgroupBarrier();")
+    w("    let shift = U[14]; let nout = U[13];")
+    for k in range(P):
+        w(f"    if (live && j{k} < N && j{k} + shift < nout) {{")
+        val = lanes.wrap(acc, f"sh[wpad(sb + e{k} * es)]")
+        w(f"        {lanes.store(acc, f'B{out_b}', f'u32(ob + i32(j{k} + shift) * so)', val)}")
+        w("    }")
+    w("    if (live && shift == 1u && c == 0u && lane == 0u) {")
+    w(f"        {lanes.store(acc, f'B{out_b}', 'u32(ob)', ident)}")
+    w("    }")
+
+    decls = ["@group(0) @binding(0) var<storage, read> U: array<u32>;",
+             "@group(0) @binding(1) var<storage, read> B1: array<u32>;"]
+    if spec.carry:
+        decls.append("@group(0) @binding(2) var<storage, read> B2: array<u32>;")
+    decls.append(f"@group(0) @binding({out_b}) var<storage, read_write> B{out_b}: array<u32>;")
+    decls.append(f"var<workgroup> sh: array<{at}, {_SH}>;")
+    decls.append(f"var<workgroup> tsh: array<{at}, {WORKGROUP}>;")
+    decls.append("fn wpad(i: u32) -> u32 { return i + (i >> 5u); }")
+    code = "\n".join(L)
+    return ("\n".join(decls) + "\n" + ra_helpers(code)
+            + f"@compute @workgroup_size({WORKGROUP})\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, "
+            "@builtin(num_workgroups) nwg: vec3<u32>, "
+            "@builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")
+
+
+def pack_uniforms(rows: int, cols: int, chunks: int, group: int, colmode: bool,
+                  in_offset: int, in_stride: int, out_offset: int, out_stride: int,
+                  out_cols: int, shift: int, row_dims) -> bytes:
+    """row_dims: (size, input stride, output stride) per row dimension, outermost first."""
+    log_s = group.bit_length() - 1
+    per_wg = WORKGROUP // group
+    log_r = per_wg.bit_length() - 1
+    if colmode:
+        ls, gs, es, gsh = log_r, 0, per_wg, 1
+    else:
+        ls, gs, es, gsh = 0, log_s, 1, group * P
+    words = [rows, cols, chunks, group, ls, group - 1, gs, per_wg - 1, 1 if colmode else 0,
+             in_offset, in_stride, out_offset, out_stride, out_cols, shift, es, gsh,
+             len(row_dims)]
+    for dims in row_dims:
+        words += list(dims)
+    return array.array("I", [v & 0xFFFFFFFF for v in words]).tobytes()
