@@ -8,19 +8,12 @@ function of the same name, so operator and function share validation and kernels
 
 from __future__ import annotations
 
-import array as _pyarray
 import math
-import operator
 import struct
-import sys
-from typing import Any
 
 from . import _dtypes as dt
 from . import _graph
 from ._device import Device
-
-_KDL_CPU = 1
-_KDL_WEBGPU = 15  # DLPack's device type for WebGPU
 
 
 class Array:
@@ -151,7 +144,10 @@ class Array:
         return float(self._scalar())
 
     def __complex__(self) -> complex:
-        return complex(self._scalar())
+        v = self._scalar()
+        if isinstance(v, float) and math.isnan(v):
+            return complex(math.nan, math.nan)  # the standard's special case: NaN + NaN j
+        return complex(v)
 
     def __index__(self) -> int:
         if self._dtype not in dt.integer_dtypes:
@@ -181,13 +177,14 @@ class Array:
         return self._shape[0]
 
     def __iter__(self):
+        # not a generator function: iter(x) itself must raise for a 0-d array
         if not self._shape:
             raise TypeError("iteration over a zero-dimensional array")
-        for i in range(self._shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self._shape[0]))
 
-    def __hash__(self):
-        raise TypeError("webarray arrays are mutable and not hashable")
+    # arrays are mutable, and == is elementwise: not hashable (collections.abc.Hashable
+    # says so too)
+    __hash__ = None  # type: ignore[assignment]
 
     # -- namespace, device and interchange ----------------------------------------------------
 
@@ -213,7 +210,9 @@ class Array:
         return asarray(self._host_nested(), dtype=self._dtype, device=target)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        return (_KDL_WEBGPU, 0)
+        from ._dlpack import KDL_WEBGPU
+
+        return (KDL_WEBGPU, 0)
 
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
         from ._dlpack import export
@@ -332,41 +331,69 @@ _NUMPY_STORAGE = {"f": "<f4", "i": "<i4", "u": "<u4", "b": "<u4"}
 
 
 def _format(x: Array, edge: int = 3, limit: int = 1000) -> str:
-    """Values of x as nested brackets, summarised with '...' past ``limit`` elements."""
+    """Values of x as nested brackets; past ``limit`` elements only the first and last
+    ``edge`` entries of each long axis are shown, fetched with one gather and one
+    readback."""
     if x.size == 0:
-        return "[]" * max(1, x.ndim) if x.ndim <= 1 else "[" * x.ndim + "]" * x.ndim
-    summarise = x.size > limit
+        return _render(_empty_nested(x.shape))
+    if x.size <= limit:
+        return _render(x._host_nested())
+    keep = [list(range(n)) if n <= 2 * edge else list(range(edge)) + list(range(n - edge, n))
+            for n in x.shape]
+    from ._creation import asarray
 
-    def fmt_value(v) -> str:
-        if isinstance(v, bool):
-            return "True" if v else "False"
-        if isinstance(v, float):
-            if math.isnan(v):
-                return "nan"
-            if math.isinf(v):
-                return "inf" if v > 0 else "-inf"
-            return f"{v:.8g}" if ("e" in f"{v:.8g}" or "." in f"{v:.8g}") else f"{v:.8g}."
-        return str(v)
+    index = []
+    for axis, positions in enumerate(keep):
+        # positions along this axis, viewed to broadcast against the other axes' positions
+        a = asarray(positions, dtype=dt.int32, device=x.device)
+        shape = [1] * x.ndim
+        shape[axis] = len(positions)
+        strides = [0] * x.ndim
+        strides[axis] = 1
+        index.append(Array._view(a._buf, a._dtype, shape, strides, 0, a._device))
+    nested = x[tuple(index)]._host_nested()
 
-    if not summarise:
-        nested = x._host_nested()
+    def cut(v, axis: int):
+        if axis == x.ndim:
+            return v
+        parts = [cut(e, axis + 1) for e in v]
+        if x.shape[axis] > 2 * edge:
+            parts.insert(edge, _ELIDED)
+        return parts
 
-        def render(v):
-            if isinstance(v, list):
-                return "[" + ", ".join(render(e) for e in v) + "]"
-            return fmt_value(v)
+    return _render(cut(nested, 0))
 
-        return render(nested)
 
-    def render_view(v: Array) -> str:
-        if v.ndim == 0:
-            return fmt_value(v._scalar())
-        n = v.shape[0]
-        if n > 2 * edge:
-            parts = [render_view(v[i]) for i in range(edge)] + ["..."]
-            parts += [render_view(v[i]) for i in range(n - edge, n)]
-        else:
-            parts = [render_view(v[i]) for i in range(n)]
-        return "[" + ", ".join(parts) + "]"
+_ELIDED = object()
 
-    return render_view(x)
+
+def _empty_nested(shape):
+    if not shape or shape[0] == 0:
+        return []
+    return [_empty_nested(shape[1:]) for _ in range(shape[0])]
+
+
+def _render(v) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_render(e) for e in v) + "]"
+    if v is _ELIDED:
+        return "..."
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, float):
+        return _float32_str(v)
+    return str(v)
+
+
+def _float32_str(v: float) -> str:
+    """The shortest decimal that reads back as the same float32, with a '.' or exponent
+    so that it reads as a float."""
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    for digits in range(1, 10):  # 9 significant digits always round-trip a float32
+        text = f"{v:.{digits}g}"
+        if struct.unpack("<f", _graph.f32_bytes(float(text)))[0] == v:
+            break
+    return text if ("e" in text or "." in text) else text + "."

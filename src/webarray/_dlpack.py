@@ -1,116 +1,167 @@
 """DLPack interchange. A webarray array lives in GPU memory that no other library can
-address, so export always hands out a host copy: consumers that ask for the CPU device
-(``numpy.from_dlpack(x)`` does) get one; a request for zero-copy raises BufferError as the
-standard says. Import reads any CPU DLPack producer."""
+address, so export always hands out a host copy: consumers that ask for the CPU device, or
+for no device in particular (``numpy.from_dlpack(x)``), get one; a request for another
+device or for zero-copy raises BufferError as the standard says. Import reads any CPU
+DLPack producer."""
 
 from __future__ import annotations
 
-import ctypes
+import array
+import functools
 
-from . import _dtypes as dt
+from . import _graph
 
-_KDL_CPU = 1
-_KDL_WEBGPU = 15
+KDL_CPU = 1
+KDL_WEBGPU = 15  # DLPack's device type for WebGPU
 _CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
+_FLAG_IS_COPIED = 1 << 1
+_VERSION = (1, 0)  # the newest DLPack version whose layout and dtype codes this exports
+
+# address of an exported managed tensor -> the ctypes objects that must outlive it
+_alive: dict[int, tuple] = {}
 
 
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+@functools.cache
+def _capi():
+    """The DLPack structs and the capsule functions, built on first export only, so that
+    importing webarray (and from_dlpack) needs no ctypes callbacks, which some Python
+    builds (WebAssembly ones) may lack."""
+    import ctypes
+    from types import SimpleNamespace
+
+    class DLDevice(ctypes.Structure):
+        _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+    class DLDataType(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                    ("lanes", ctypes.c_uint16)]
+
+    class DLTensor(ctypes.Structure):
+        _fields_ = [
+            ("data", ctypes.c_void_p),
+            ("device", DLDevice),
+            ("ndim", ctypes.c_int32),
+            ("dtype", DLDataType),
+            ("shape", ctypes.POINTER(ctypes.c_int64)),
+            ("strides", ctypes.POINTER(ctypes.c_int64)),
+            ("byte_offset", ctypes.c_uint64),
+        ]
+
+    class DLPackVersion(ctypes.Structure):
+        _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+    # Both deleters take a pointer to their own struct; as a plain address one callback
+    # serves both layouts.
+    deleter_type = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+    class DLManagedTensor(ctypes.Structure):
+        _fields_ = [
+            ("dl_tensor", DLTensor),
+            ("manager_ctx", ctypes.c_void_p),
+            ("deleter", deleter_type),
+        ]
+
+    class DLManagedTensorVersioned(ctypes.Structure):
+        _fields_ = [
+            ("version", DLPackVersion),
+            ("manager_ctx", ctypes.c_void_p),
+            ("deleter", deleter_type),
+            ("flags", ctypes.c_uint64),
+            ("dl_tensor", DLTensor),
+        ]
+
+    @deleter_type
+    def delete(address):
+        _alive.pop(address, None)
+
+    api = ctypes.pythonapi
+    destructor_type = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    capsule_new = ctypes.PYFUNCTYPE(
+        ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, destructor_type
+    )(("PyCapsule_New", api))
+    is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
+        ("PyCapsule_IsValid", api)
+    )
+    get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", api)
+    )
+    # capsule names must outlive the capsules
+    names = (ctypes.c_char_p(b"dltensor"), ctypes.c_char_p(b"dltensor_versioned"))
+
+    @destructor_type
+    def capsule_destructor(capsule):
+        # A consumer renames the capsule ("used_...") and calls the deleter itself; a
+        # capsule that was never consumed still owns its tensor.
+        for name in names:
+            if is_valid(capsule, name):
+                _alive.pop(get_pointer(capsule, name), None)
+
+    return SimpleNamespace(
+        ctypes=ctypes, DLDevice=DLDevice, DLDataType=DLDataType, DLPackVersion=DLPackVersion,
+        DLManagedTensor=DLManagedTensor, DLManagedTensorVersioned=DLManagedTensorVersioned,
+        delete=delete, capsule_new=capsule_new, capsule_destructor=capsule_destructor,
+        names=names,
+    )
 
 
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", _DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", _DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class _DLManagedTensor(ctypes.Structure):
-    pass
-
-
-_Deleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
-_DLManagedTensor._fields_ = [
-    ("dl_tensor", _DLTensor),
-    ("manager_ctx", ctypes.c_void_p),
-    ("deleter", _Deleter),
-]
-
-_alive: dict[int, tuple] = {}  # address of a DLManagedTensor -> what must outlive it
-
-
-@_Deleter
-def _delete(ptr):
-    _alive.pop(ctypes.addressof(ptr.contents), None)
-
-
-_CapsuleDestructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-
-@_CapsuleDestructor
-def _capsule_destructor(capsule):
-    # An unconsumed capsule still owns its tensor; a consumed one was renamed.
-    get = ctypes.pythonapi.PyCapsule_GetPointer
-    get.restype = ctypes.c_void_p
-    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    is_valid = ctypes.pythonapi.PyCapsule_IsValid
-    is_valid.restype = ctypes.c_int
-    is_valid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-    if is_valid(capsule, b"dltensor"):
-        ptr = ctypes.pythonapi.PyCapsule_GetPointer
-        ptr.restype = ctypes.c_void_p
-        ptr.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-        _alive.pop(ptr(capsule, b"dltensor"), None)
+def _host_bytes(x) -> bytes:
+    """x's values in C order, packed at the dtype's own width (bool as one byte)."""
+    if x.size == 0:
+        return b""
+    if x.dtype.kind == "b":
+        return bytes(1 if v else 0 for v in x._host_flat())
+    words = x._words()
+    width = x.dtype.bits // 8
+    if width == 4:
+        return words.tobytes()
+    fmt = {("i", 1): "b", ("i", 2): "h", ("u", 1): "B", ("u", 2): "H"}[x.dtype.kind, width]
+    return array.array(fmt, words.tolist()).tobytes()
 
 
 def export(x, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """A DLPack capsule holding a host copy of x.
+
+    The copy is made for ``dl_device=None`` too, although the standard asks for x's own
+    device there: a WebGPU buffer has no address another library could use, and this is
+    what lets ``numpy.from_dlpack(x)`` work. ``max_version`` of (1, 0) or newer gives a
+    versioned capsule flagged as a copy; None or older gives the legacy one.
+    """
     if stream is not None:
-        raise BufferError("webarray has no streams; pass stream=None")
-    if dl_device is None or tuple(dl_device) != (_KDL_CPU, 0):
+        raise BufferError(f"webarray has no streams; pass stream=None, not {stream!r}")
+    if dl_device is not None and tuple(dl_device) != (KDL_CPU, 0):
         raise BufferError(
-            "webarray arrays live in GPU memory that other libraries cannot address; ask "
-            "for a host copy with dl_device=(1, 0) (numpy.from_dlpack does)"
+            f"webarray can export to the CPU device (1, 0) only, not {tuple(dl_device)}: a "
+            "WebGPU buffer cannot be addressed by other libraries"
         )
     if copy is False:
-        raise BufferError("a host view of a webarray array needs a copy; copy=False is impossible")
-    if x.dtype.kind == "b":
-        data = bytes(1 if v else 0 for v in x._host_flat())
-    else:
-        words = x._words()
-        width = x.dtype.bits // 8
-        if width == 4:
-            data = words.tobytes()
-        else:
-            fmt = {("i", 1): "b", ("i", 2): "h", ("u", 1): "B", ("u", 2): "H"}[x.dtype.kind, width]
-            import array
-
-            data = array.array(fmt, words.tolist()).tobytes()
+        raise BufferError(
+            "webarray arrays live in GPU memory; a host view needs a copy, so copy=False "
+            "is impossible"
+        )
+    c = _capi()
+    ctypes = c.ctypes
+    versioned = max_version is not None and tuple(max_version) >= (1, 0)
+    data = _host_bytes(x)
     buf = ctypes.create_string_buffer(data, max(len(data), 1))
-    shape = (ctypes.c_int64 * max(x.ndim, 1))(*x.shape)
-    mt = _DLManagedTensor()
-    mt.dl_tensor.data = ctypes.cast(buf, ctypes.c_void_p)
-    mt.dl_tensor.device = _DLDevice(_KDL_CPU, 0)
-    mt.dl_tensor.ndim = x.ndim
-    mt.dl_tensor.dtype = _DLDataType(_CODES[x.dtype.kind], x.dtype.bits, 1)
-    mt.dl_tensor.shape = shape
-    mt.dl_tensor.strides = None
-    mt.dl_tensor.byte_offset = 0
-    mt.deleter = _delete
-    addr = ctypes.addressof(mt)
-    _alive[addr] = (mt, buf, shape)
-    new = ctypes.pythonapi.PyCapsule_New
-    new.restype = ctypes.py_object
-    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _CapsuleDestructor]
-    return new(addr, b"dltensor", _capsule_destructor)
+    ndim = x.ndim
+    shape = (ctypes.c_int64 * max(ndim, 1))(*x.shape)
+    strides = (ctypes.c_int64 * max(ndim, 1))(*_graph.c_strides(x.shape))
+    mt = c.DLManagedTensorVersioned() if versioned else c.DLManagedTensor()
+    t = mt.dl_tensor
+    t.data = ctypes.cast(buf, ctypes.c_void_p)
+    t.device = c.DLDevice(KDL_CPU, 0)
+    t.ndim = ndim
+    t.dtype = c.DLDataType(_CODES[x.dtype.kind], x.dtype.bits, 1)
+    t.shape = shape
+    t.strides = strides
+    t.byte_offset = 0
+    mt.deleter = c.delete
+    if versioned:
+        mt.version = c.DLPackVersion(*_VERSION)
+        mt.flags = _FLAG_IS_COPIED
+    address = ctypes.addressof(mt)
+    _alive[address] = (mt, buf, shape, strides)
+    return c.capsule_new(address, c.names[versioned], c.capsule_destructor)
 
 
 def import_dlpack(obj, *, device=None, copy=None):

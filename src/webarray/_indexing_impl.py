@@ -5,12 +5,20 @@ rules: integers and integer arrays broadcast together, trailing dimensions kept)
 boolean masks gather through one kernel that reads the source buffer at computed element
 indices; assignment through them scatters the same way. A mask's positions are found on
 the host after one readback of the mask, since the result's shape depends on them.
+
+Deviations and choices where the standard leaves behaviour open: indices may cover fewer
+axes than the array has (the rest are taken whole, as in NumPy); a list of integers (or of
+bools) indexes like the equivalent array, and its bounds are checked on the host; out of
+bounds entries of a device index array are clamped into the axis rather than checked,
+which would need a readback; integer arrays combine with integers and trailing full
+slices only; a boolean array may be followed by ``...`` or full slices only.
 """
 
 from __future__ import annotations
 
 import math
 import operator
+import reprlib
 
 from . import _dtypes as dt
 from . import _graph
@@ -20,16 +28,18 @@ from .kernels.expr import Apply, Cast, Gather, Index, Input, Node, Scalar
 _I32 = dt.int32
 
 
-def _normalize(x: Array, key) -> tuple:
+def _normalize(x: Array, key) -> tuple[tuple, dict]:
+    """The key as a tuple of ints, slices, None, ..., Python bools and index arrays, and
+    the (lowest, highest) value of each index array that came from a host list."""
     if not isinstance(key, tuple):
         key = (key,)
     out = []
+    host_ranges: dict = {}
     for k in key:
         if isinstance(k, list):
-            # a list of ints is taken as an integer array, as NumPy users expect
-            from ._creation import asarray
-
-            k = asarray(k, dtype=_I32, device=x.device) if k else asarray([], dtype=_I32, device=x.device)
+            k, bounds = _from_list(x, k)
+            if bounds is not None:
+                host_ranges[id(k)] = bounds
         if isinstance(k, Array):
             if k.device != x.device:
                 raise ValueError(f"index array is on {k.device!r}, the array on {x.device!r}")
@@ -37,7 +47,8 @@ def _normalize(x: Array, key) -> tuple:
                 k = int(k)
             elif k.dtype not in dt.integer_dtypes and k.dtype is not dt.bool:
                 raise IndexError(
-                    f"arrays used as indices must be integer or boolean, got {k.dtype.name}"
+                    f"arrays used as indices must be integer or boolean, got a {k.dtype.name} "
+                    f"array of shape {k.shape}"
                 )
         elif isinstance(k, bool):
             pass
@@ -46,7 +57,8 @@ def _normalize(x: Array, key) -> tuple:
                 for part in (k.start, k.stop, k.step):
                     if part is not None and not _is_int(part):
                         raise IndexError(
-                            f"slice bounds must be integers or None, got {type(part).__name__}"
+                            f"slice bounds must be integers or None, got {type(part).__name__} "
+                            f"{_short(part)} in {_short(k)}"
                         )
         else:
             try:
@@ -54,12 +66,67 @@ def _normalize(x: Array, key) -> tuple:
             except TypeError:
                 raise IndexError(
                     f"only integers, slices, ..., None and integer or boolean arrays are valid "
-                    f"indices; got {type(k).__name__}"
+                    f"indices; got {type(k).__name__} {_short(k)}"
                 ) from None
         out.append(k)
     if sum(k is Ellipsis for k in out) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    return tuple(out)
+        raise IndexError(
+            f"an index can only have a single ellipsis ('...'), got {sum(k is Ellipsis for k in out)}"
+        )
+    return tuple(out), host_ranges
+
+
+def _from_list(x: Array, k: list):
+    """A list index as a device array, as NumPy reads it: only bools make a boolean mask,
+    only integers an int32 index array. Returns the array and, for integers, the lowest
+    and highest value (checked against the axis once it is known)."""
+    from ._creation import asarray
+
+    leaves: list = []
+
+    def ints(v):
+        if isinstance(v, (list, tuple)):
+            return [ints(e) for e in v]
+        leaves.append(v)
+        return v if isinstance(v, bool) or not _is_int(v) else operator.index(v)
+
+    nested = ints(k)
+    if leaves and all(isinstance(v, bool) for v in leaves):
+        return asarray(nested, dtype=dt.bool, device=x.device), None
+    for v in leaves:
+        if isinstance(v, bool) or not _is_int(v):
+            raise IndexError(
+                "a list used as an index must hold only integers or only booleans; got "
+                f"{type(v).__name__} {_short(v)} in {_short(k)}"
+            )
+    values = [operator.index(v) for v in leaves]
+    lo, hi = min(values, default=0), max(values, default=0)
+    limit = 1 << 31
+    if lo < -limit or hi >= limit:
+        bad = lo if lo < -limit else hi
+        raise IndexError(f"index {bad} in {_short(k)} is out of bounds for any axis")
+    try:
+        arr = asarray(nested, dtype=_I32, device=x.device)
+    except ValueError as e:  # ragged
+        raise IndexError(f"a list used as an index must be rectangular: {e}") from None
+    return arr, (lo, hi) if values else None
+
+
+def _check_host_ranges(x: Array, key: tuple, host_ranges: dict) -> None:
+    """Bounds of index arrays made from lists, known on the host without a readback."""
+    axis = 0
+    for k in key:
+        bounds = host_ranges.get(id(k)) if isinstance(k, Array) else None
+        if bounds is not None:
+            n = x.shape[axis]
+            for v in bounds:
+                if not -n <= v < n:
+                    raise IndexError(f"index {v} is out of bounds for axis {axis} with size {n}")
+        axis += _consumed(k)
+
+
+def _short(v) -> str:
+    return reprlib.repr(v)
 
 
 def _is_int(v) -> bool:
@@ -84,7 +151,8 @@ def _expand_ellipsis(x: Array, key: tuple) -> tuple:
     used = sum(_consumed(k) for k in key)
     if used > x.ndim:
         raise IndexError(
-            f"too many indices: the index uses {used} dimensions, the array has {x.ndim}"
+            f"too many indices: the index uses {used} dimension{'s' * (used != 1)}, the "
+            f"array has {x.ndim}"
         )
     if Ellipsis in key:
         i = next(j for j, k in enumerate(key) if k is Ellipsis)
@@ -210,8 +278,16 @@ def _flat_index(x: Array, arrays, s2, n_adv):
     return total, inputs, scalars, out_shape
 
 
+def _prepare(x: Array, key) -> tuple:
+    key, host_ranges = _normalize(x, key)
+    key = _expand_ellipsis(x, key)
+    if host_ranges:
+        _check_host_ranges(x, key, host_ranges)
+    return key
+
+
 def getitem(x: Array, key) -> Array:
-    key = _expand_ellipsis(x, _normalize(x, key))
+    key = _prepare(x, key)
     if not any(isinstance(k, Array) for k in key):
         return _basic(x, key)
     arrays, s2, n_adv = _advanced_parts(x, key)
@@ -244,7 +320,7 @@ def _value_node(x: Array, value, slot: int, scalars: list, what: str):
 def setitem(x: Array, key, value) -> None:
     from ._elementwise import broadcast_shapes
 
-    key = _expand_ellipsis(x, _normalize(x, key))
+    key = _prepare(x, key)
     if not any(isinstance(k, Array) for k in key):
         view = _basic(x, key)
         scalars: list = []
