@@ -13,6 +13,7 @@ import struct
 
 from . import _dtypes as dt
 from . import _graph
+from . import _storage
 from ._device import Device
 
 
@@ -40,7 +41,7 @@ class Array:
     def _empty(cls, shape, dtype: dt.DType, device: Device) -> "Array":
         device.check_dtype(dtype)
         n = math.prod(shape)
-        buf = device.pool.acquire(max(n, 1) * 4)
+        buf = device.pool.acquire(max(n, 1) * _storage.element_bytes(dtype))
         return cls._view(buf, dtype, shape, _graph.c_strides(shape), 0, device)
 
     # -- attributes --------------------------------------------------------------------------
@@ -94,19 +95,14 @@ class Array:
             return self
         return _graph.copy_of(self)
 
-    def _words(self) -> memoryview:
-        """The values as a flat C-order memoryview of 32-bit words ('f', 'i' or 'I')."""
+    def _raw(self) -> bytes:
+        """The stored bytes of the values, flat in C order (see _storage.py)."""
         src = self._contiguous()
-        n = self.size
-        raw = self._device.executor.read(src._buf.handle, src._offset * 4, n * 4)
-        fmt = {"f": "f", "i": "i", "u": "I", "b": "I"}[self._dtype.kind]
-        return memoryview(raw).cast(fmt)
+        width = _storage.element_bytes(self._dtype)
+        return self._device.executor.read(src._buf.handle, src._offset * width, self.size * width)
 
     def _host_flat(self) -> list:
-        words = self._words()
-        if self._dtype.kind == "b":
-            return [w != 0 for w in words]
-        return words.tolist()
+        return _storage.decode(self._raw(), self._dtype)
 
     def _host_nested(self):
         flat = self._host_flat()
@@ -161,7 +157,7 @@ class Array:
 
         if copy is False:
             raise ValueError("a webarray array lives on a GPU; converting to NumPy copies it")
-        out = np.frombuffer(self._words(), dtype=_NUMPY_STORAGE[self._dtype.kind])
+        out = np.frombuffer(self._raw(), dtype=_storage.numpy_storage(self._dtype))
         out = out.astype(self._dtype.name).reshape(self._shape)
         return out if dtype is None else out.astype(dtype)
 
@@ -327,7 +323,6 @@ for _op, _fn in [("neg", "negative"), ("pos", "positive"), ("abs", "abs"),
 
 del _op, _fn, _f, _r, _i, _m
 
-_NUMPY_STORAGE = {"f": "<f4", "i": "<i4", "u": "<u4", "b": "<u4"}
 
 
 def _format(x: Array, edge: int = 3, limit: int = 1000) -> str:

@@ -10,6 +10,7 @@ import operator
 
 from . import _dtypes as dt
 from . import _graph
+from . import _storage
 from ._array_object import Array
 from ._device import Device, resolve
 from .kernels.expr import Apply, Cast, Index, Input, Scalar
@@ -149,15 +150,13 @@ def _infer(flat) -> dt.DType:
 
 
 def _words_from_values(flat, dtype: dt.DType) -> bytes:
-    if dtype.kind == "f":
-        try:
-            return _pyarray.array("f", flat).tobytes()
-        except (OverflowError, TypeError):
-            return b"".join(_graph.f32_bytes(float(v)) for v in flat)
-    if dtype.kind == "b":
-        return _pyarray.array("I", [1 if v else 0 for v in flat]).tobytes()
-    vals = []
+    """Stored bytes of Python values for dtype, with the standard's conversion errors."""
+    if dtype.kind in "fcb":
+        if dtype.kind == "f" and any(isinstance(v, complex) for v in flat):
+            raise TypeError(f"cannot convert a complex value to {dtype.name}")
+        return _storage.encode(flat, dtype)
     lo, hi = _range(dtype)
+    vals = []
     for v in flat:
         if isinstance(v, float):
             if not math.isfinite(v):
@@ -169,7 +168,7 @@ def _words_from_values(flat, dtype: dt.DType) -> bytes:
         if not lo <= v <= hi:
             raise OverflowError(f"{v} is out of bounds for {dtype.name} (allowed: {lo} to {hi})")
         vals.append(v)
-    return _pyarray.array("i" if dtype.kind == "i" else "I", vals).tobytes()
+    return _storage.encode(vals, dtype)
 
 
 def _upload(words: bytes, shape, dtype: dt.DType, device: Device) -> Array:
@@ -204,16 +203,16 @@ def _from_buffer(obj, dtype, device):
     if src.kind == "c" and target.kind != "c":
         raise TypeError(f"asarray cannot convert complex {src.name} data to {target.name}")
     data = np.ascontiguousarray(obj)
-    if target.kind == "f":
-        store = data.astype("<f4")
+    layout = _storage.numpy_storage(target)
+    if target.kind in "fc":
+        store = data.astype(layout)
     elif target.kind == "b":
-        store = (data != 0).astype("<u4")
+        store = (data != 0).astype(layout)
     else:
         if data.dtype.kind == "f":
             data = data.astype(np.int64)
-        store = data.astype("<i4" if target.kind == "i" else "<u4")
-        if target.bits < 32:
-            store = store.astype(target.name).astype(store.dtype)
+        # wrap to the target's width first, then widen to its storage word(s)
+        store = data.astype(target.name).astype(layout)
     return _upload(store.tobytes(), obj.shape, target, device)
 
 

@@ -110,12 +110,12 @@ def _host_bytes(x) -> bytes:
         return b""
     if x.dtype.kind == "b":
         return bytes(1 if v else 0 for v in x._host_flat())
-    words = x._words()
+    raw = x._raw()
     width = x.dtype.bits // 8
-    if width == 4:
-        return words.tobytes()
+    if width in (4, 8):
+        return raw  # stored at the dtype's own width already (complex64 as 2 x float32)
     fmt = {("i", 1): "b", ("i", 2): "h", ("u", 1): "B", ("u", 2): "H"}[x.dtype.kind, width]
-    return array.array(fmt, words.tolist()).tobytes()
+    return array.array(fmt, memoryview(raw).cast("i" if x.dtype.kind == "i" else "I").tolist()).tobytes()
 
 
 def export(x, *, stream=None, max_version=None, dl_device=None, copy=None):

@@ -1,0 +1,66 @@
+"""How values of each dtype sit in a device buffer, seen from the host.
+
+Every dtype of 32 bits or less takes one little-endian 32-bit word per element (bool as
+0/1, narrow integers sign- or zero-extended); int64 and uint64 take two words (low word
+first) and complex64 two float32 words (real first), which is exactly NumPy's layout of
+those dtypes. Nothing here needs NumPy; the NumPy fast paths use ``NUMPY_STORAGE``.
+"""
+
+from __future__ import annotations
+
+import array as _pyarray
+import math
+import struct
+
+from . import _dtypes as dt
+
+_TYPECODE = {"b": "I", "i": "i", "u": "I", "f": "f"}
+_WIDE = {dt.int64: "q", dt.uint64: "Q", dt.complex64: "f"}
+
+NUMPY_STORAGE = {"b": "<u4", "i": "<i4", "u": "<u4", "f": "<f4"}
+_NUMPY_WIDE = {dt.int64: "<i8", dt.uint64: "<u8", dt.complex64: "<c8"}
+
+
+def element_bytes(dtype: dt.DType) -> int:
+    return 8 if dtype in _WIDE else 4
+
+
+def numpy_storage(dtype: dt.DType) -> str:
+    return _NUMPY_WIDE.get(dtype) or NUMPY_STORAGE[dtype.kind]
+
+
+def decode(raw: bytes, dtype: dt.DType) -> list:
+    """Python values (bool, int, float, complex) from stored bytes."""
+    code = _WIDE.get(dtype) or _TYPECODE[dtype.kind]
+    values = memoryview(raw).cast(code).tolist()
+    if dtype.kind == "b":
+        return [v != 0 for v in values]
+    if dtype.kind == "c":
+        return [complex(values[i], values[i + 1]) for i in range(0, len(values), 2)]
+    return values
+
+
+def _f32(v: float) -> bytes:
+    try:
+        return struct.pack("<f", v)
+    except OverflowError:  # rounds past the largest float32: IEEE gives infinity
+        return struct.pack("<f", math.copysign(math.inf, v))
+
+
+def encode(values, dtype: dt.DType) -> bytes:
+    """Stored bytes of Python values already validated for dtype."""
+    if dtype.kind == "b":
+        return _pyarray.array("I", [1 if v else 0 for v in values]).tobytes()
+    if dtype.kind == "c":
+        parts = []
+        for v in values:
+            v = complex(v)
+            parts += [v.real, v.imag]
+        return encode(parts, dt.float32)
+    if dtype.kind == "f":
+        try:
+            return _pyarray.array("f", values).tobytes()
+        except (OverflowError, TypeError):
+            return b"".join(_f32(float(v)) for v in values)
+    code = _WIDE.get(dtype) or _TYPECODE[dtype.kind]
+    return _pyarray.array(code, [int(v) for v in values]).tobytes()
