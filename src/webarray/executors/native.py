@@ -4,16 +4,48 @@ Dispatches are recorded host-side and replayed into one compute pass per submit,
 what makes small ops cheap (PERF_NOTES.md: ~5 µs per dispatch in one pass against ~140 µs
 with one submit each). Uniforms of a whole batch live in one arena buffer written once per
 submit.
+
+Host time per dispatch is what limits mid-sized ops, so the replay avoids wgpu object
+creation: kernels whose bindings are all storage buffers (every generated kernel) get an
+explicit layout whose binding 0 takes a dynamic offset into the arena, and their bind
+groups are cached by (layout, binding size, buffers) until one of the buffers is freed.
+Recorded work is submitted early once it binds ``_SUBMIT_BYTES``, so the GPU runs large ops
+while Python records the next ones.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections import OrderedDict
 from typing import Sequence
 
 from .protocol import DeviceLost, KernelError
 
 _BATCH_LIMIT = 4096  # dispatches recorded before a submit is forced
+# Bytes of buffers bound by the recorded dispatches after which they are submitted at once,
+# so that the GPU works on large ops while the host records the next ones. Small ops never
+# reach it and keep the one-submit-per-sync batching.
+# On an H100 a submit costs ~100 µs of host time, so a batch should hold ~1 ms of GPU work.
+_SUBMIT_BYTES = 2 << 30
+_BIND_GROUP_CACHE = 2048  # cached bind groups (least recently used ones are dropped)
+_ARENA_MIN = 1 << 20
+
+_BINDING = re.compile(r"@group\(\s*(\d+)\s*\)\s*@binding\(\s*(\d+)\s*\)\s*var\s*(<[^>]*>)?")
+
+
+def storage_bindings(source: str) -> tuple[bool, ...] | None:
+    """Per binding 0..n of a kernel, whether it is written (``read_write``); None unless
+    binding 0 is read-only storage and every binding is a storage buffer of group 0."""
+    found: dict[int, bool] = {}
+    for group, binding, space in _BINDING.findall(source):
+        parts = [p.strip() for p in (space or "<>")[1:-1].split(",")]
+        if group != "0" or parts[0] != "storage" or len(parts) != 2:
+            return None
+        found[int(binding)] = parts[1] == "read_write"
+    if not found or sorted(found) != list(range(len(found))) or found[0]:
+        return None
+    return tuple(found[i] for i in range(len(found)))
 
 
 def _wgpu():
@@ -70,10 +102,17 @@ class NativeExecutor:
         )
         self._buffers: dict[int, object] = {}
         self._next_handle = 1
-        self._pipelines: list[tuple[object, object]] = []
+        self._sizes: dict[int, int] = {}
+        # per kernel: (pipeline, bind group layout, layout key or None for an auto layout)
+        self._pipelines: list[tuple[object, object, object]] = []
         self._kernel_ids: dict[str, int] = {}
+        self._layouts: dict[tuple, object] = {}
+        self._bind_groups: OrderedDict = OrderedDict()
+        self._bind_groups_of: dict[int, set] = {}  # buffer handle -> cache keys using it
         self._pending: list[tuple] = []
+        self._pending_bytes = 0
         self._arena = bytearray()
+        self._arena_slack = 0  # largest dynamic binding of the batch, past its last offset
         self._arena_buf = None
         self._arena_size = 0
         self._lost: str | None = None
@@ -97,12 +136,16 @@ class NativeExecutor:
         handle = self._next_handle
         self._next_handle += 1
         self._buffers[handle] = buf
+        self._sizes[handle] = nbytes
         return handle
 
     def free(self, handle: int) -> None:
         # Pending dispatches keep their own reference to the buffer object, so dropping
         # the handle here never invalidates work that is already recorded.
         buf = self._buffers.pop(handle, None)
+        self._sizes.pop(handle, None)
+        for key in self._bind_groups_of.pop(handle, ()):
+            self._bind_groups.pop(key, None)
         if buf is not None and not self._pending:
             buf.destroy()
 
@@ -127,20 +170,42 @@ class NativeExecutor:
         kid = self._kernel_ids.get(source)
         if kid is not None:
             return kid
+        writable = storage_bindings(source)
         try:
             module = self._device.create_shader_module(code=source)
-            pipeline = self._device.create_compute_pipeline(
-                layout="auto", compute={"module": module, "entry_point": "main"}
-            )
+            stage = {"module": module, "entry_point": "main"}
+            if writable is None:
+                pipeline = self._device.create_compute_pipeline(layout="auto", compute=stage)
+                layout = pipeline.get_bind_group_layout(0)
+            else:
+                layout = self._layout(writable)
+                pipeline = self._device.create_compute_pipeline(
+                    layout=self._device.create_pipeline_layout(bind_group_layouts=[layout]),
+                    compute=stage,
+                )
         except Exception as e:
             numbered = "\n".join(
                 f"{i + 1:4d}  {line}" for i, line in enumerate(source.splitlines())
             )
             raise KernelError(f"WGSL kernel failed to compile:\n{e}\n--- source ---\n{numbered}") from None
         kid = len(self._pipelines)
-        self._pipelines.append((pipeline, pipeline.get_bind_group_layout(0)))
+        self._pipelines.append((pipeline, layout, writable))
         self._kernel_ids[source] = kid
         return kid
+
+    def _layout(self, writable: tuple[bool, ...]):
+        """The bind group layout shared by kernels with this binding signature."""
+        layout = self._layouts.get(writable)
+        if layout is None:
+            wgpu = self._wgpu
+            entries = [{"binding": 0, "visibility": wgpu.ShaderStage.COMPUTE,
+                        "buffer": {"type": "read-only-storage", "has_dynamic_offset": True}}]
+            for b, w in enumerate(writable[1:], start=1):
+                entries.append({"binding": b, "visibility": wgpu.ShaderStage.COMPUTE,
+                                "buffer": {"type": "storage" if w else "read-only-storage"}})
+            layout = self._layouts[writable] = self._device.create_bind_group_layout(
+                entries=entries)
+        return layout
 
     def dispatch(self, kernel: int, bindings: Sequence[int], uniforms: bytes, grid) -> None:
         self._check_alive()
@@ -149,42 +214,85 @@ class NativeExecutor:
         self._arena.extend(b"\0" * (start - len(self._arena)))
         self._arena.extend(uniforms or b"\0\0\0\0")
         size = len(self._arena) - start
-        bufs = [self._buffers[h] for h in bindings]
-        self._pending.append((kernel, bufs, start, size, grid))
-        if len(self._pending) >= _BATCH_LIMIT:
+        # a dynamic binding has a fixed size per bind group: round it to a power of two
+        window = 256 if size <= 256 else 1 << (size - 1).bit_length()
+        if window > self._arena_slack:
+            self._arena_slack = window
+        handles = tuple(bindings)
+        bufs = [self._buffers[h] for h in handles]
+        self._pending.append((kernel, bufs, handles, start, size, window, grid))
+        sizes = self._sizes
+        for h in handles:
+            self._pending_bytes += sizes[h]
+        if len(self._pending) >= _BATCH_LIMIT or self._pending_bytes >= _SUBMIT_BYTES:
             self.flush()
 
     def flush(self) -> None:
         if not self._pending:
             return
         pending, self._pending = self._pending, []
+        self._pending_bytes = 0
         arena, self._arena = self._arena, bytearray()
+        slack, self._arena_slack = self._arena_slack, 0
         wgpu = self._wgpu
         need = (len(arena) + 15) // 16 * 16
-        if self._arena_size < need:
-            self._arena_size = max(need, 2 * self._arena_size, 1 << 16)
+        if self._arena_size < need + slack:
+            self._arena_size = max(need + slack, 2 * self._arena_size, _ARENA_MIN)
             self._arena_buf = self._device.create_buffer(
                 size=self._arena_size,
                 usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST,
             )
+            self._bind_groups.clear()  # they bind the old arena
+            self._bind_groups_of.clear()
         arena.extend(b"\0" * (need - len(arena)))
         self._queue.write_buffer(self._arena_buf, 0, arena)
         enc = self._device.create_command_encoder()
         cpass = enc.begin_compute_pass()
         arena_buf = self._arena_buf
         create = self._device.create_bind_group
-        for kernel, bufs, start, size, grid in pending:
-            pipeline, layout = self._pipelines[kernel]
-            entries = [
-                {"binding": 0, "resource": {"buffer": arena_buf, "offset": start, "size": (size + 3) // 4 * 4}}
-            ]
-            for i, b in enumerate(bufs):
-                entries.append({"binding": i + 1, "resource": {"buffer": b}})
-            cpass.set_pipeline(pipeline)
-            cpass.set_bind_group(0, create(layout=layout, entries=entries))
+        cache = self._bind_groups
+        live = self._buffers
+        current = None
+        for kernel, bufs, handles, start, size, window, grid in pending:
+            pipeline, layout, signature = self._pipelines[kernel]
+            if pipeline is not current:
+                cpass.set_pipeline(pipeline)
+                current = pipeline
+            if signature is None:  # a kernel with an automatic layout: one group each
+                entries = [{"binding": 0, "resource": {
+                    "buffer": arena_buf, "offset": start, "size": (size + 3) // 4 * 4}}]
+                for i, b in enumerate(bufs):
+                    entries.append({"binding": i + 1, "resource": {"buffer": b}})
+                cpass.set_bind_group(0, create(layout=layout, entries=entries))
+            else:
+                key = (signature, window, handles)
+                group = cache.get(key)
+                if group is None:
+                    entries = [{"binding": 0, "resource": {
+                        "buffer": arena_buf, "offset": 0, "size": window}}]
+                    for i, b in enumerate(bufs):
+                        entries.append({"binding": i + 1, "resource": {"buffer": b}})
+                    group = create(layout=layout, entries=entries)
+                    if all(h in live for h in handles):  # never cache a freed buffer
+                        self._remember(key, group)
+                else:
+                    cache.move_to_end(key)
+                cpass.set_bind_group(0, group, [start])
             cpass.dispatch_workgroups(*grid)
         cpass.end()
         self._queue.submit([enc.finish()])
+
+    def _remember(self, key, group) -> None:
+        cache = self._bind_groups
+        cache[key] = group
+        for h in key[2]:
+            self._bind_groups_of.setdefault(h, set()).add(key)
+        while len(cache) > _BIND_GROUP_CACHE:
+            old, _ = cache.popitem(last=False)
+            for h in old[2]:
+                keys = self._bind_groups_of.get(h)
+                if keys is not None:
+                    keys.discard(old)
 
     def buffer_count(self) -> int:
         return len(self._buffers)

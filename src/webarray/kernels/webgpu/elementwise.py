@@ -1,6 +1,11 @@
 """WGSL generator for elementwise expression DAGs.
 
-One thread computes one output element (or four, on the vec4 path). Every operand is a
+One thread computes one output element, or on the vec4 path (every operand contiguous and
+aligned to four elements) ``VEC4_PER_THREAD`` vec4 words, loads first. On an H100 (Vulkan)
+the plain vec4 kernel streams at the card's copy bandwidth, above CuPy's ElementwiseKernel,
+at any workgroup size from 64 to 512; more words per thread measured 1-3% slower there
+(benchmarks/NOTES-elementwise.md). The grid is folded into two dimensions only as far as
+the per-dimension limit needs, since empty workgroups cost time. Every operand is a
 buffer view: *contiguous* (element = offset + i) or *strided* (element = offset + Σ c_d·s_d
 over the output coordinates, stride 0 for broadcast dimensions, negative strides allowed).
 Shapes, strides, offsets and scalar operands travel as uniforms, so a kernel depends only on
@@ -18,55 +23,79 @@ word per scalar operand.
 
 from __future__ import annotations
 
-import array
-from dataclasses import dataclass
+import struct
+from typing import NamedTuple
 
 from ..._dtypes import DType
 from ..expr import Apply, Cast, Gather, Index, Input, Node, Scalar, walk
 from ..ops import TABLE, lane_of
 from .wgsl_lib import helpers_for
 
-WORKGROUP = 256
+WORKGROUP = 256  # threads per workgroup
+VEC4_PER_THREAD = 1  # vec4 words each thread of a vec4 kernel handles (a tuning knob)
 _COMPONENTS = ("x", "y", "z", "w")
 
 
-@dataclass(frozen=True)
-class Operand:
+class Operand(NamedTuple):
     binding: int  # 1-based binding number (0 holds the uniforms)
     strided: bool
     # raw operands are read by Gather nodes, or written at the index a scatter node gives
     raw: bool = False
 
 
-@dataclass(frozen=True)
 class ElementwiseSpec:
-    inputs: tuple  # (dtype, Operand) per Input slot
-    scalars: tuple  # dtype per Scalar slot
-    outputs: tuple  # (Node, Operand) per output; a raw output is (Node, Operand, index Node)
-    writable: tuple  # per binding 1..n: written by this kernel
-    ndim: int
-    vec4: bool
+    """The structure of one elementwise kernel: what its source and uniforms depend on.
+
+    Built once per op on the hot path, so a plain slotted class (treat it as immutable);
+    ``key`` is computed on first use, and ``uses_shape`` is remembered per key.
+    """
+
+    __slots__ = ("inputs", "scalars", "outputs", "writable", "ndim", "vec4", "_key")
+
+    def __init__(self, inputs: tuple, scalars: tuple, outputs: tuple, writable: tuple,
+                 ndim: int, vec4: bool):
+        self.inputs = inputs  # (dtype, Operand) per Input slot
+        self.scalars = scalars  # dtype per Scalar slot
+        # (Node, Operand) per output; a raw output is (Node, Operand, index Node)
+        self.outputs = outputs
+        self.writable = writable  # per binding 1..n: written by this kernel
+        self.ndim = ndim
+        self.vec4 = vec4
+        self._key = None
 
     @property
     def key(self):
-        return (
-            tuple((d.name, o) for d, o in self.inputs),
-            tuple(d.name for d in self.scalars),
-            tuple((o[0].key, o[1], o[2].key if o[1].raw else None) for o in self.outputs),
-            self.writable,
-            self.ndim,
-            self.vec4,
-        )
+        key = self._key
+        if key is None:
+            key = self._key = (
+                tuple((d.name, o) for d, o in self.inputs),
+                tuple(d.name for d in self.scalars),
+                tuple((o[0].key, o[1], o[2].key if o[1].raw else None) for o in self.outputs),
+                self.writable,
+                self.ndim,
+                self.vec4,
+                WORKGROUP,
+                VEC4_PER_THREAD if self.vec4 else 1,
+            )
+        return key
 
     @property
     def uses_shape(self) -> bool:
-        if any(o.strided for _, o in self.inputs) or any(o[1].strided for o in self.outputs):
-            return True
-        return any(isinstance(n, Index) for n in walk(self.roots))
+        key = self.key
+        uses = _USES_SHAPE.get(key)
+        if uses is None:
+            uses = _USES_SHAPE[key] = (
+                any(o.strided for _, o in self.inputs)
+                or any(o[1].strided for o in self.outputs)
+                or any(isinstance(n, Index) for n in walk(self.roots)))
+        return uses
 
     @property
     def roots(self) -> list:
         return [o[0] for o in self.outputs] + [o[2] for o in self.outputs if o[1].raw]
+
+
+_USES_SHAPE: dict = {}
 
 
 # -- lanes: reading, writing and converting registers ---------------------------------------
@@ -111,8 +140,8 @@ _WGSL_TYPE = {"b": "bool", "i": "i32", "u": "u32", "f": "f32"}
 
 def generate(spec: ElementwiseSpec) -> str:
     nodes = walk(spec.roots)
-    names: dict = {}
     body: list[str] = []
+    per = VEC4_PER_THREAD if spec.vec4 else 1
     comps = _COMPONENTS if spec.vec4 else ("",)
 
     # uniform word positions
@@ -130,6 +159,22 @@ def generate(spec: ElementwiseSpec) -> str:
         pos += 1 + (spec.ndim if opnd.strided else 0)
     sc_at = [pos + k for k in range(len(spec.scalars))]
 
+    # Thread t of workgroup g handles words g*per*WORKGROUP + t + k*WORKGROUP, k < per, so
+    # each of its `per` loads is coalesced across the workgroup.
+    body.append(f"    let first = (wid.x + wid.y * nwg.x) * {per * WORKGROUP}u + lid;")
+    if per == 1:
+        body.append("    let i = first;")
+        body.append("    if (i >= n) { return; }")
+        at = [("i", "i")]
+    else:
+        # every thread loads all its words (clamped into range, so all loads issue
+        # back to back) and stores only those below n
+        at = []
+        for k in range(per):
+            body.append(f"    let i{k} = first + {k * WORKGROUP}u;")
+            body.append(f"    let j{k} = min(i{k}, n - 1u);")
+            at.append((f"i{k}", f"j{k}"))
+
     # coordinates of the output element (strided operands only)
     if spec.uses_shape and spec.ndim > 0 and not spec.vec4:
         body.append("    var rem = i;")
@@ -137,56 +182,63 @@ def generate(spec: ElementwiseSpec) -> str:
             body.append(f"    let c{d} = i32(rem % U[{shape_at + d}]); rem = rem / U[{shape_at + d}];")
         body.append("    let c0 = i32(rem);")
 
-    def index_of(at: int, opnd: Operand) -> str:
+    def index_of(pos: int, opnd: Operand, i: str) -> str:
         if not opnd.strided:
-            return f"(U[{at}] + i)"
-        terms = " + ".join(f"c{d} * bitcast<i32>(U[{at + 1 + d}])" for d in range(spec.ndim))
-        return f"u32(bitcast<i32>(U[{at}]) + {terms or '0'})"
+            return f"(U[{pos}] + {i})"
+        terms = " + ".join(f"c{d} * bitcast<i32>(U[{pos + 1 + d}])" for d in range(spec.ndim))
+        return f"u32(bitcast<i32>(U[{pos}]) + {terms or '0'})"
 
-    loaded: dict[int, str] = {}
-    for n in nodes:
-        if isinstance(n, Input) and n.slot not in loaded and not spec.inputs[n.slot][1].raw:
-            dtype, opnd = spec.inputs[n.slot]
-            w = f"w{n.slot}"
-            body.append(f"    let {w} = B{opnd.binding}[{index_of(in_at[n.slot], opnd)}];")
-            loaded[n.slot] = w
-
-    for c in comps:
-        sfx = f".{c}" if c else ""
+    loaded: dict = {}
+    for k, (_, j) in enumerate(at):
         for n in nodes:
-            lane = lane_of(n.dtype)
-            if isinstance(n, Input):
-                e = _from_word(lane, loaded[n.slot] + sfx)
-            elif isinstance(n, Scalar):
-                e = _from_word(lane, f"U[{sc_at[n.slot]}]")
-            elif isinstance(n, Index):
-                e = f"i32(i * 4u + {_COMPONENTS.index(c)}u)" if c else "i32(i)"
-            elif isinstance(n, Gather):
-                opnd = spec.inputs[n.slot][1]
-                e = _from_word(lane, f"B{opnd.binding}[u32({names[n.index.key, c]})]")
-            elif isinstance(n, Cast):
-                e = cast_expr(n.arg.dtype, n.dtype, names[n.arg.key, c])
-            else:
-                assert isinstance(n, Apply)
-                op = TABLE[n.op]
-                tmpl = op.wgsl[lane_of(n.compute)]
-                e = tmpl.format(*(names[a.key, c] for a in n.args))
-                if op.result == "same":
-                    e = _wrap(n.dtype, e)
-            name = f"v{len(names)}"
-            body.append(f"    let {name}: {_WGSL_TYPE[lane]} = {e};")
-            names[n.key, c] = name
+            if (isinstance(n, Input) and (n.slot, k) not in loaded
+                    and not spec.inputs[n.slot][1].raw):
+                dtype, opnd = spec.inputs[n.slot]
+                w = f"w{n.slot}_{k}"
+                body.append(f"    let {w} = B{opnd.binding}[{index_of(in_at[n.slot], opnd, j)}];")
+                loaded[n.slot, k] = w
 
-    for k, (n, opnd, *scatter) in enumerate(spec.outputs):
-        lane = lane_of(n.dtype)
-        if opnd.raw:
-            at = f"u32({names[scatter[0].key, '']})"
-            body.append(f"    B{opnd.binding}[{at}] = {_to_word(lane, names[n.key, ''])};")
-        elif spec.vec4:
-            words = ", ".join(_to_word(lane, names[n.key, c]) for c in comps)
-            body.append(f"    B{opnd.binding}[U[{out_at[k]}] + i] = vec4<u32>({words});")
-        else:
-            body.append(f"    B{opnd.binding}[{index_of(out_at[k], opnd)}] = {_to_word(lane, names[n.key, ''])};")
+    names: dict = {}
+    for k, (i, _) in enumerate(at):
+        for c in comps:
+            sfx = f".{c}" if c else ""
+            for n in nodes:
+                lane = lane_of(n.dtype)
+                if isinstance(n, Input):
+                    e = _from_word(lane, loaded[n.slot, k] + sfx)
+                elif isinstance(n, Scalar):
+                    e = _from_word(lane, f"U[{sc_at[n.slot]}]")
+                elif isinstance(n, Index):
+                    e = f"i32({i} * 4u + {_COMPONENTS.index(c)}u)" if c else f"i32({i})"
+                elif isinstance(n, Gather):
+                    opnd = spec.inputs[n.slot][1]
+                    e = _from_word(lane, f"B{opnd.binding}[u32({names[n.index.key, k, c]})]")
+                elif isinstance(n, Cast):
+                    e = cast_expr(n.arg.dtype, n.dtype, names[n.arg.key, k, c])
+                else:
+                    assert isinstance(n, Apply)
+                    op = TABLE[n.op]
+                    tmpl = op.wgsl[lane_of(n.compute)]
+                    e = tmpl.format(*(names[a.key, k, c] for a in n.args))
+                    if op.result == "same":
+                        e = _wrap(n.dtype, e)
+                name = f"v{len(names)}"
+                body.append(f"    let {name}: {_WGSL_TYPE[lane]} = {e};")
+                names[n.key, k, c] = name
+
+    for k, (i, _) in enumerate(at):
+        guard = f"if ({i} < n) " if per > 1 else ""
+        for o, (n, opnd, *scatter) in enumerate(spec.outputs):
+            lane = lane_of(n.dtype)
+            if opnd.raw:
+                dst = f"u32({names[scatter[0].key, k, '']})"
+                body.append(f"    B{opnd.binding}[{dst}] = {_to_word(lane, names[n.key, k, ''])};")
+            elif spec.vec4:
+                words = ", ".join(_to_word(lane, names[n.key, k, c]) for c in comps)
+                body.append(f"    {guard}{{ B{opnd.binding}[U[{out_at[o]}] + {i}] = vec4<u32>({words}); }}")
+            else:
+                body.append(f"    B{opnd.binding}[{index_of(out_at[o], opnd, i)}] = "
+                            f"{_to_word(lane, names[n.key, k, ''])};")
 
     elem = "vec4<u32>" if spec.vec4 else "u32"
     decls = ["@group(0) @binding(0) var<storage, read> U: array<u32>;"]
@@ -196,10 +248,10 @@ def generate(spec: ElementwiseSpec) -> str:
     code = "\n".join(body)
     return "\n".join(decls) + "\n" + helpers_for(code) + (
         f"@compute @workgroup_size({WORKGROUP})\n"
-        "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
-        "@builtin(num_workgroups) nwg: vec3<u32>) {\n"
-        f"    let i = gid.x + gid.y * nwg.x * {WORKGROUP}u;\n"
-        "    if (i >= U[0]) { return; }\n" + code + "\n}\n"
+        "fn main(@builtin(workgroup_id) wid: vec3<u32>, "
+        "@builtin(num_workgroups) nwg: vec3<u32>, "
+        "@builtin(local_invocation_index) lid: u32) {\n"
+        "    let n = U[0];\n" + code + "\n}\n"
     )
 
 
@@ -208,22 +260,33 @@ def pack_uniforms(spec: ElementwiseSpec, n: int, shape, in_views, out_views, sca
     div = 4 if spec.vec4 else 1
     words = [n // div]
     if spec.uses_shape:
-        words.extend(shape)
+        words += shape
     for (_, opnd), (off, strides) in zip(spec.inputs, in_views):
         words.append(off // div)
         if opnd.strided:
-            words.extend(strides)
+            words += strides
     for (_, opnd, *_), (off, strides) in zip(spec.outputs, out_views):
         words.append(off // div)
         if opnd.strided:
-            words.extend(strides)
-    words.extend(scalar_words)
-    return array.array("I", [w & 0xFFFFFFFF for w in words]).tobytes()
+            words += strides
+    words += scalar_words
+    packer = _PACKERS.get(len(words))
+    if packer is None:
+        packer = _PACKERS[len(words)] = struct.Struct(f"<{len(words)}I")
+    try:
+        return packer.pack(*words)
+    except struct.error:  # negative strides: their two's complement words
+        return packer.pack(*(w & 0xFFFFFFFF for w in words))
+
+
+_PACKERS: dict[int, struct.Struct] = {}
 
 
 def grid_for(n: int, vec4: bool, max_per_dim: int) -> tuple[int, int, int]:
-    threads = n // 4 if vec4 else n
-    groups = max(1, -(-threads // WORKGROUP))
-    gx = min(groups, max_per_dim)
-    gy = -(-groups // gx)
+    words = n // 4 if vec4 else n
+    per = VEC4_PER_THREAD if vec4 else 1
+    groups = max(1, -(-words // (WORKGROUP * per)))
+    # as square as the limit needs: gx*gy exceeds groups by less than gy
+    gy = -(-groups // max_per_dim)
+    gx = -(-groups // gy)
     return (gx, gy, 1)
