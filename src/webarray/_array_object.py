@@ -389,6 +389,6 @@ def _float32_str(v: float) -> str:
         return "inf" if v > 0 else "-inf"
     for digits in range(1, 10):  # 9 significant digits always round-trip a float32
         text = f"{v:.{digits}g}"
-        if struct.unpack("<f", _graph.f32_bytes(float(text)))[0] == v:
+        if struct.unpack("<f", _storage.f32_bytes(float(text)))[0] == v:
             break
     return text if ("e" in text or "." in text) else text + "."

@@ -10,11 +10,11 @@ lazy fusion of DESIGN.md will hold the DAG here instead and call the same functi
 from __future__ import annotations
 
 import math
-import struct
 
 from . import _dtypes as dt
 from .kernels.expr import Node, Scalar
 from .kernels.webgpu import elementwise as ew
+from .kernels.webgpu import lanes
 
 
 def c_strides(shape) -> tuple[int, ...]:
@@ -42,22 +42,6 @@ def is_contiguous(shape, strides) -> bool:
             return False
         expect *= n
     return True
-
-
-def scalar_word(dtype: dt.DType, value) -> int:
-    """The u32 word that holds a Python scalar already validated for dtype."""
-    if dtype.kind == "b":
-        return 1 if value else 0
-    if dtype.kind == "f":
-        return struct.unpack("<I", f32_bytes(float(value)))[0]
-    return int(value) & 0xFFFFFFFF
-
-
-def f32_bytes(v: float) -> bytes:
-    try:
-        return struct.pack("<f", v)
-    except OverflowError:  # rounds past the largest float32: IEEE gives infinity
-        return struct.pack("<f", math.copysign(math.inf, v))
 
 
 def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
@@ -135,6 +119,8 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
         and all(not o[1].strided and not o[1].raw for o in out_ops)
         and all(not o.strided for _, o in in_ops)
         and all(off % 4 == 0 for off, _ in in_views + out_views)
+        and all(lanes.words(d) == 1 for d, _ in in_ops)
+        and all(lanes.words(o[0].dtype) == 1 for o in out_ops)
     )
     spec = ew.ElementwiseSpec(
         inputs=tuple(in_ops),
@@ -146,7 +132,7 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     )
     kid = device.kernel(("ew", spec.key), lambda: ew.generate(spec))
     uniforms = ew.pack_uniforms(
-        spec, n, shape, in_views, out_views, [scalar_word(d, v) for d, v in scalars]
+        spec, n, shape, in_views, out_views, [w for d, v in scalars for w in lanes.scalar_words(d, v)]
     )
     ex = device.executor
     ex.dispatch(kid, [b.handle for b in bindings], uniforms,

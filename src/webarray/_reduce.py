@@ -22,6 +22,7 @@ import struct
 
 from . import _dtypes as dt
 from . import _graph
+from . import _storage
 from ._array_object import Array
 from .kernels.expr import Scalar
 from .kernels.webgpu import lanes
@@ -106,7 +107,7 @@ def _colmode(rows: _Rows) -> bool:
 
 
 def _f32_word(v: float) -> int:
-    return struct.unpack("<I", _graph.f32_bytes(v))[0]
+    return struct.unpack("<I", _storage.f32_bytes(v))[0]
 
 
 def _fill(shape, dtype, value, device) -> Array:

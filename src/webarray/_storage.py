@@ -40,7 +40,8 @@ def decode(raw: bytes, dtype: dt.DType) -> list:
     return values
 
 
-def _f32(v: float) -> bytes:
+def f32_bytes(v: float) -> bytes:
+    """float32 bytes of a Python float, rounding past the largest float32 to infinity."""
     try:
         return struct.pack("<f", v)
     except OverflowError:  # rounds past the largest float32: IEEE gives infinity
@@ -61,6 +62,6 @@ def encode(values, dtype: dt.DType) -> bytes:
         try:
             return _pyarray.array("f", values).tobytes()
         except (OverflowError, TypeError):
-            return b"".join(_f32(float(v)) for v in values)
+            return b"".join(f32_bytes(float(v)) for v in values)
     code = _WIDE.get(dtype) or _TYPECODE[dtype.kind]
     return _pyarray.array(code, [int(v) for v in values]).tobytes()

@@ -12,13 +12,13 @@ Shapes, strides, offsets and scalar operands travel as uniforms, so a kernel dep
 the DAG's structure and the operand modes: a loop over differently sized arrays compiles it
 once.
 
-Storage is one u32 word per element for every dtype of this generator (bool as 0/1, the
-narrow integers sign- or zero-extended), so a binding is always ``array<u32>`` (or
-``array<vec4<u32>>``) and a dtype only decides how a word is read and written.
+A binding is always ``array<u32>`` (``array<vec4<u32>>`` on the vec4 path, which only
+one-word dtypes take); ``lanes.py`` says how a dtype's word or word pair is read, written
+and converted.
 
 Uniform words, in order: n; the output shape (when anything is strided or the index is
-used); per input, its offset and (if strided) its strides; the same per output; then one
-word per scalar operand.
+used); per input, its offset and (if strided) its strides; the same per output; then each
+scalar operand's word(s).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from typing import NamedTuple
 from ..._dtypes import DType
 from ..expr import Apply, Cast, Gather, Index, Input, Node, Scalar, walk
 from ..ops import TABLE, lane_of
+from . import lanes
+from . import wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
 from .wgsl_lib import helpers_for
 
 WORKGROUP = 256  # threads per workgroup
@@ -98,16 +100,7 @@ class ElementwiseSpec:
 _USES_SHAPE: dict = {}
 
 
-# -- lanes: reading, writing and converting registers ---------------------------------------
-
-_WRAP = {"int8": "(({0} << 24u) >> 24u)", "int16": "(({0} << 16u) >> 16u)",
-         "uint8": "({0} & 0xffu)", "uint16": "({0} & 0xffffu)"}
-
-
-def _wrap(dtype: DType, expr: str) -> str:
-    w = _WRAP.get(dtype.name)
-    return w.format(expr) if w else expr
-
+# -- lanes: reading and writing one-word registers (the vec4 path works word by word) -----
 
 def _from_word(lane: str, w: str) -> str:
     return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w, "f": f"bitcast<f32>({w})"}[lane]
@@ -118,24 +111,7 @@ def _to_word(lane: str, v: str) -> str:
             "f": f"bitcast<u32>({v})"}[lane]
 
 
-def cast_expr(src: DType, dst: DType, v: str) -> str:
-    """Convert a register of dtype src to dtype dst with astype semantics."""
-    a, b = lane_of(src), lane_of(dst)
-    if b == "b":
-        return {"b": v, "i": f"({v} != 0)", "u": f"({v} != 0u)", "f": f"({v} != 0.0)"}[a]
-    if b == "f":
-        return {"b": f"select(0.0, 1.0, {v})", "i": f"f32({v})", "u": f"f32({v})", "f": v}[a]
-    if b == "i":
-        e = {"b": f"select(0, 1, {v})", "i": v, "u": f"bitcast<i32>({v})", "f": f"i32({v})"}[a]
-    else:
-        e = {"b": f"select(0u, 1u, {v})", "i": f"bitcast<u32>({v})", "u": v,
-             "f": f"select(u32({v}), bitcast<u32>(i32({v})), {v} < 0.0)"}[a]
-    if a == b and src.bits <= dst.bits:
-        return e  # widening within a lane needs no wrap
-    return _wrap(dst, e)
-
-
-_WGSL_TYPE = {"b": "bool", "i": "i32", "u": "u32", "f": "f32"}
+cast_expr = lanes.cast
 
 
 def generate(spec: ElementwiseSpec) -> str:
@@ -157,7 +133,10 @@ def generate(spec: ElementwiseSpec) -> str:
     for _, opnd, *_ in spec.outputs:
         out_at.append(pos)
         pos += 1 + (spec.ndim if opnd.strided else 0)
-    sc_at = [pos + k for k in range(len(spec.scalars))]
+    sc_at = []
+    for d in spec.scalars:
+        sc_at.append(pos)
+        pos += lanes.words(d)
 
     # Thread t of workgroup g handles words g*per*WORKGROUP + t + k*WORKGROUP, k < per, so
     # each of its `per` loads is coalesced across the workgroup.
@@ -195,7 +174,11 @@ def generate(spec: ElementwiseSpec) -> str:
                     and not spec.inputs[n.slot][1].raw):
                 dtype, opnd = spec.inputs[n.slot]
                 w = f"w{n.slot}_{k}"
-                body.append(f"    let {w} = B{opnd.binding}[{index_of(in_at[n.slot], opnd, j)}];")
+                at_ = index_of(in_at[n.slot], opnd, j)
+                if lanes.words(dtype) == 2:
+                    body.append(f"    let {w} = {lanes.load(dtype, f'B{opnd.binding}', at_)};")
+                else:
+                    body.append(f"    let {w} = B{opnd.binding}[{at_}];")
                 loaded[n.slot, k] = w
 
     names: dict = {}
@@ -205,14 +188,15 @@ def generate(spec: ElementwiseSpec) -> str:
             for n in nodes:
                 lane = lane_of(n.dtype)
                 if isinstance(n, Input):
-                    e = _from_word(lane, loaded[n.slot, k] + sfx)
+                    w = loaded[n.slot, k]
+                    e = w if lanes.words(n.dtype) == 2 else _from_word(lane, w + sfx)
                 elif isinstance(n, Scalar):
-                    e = _from_word(lane, f"U[{sc_at[n.slot]}]")
+                    e = lanes.scalar_expr(n.dtype, sc_at[n.slot])
                 elif isinstance(n, Index):
                     e = f"i32({i} * 4u + {_COMPONENTS.index(c)}u)" if c else f"i32({i})"
                 elif isinstance(n, Gather):
                     opnd = spec.inputs[n.slot][1]
-                    e = _from_word(lane, f"B{opnd.binding}[u32({names[n.index.key, k, c]})]")
+                    e = lanes.load(n.dtype, f"B{opnd.binding}", f"u32({names[n.index.key, k, c]})")
                 elif isinstance(n, Cast):
                     e = cast_expr(n.arg.dtype, n.dtype, names[n.arg.key, k, c])
                 else:
@@ -221,9 +205,9 @@ def generate(spec: ElementwiseSpec) -> str:
                     tmpl = op.wgsl[lane_of(n.compute)]
                     e = tmpl.format(*(names[a.key, k, c] for a in n.args))
                     if op.result == "same":
-                        e = _wrap(n.dtype, e)
+                        e = lanes.wrap(n.dtype, e)
                 name = f"v{len(names)}"
-                body.append(f"    let {name}: {_WGSL_TYPE[lane]} = {e};")
+                body.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
                 names[n.key, k, c] = name
 
     for k, (i, _) in enumerate(at):
@@ -232,13 +216,13 @@ def generate(spec: ElementwiseSpec) -> str:
             lane = lane_of(n.dtype)
             if opnd.raw:
                 dst = f"u32({names[scatter[0].key, k, '']})"
-                body.append(f"    B{opnd.binding}[{dst}] = {_to_word(lane, names[n.key, k, ''])};")
+                body.append("    " + lanes.store(n.dtype, f"B{opnd.binding}", dst, names[n.key, k, '']))
             elif spec.vec4:
                 words = ", ".join(_to_word(lane, names[n.key, k, c]) for c in comps)
                 body.append(f"    {guard}{{ B{opnd.binding}[U[{out_at[o]}] + {i}] = vec4<u32>({words}); }}")
             else:
-                body.append(f"    B{opnd.binding}[{index_of(out_at[o], opnd, i)}] = "
-                            f"{_to_word(lane, names[n.key, k, ''])};")
+                body.append("    " + lanes.store(n.dtype, f"B{opnd.binding}",
+                                                index_of(out_at[o], opnd, i), names[n.key, k, '']))
 
     elem = "vec4<u32>" if spec.vec4 else "u32"
     decls = ["@group(0) @binding(0) var<storage, read> U: array<u32>;"]

@@ -1,9 +1,9 @@
 """How each dtype is held in WGSL: register type, words per element, reading and writing.
 
 Every WGSL generator (elementwise, reduction, scan, sort, gather, matmul) reads and writes
-elements through these functions, so that a dtype stored in two words (int64, uint64,
-complex64, arriving with their own issue) is added here once. Buffers are always bound as
-``array<u32>``; an element of a two-word dtype occupies words 2i and 2i+1.
+elements through these functions. Buffers are always bound as ``array<u32>``; an element
+of a two-word dtype occupies words 2i and 2i+1: int64 and uint64 as ``vec2<u32>`` (low word
+first, two's complement), complex64 as ``vec2<f32>`` (real part first).
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 from ..._dtypes import DType
 from ..ops import lane_of
 
-_TYPE = {"b": "bool", "i": "i32", "u": "u32", "f": "f32"}
+_TYPE = {"b": "bool", "i": "i32", "u": "u32", "f": "f32",
+         "I": "vec2<u32>", "U": "vec2<u32>", "c": "vec2<f32>"}
 _WRAP = {"int8": "(({0} << 24u) >> 24u)", "int16": "(({0} << 16u) >> 16u)",
          "uint8": "({0} & 0xffu)", "uint16": "({0} & 0xffffu)"}
 
@@ -22,18 +23,26 @@ def wgsl_type(dtype: DType) -> str:
 
 def words(dtype: DType) -> int:
     """u32 words per stored element."""
-    return 1
+    return 2 if lane_of(dtype) in "IUc" else 1
 
 
 def load(dtype: DType, buf: str, index: str) -> str:
     """Expression reading element ``index`` (an element index, u32) of binding ``buf``."""
+    lane = lane_of(dtype)
+    if lane in "IUc":
+        pair = f"vec2<u32>({buf}[2u * ({index})], {buf}[2u * ({index}) + 1u])"
+        return f"bitcast<vec2<f32>>({pair})" if lane == "c" else pair
     w = f"{buf}[{index}]"
-    return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w, "f": f"bitcast<f32>({w})"}[lane_of(dtype)]
+    return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w, "f": f"bitcast<f32>({w})"}[lane]
 
 
 def store(dtype: DType, buf: str, index: str, value: str) -> str:
     """Statement writing ``value`` (a register of dtype) to element ``index`` of ``buf``."""
     lane = lane_of(dtype)
+    if lane in "IUc":
+        v = f"bitcast<vec2<u32>>({value})" if lane == "c" else f"({value})"
+        return (f"{{ let st_v = {v}; {buf}[2u * ({index})] = st_v.x; "
+                f"{buf}[2u * ({index}) + 1u] = st_v.y; }}")
     word = {"b": f"select(0u, 1u, {value})", "i": f"bitcast<u32>({value})", "u": value,
             "f": f"bitcast<u32>({value})"}[lane]
     return f"{buf}[{index}] = {word};"
@@ -54,4 +63,75 @@ def literal(dtype: DType, value) -> str:
         return f"i32({int(value)})"
     if lane == "u":
         return f"{int(value)}u"
+    if lane in "IU":
+        v = int(value) & 0xFFFFFFFFFFFFFFFF
+        return f"vec2<u32>({v & 0xFFFFFFFF}u, {v >> 32}u)"
+    if lane == "c":
+        v = complex(value)
+        return f"vec2<f32>(f32({v.real!r}), f32({v.imag!r}))"
     return f"f32({float(value)!r})"
+
+
+def cast(src: DType, dst: DType, v: str) -> str:
+    """Convert a register of dtype src to dtype dst with astype semantics.
+
+    Float to bool tests the bits (NaN is nonzero, so True), since a compiler may treat
+    ``x != 0.0`` as an ordered comparison. complex to real is refused before this point.
+    """
+    a, b = lane_of(src), lane_of(dst)
+    if a == b and src.bits <= dst.bits:
+        return v  # widening within a lane, or the same lane
+    if b == "b":
+        return {"i": f"({v} != 0)", "u": f"({v} != 0u)",
+                "f": f"((bitcast<u32>({v}) & 0x7fffffffu) != 0u)",
+                "I": f"(({v}).x != 0u || ({v}).y != 0u)", "U": f"(({v}).x != 0u || ({v}).y != 0u)",
+                "c": f"(((bitcast<u32>(({v}).x) | bitcast<u32>(({v}).y)) & 0x7fffffffu) != 0u)"}[a]
+    if b == "f":
+        return {"b": f"select(0.0, 1.0, {v})", "i": f"f32({v})", "u": f"f32({v})",
+                "I": f"wa_i64_to_f32({v})", "U": f"wa_u64_to_f32({v})", "c": f"({v}).x"}[a]
+    if b == "c":
+        return f"vec2<f32>({cast(src, _F32, v)}, 0.0)" if a != "c" else v
+    if b in "IU":
+        return {"b": f"vec2<u32>(select(0u, 1u, {v}), 0u)", "i": f"wa_i64_from_i32({v})",
+                "u": f"vec2<u32>({v}, 0u)", "f": f"wa_f32_to_i64({v})",
+                "I": v, "U": v}[a]
+    if b == "i":
+        e = {"b": f"select(0, 1, {v})", "u": f"bitcast<i32>({v})", "f": f"i32({v})",
+             "I": f"bitcast<i32>(({v}).x)", "U": f"bitcast<i32>(({v}).x)", "i": v}[a]
+    else:
+        e = {"b": f"select(0u, 1u, {v})", "i": f"bitcast<u32>({v})",
+             "f": f"select(u32({v}), bitcast<u32>(i32({v})), {v} < 0.0)",
+             "I": f"({v}).x", "U": f"({v}).x", "u": v}[a]
+    return wrap(dst, e)
+
+
+def scalar_words(dtype: DType, value) -> list[int]:
+    """The uniform words that carry a Python scalar of dtype (already validated)."""
+    import struct
+
+    lane = lane_of(dtype)
+    if lane == "b":
+        return [1 if value else 0]
+    if lane == "f":
+        return [struct.unpack("<I", f32_bytes(float(value)))[0]]
+    if lane == "c":
+        v = complex(value)
+        return scalar_words(_F32, v.real) + scalar_words(_F32, v.imag)
+    if lane in "IU":
+        v = int(value) & 0xFFFFFFFFFFFFFFFF
+        return [v & 0xFFFFFFFF, v >> 32]
+    return [int(value) & 0xFFFFFFFF]
+
+
+def scalar_expr(dtype: DType, at: int) -> str:
+    """Expression reading a scalar of dtype from uniform words at ``at``."""
+    lane = lane_of(dtype)
+    if lane in "IUc":
+        pair = f"vec2<u32>(U[{at}], U[{at + 1}])"
+        return f"bitcast<vec2<f32>>({pair})" if lane == "c" else pair
+    w = f"U[{at}]"
+    return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w, "f": f"bitcast<f32>({w})"}[lane]
+
+
+from ..._dtypes import float32 as _F32  # noqa: E402
+from ..._storage import f32_bytes  # noqa: E402

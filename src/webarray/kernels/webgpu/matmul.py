@@ -18,7 +18,7 @@ from __future__ import annotations
 import array
 
 from ..._dtypes import DType
-from .elementwise import _WRAP
+from . import lanes
 
 R = 4  # outputs per thread along each axis
 THREADS = 16
@@ -83,10 +83,7 @@ def generate(dtype: DType, batch_ndim: int) -> str:
     w("    }")
     for i in range(R):
         for j in range(R):
-            v = f"c{i}{j}"
-            wrap = _WRAP.get(dtype.name)
-            if wrap:
-                v = wrap.format(v)
+            v = lanes.wrap(dtype, f"c{i}{j}")
             word = f"{store}({v})" if store else v
             w(f"    {{ let r = row0 + lid.y * {R}u + {i}u; let c = col0 + lid.x * {R}u + {j}u;")
             w(f"      if (r < M && c < N) {{ C[cbase + r * N + c] = {word}; }} }}")
