@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs what webarray's run and test commands need on a fresh Debian machine:
-# Mesa's software Vulkan driver (a real WebGPU adapter without a GPU) and a virtual
-# environment with the package and its test dependencies. Safe to run again.
+# Mesa's software Vulkan driver (a real WebGPU adapter without a GPU), Chromium (the
+# browser tests: WebGPU on SwiftShader), a virtual environment with the package and its
+# test dependencies, the npm packages (vite, TypeScript, playwright-core, Pyodide), the
+# built JS library and webarray wheel, and the pure-Python wheels that the in-browser
+# tests install into Pyodide. Safe to run again; quick when everything is in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need_apt+=(mesa-vulkan-drivers)
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else
     echo "setup: please install ${need_apt[*]} (Debian packages) as root" >&2; exit 1; fi
@@ -25,4 +29,36 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e ".[test]"
   touch "$stamp"
+fi
+
+# -- the browser side ----------------------------------------------------------------------
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "setup: Node.js >= 20.19 with npm is needed for the browser build and tests" >&2; exit 1
+fi
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)'; then
+  echo "setup: Node.js $(node --version) is too old; vite needs >= 20.19" >&2; exit 1
+fi
+# npm ci leaves node_modules/.package-lock.json behind: newer than the lock file = up to date
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+# the JS library and the webarray wheel, each only when older than its sources
+.venv/bin/python -m webarray.browser build >/dev/null
+
+# Pure-Python wheels that the in-browser tests install into Pyodide (it has no micropip
+# here). Pinned, so a run is reproducible; --platform any keeps them pure.
+wheel_dir=.pyodide-wheels
+pyodide_wheels=(
+  pytest==9.2.0 pluggy==1.7.0 iniconfig==2.3.1 packaging==26.3 pygments==2.21.0
+  hypothesis==6.155.7 attrs==26.1.0 sortedcontainers==2.4.0
+)
+missing=()
+for spec in "${pyodide_wheels[@]}"; do
+  compgen -G "$wheel_dir/${spec%%==*}-${spec##*==}-*.whl" >/dev/null || missing+=("$spec")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: downloading wheels for Pyodide: ${missing[*]}"
+  .venv/bin/python -m pip download -q --no-deps --only-binary=:all: --platform any \
+    --python-version 3.14 --implementation py --abi none -d "$wheel_dir" "${missing[@]}"
 fi

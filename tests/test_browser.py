@@ -1,0 +1,173 @@
+"""webarray in headless Chromium: the portable tests inside Pyodide on WebGPU, and the
+runner's failure modes. Each test starts ``python -m webarray.browser run`` (a browser,
+Pyodide and a GPU device), so these are the slow tests of the suite.
+
+They need what scripts/setup.sh installs (Chromium, node_modules, the Pyodide test
+wheels) and fail without it; WEBARRAY_SKIP_BROWSER=1 skips them on a machine without a
+browser.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+WHEELS = ROOT / ".pyodide-wheels"
+RUN_TIMEOUT = 300  # seconds: one browser run, start-up included
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("WEBARRAY_SKIP_BROWSER") == "1", reason="WEBARRAY_SKIP_BROWSER=1"
+)
+
+
+def run_in_browser(tmp_path, source: str, *options: str, timeout: float = RUN_TIMEOUT):
+    script = tmp_path / "script.py"
+    script.write_text(source)
+    cmd = [sys.executable, "-m", "webarray.browser", "run", str(script), "--timeout", str(timeout), *options]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 60, cwd=ROOT)
+
+
+def test_wheels_for_pyodide_are_downloaded():
+    names = {p.name.split("-")[0].lower() for p in WHEELS.glob("*.whl")}
+    missing = {"pytest", "pluggy", "iniconfig", "packaging", "pygments", "hypothesis", "attrs",
+               "sortedcontainers"} - names
+    assert not missing, f"run scripts/setup.sh: {sorted(missing)} missing in {WHEELS}"
+
+
+PYTEST_IN_PYODIDE = """
+import sys
+import pytest
+sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "test_core_portable.py"]))
+"""
+
+
+@pytest.mark.parametrize("transport", ["sab", "jspi"])
+def test_portable_tests_pass_in_pyodide_on_webgpu(tmp_path, transport):
+    wheels = [a for w in sorted(WHEELS.glob("*.whl")) for a in ("--wheel", str(w))]
+    files = ["--file", str(TESTS / "conftest.py"), "--file", str(TESTS / "test_core_portable.py")]
+    r = run_in_browser(tmp_path, PYTEST_IN_PYODIDE, "--transport", transport, *wheels, *files)
+    summary = r.stdout.strip().splitlines()[-1:] or [""]
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-3000:]
+    assert re.search(r"\d+ passed", summary[0]), summary
+    assert "failed" not in summary[0] and "error" not in summary[0]
+
+
+SMOKE = """
+import sys
+import webarray as xp
+dev = xp.__array_namespace_info__().default_device()
+assert sys.platform == "emscripten"
+assert dev.backend == "webgpu", dev
+x = xp.arange(1 << 16, dtype=xp.float32)
+y = xp.sqrt(x) * 2.0 + 1.0
+assert float(y[9]) == 7.0
+assert int(xp.asarray([100], dtype=xp.int8)[0] * 2) == -56
+print("transport", dev.executor.transport)
+"""
+
+
+def test_gpu_on_the_main_thread(tmp_path):
+    r = run_in_browser(tmp_path, SMOKE, "--gpu-thread", "main")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "transport sab" in r.stdout
+
+
+def test_output_is_streamed_in_order_and_exit_status_passed_on(tmp_path):
+    source = (
+        "import os, sys\n"
+        "print(sys.argv[1:], os.environ['WA_TEST'])\n"
+        "for i in range(3):\n"
+        "    print('line', i)\n"
+        "print('to stderr', file=sys.stderr)\n"
+        "print('no newline', end='')\n"
+        "sys.exit(7)\n"
+    )
+    r = run_in_browser(tmp_path, source, "--env", "WA_TEST=42", "--", "-x", "two words")
+    assert r.returncode == 7, r.stderr
+    assert r.stdout == "['-x', 'two words'] 42\nline 0\nline 1\nline 2\nno newline"
+    assert "to stderr" in r.stderr
+
+
+def test_shader_error_ends_the_script_with_a_traceback(tmp_path):
+    source = (
+        "import webarray as xp\n"
+        "def compile_bad():\n"
+        "    ex = xp.__array_namespace_info__().default_device().executor\n"
+        "    ex.compile('@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }')\n"
+        "\n"
+        "compile_bad()\n"
+    )
+    r = run_in_browser(tmp_path, source)
+    assert r.returncode == 1
+    assert "Traceback" in r.stderr and "webarray.executors.protocol.KernelError" in r.stderr
+    # the traceback starts in the script, and the numbered source comes along
+    assert 'script.py", line 6' in r.stderr and 'script.py", line 4' in r.stderr
+    assert "runpy" not in r.stderr
+    assert "let x: u32 = 1.5" in r.stderr
+
+
+def test_lost_device_raises_device_lost(tmp_path):
+    source = (
+        "import webarray as xp\n"
+        "x = xp.ones(4)\n"
+        "xp.__array_namespace_info__().default_device().executor.destroy()\n"
+        "print(x + 1)\n"
+    )
+    r = run_in_browser(tmp_path, source)
+    assert r.returncode == 1
+    assert "webarray.executors.protocol.DeviceLost" in r.stderr
+    assert "destroyed" in r.stderr
+
+
+def test_timeout_ends_a_hung_script(tmp_path):
+    r = run_in_browser(tmp_path, "while True:\n    pass\n", timeout=20)
+    assert r.returncode == 124
+    assert "timed out after 20" in r.stderr
+
+
+def test_missing_cross_origin_isolation_is_explained(tmp_path):
+    r = run_in_browser(tmp_path, "print('unreachable')\n", "--no-isolation")
+    assert r.returncode == 3
+    assert "Cross-Origin-Opener-Policy: same-origin" in r.stderr
+    assert "Cross-Origin-Embedder-Policy: require-corp" in r.stderr
+    assert "unreachable" not in r.stdout
+
+
+def test_jspi_needs_no_cross_origin_isolation(tmp_path):
+    r = run_in_browser(tmp_path, SMOKE, "--transport", "jspi", "--no-isolation")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "transport jspi" in r.stdout
+
+
+def test_webgl2_reports_that_it_is_not_implemented(tmp_path):
+    r = run_in_browser(tmp_path, "print('unreachable')\n", "--backend", "webgl2")
+    assert r.returncode == 3
+    assert "WebGL2 backend is not implemented yet" in r.stderr
+
+
+def test_missing_script_is_a_usage_error(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "webarray.browser", "run", str(tmp_path / "nope.py")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "no such script" in r.stderr
+
+
+def test_protocol_constants_match_between_typescript_and_python():
+    from webarray.executors import browser
+
+    ts = (ROOT / "src" / "webarray_js" / "protocol.ts").read_text()
+    pattern = r"^export const ((?:OP|STATUS|TRANSPORT)_[A-Z_]+|RECORD_ALIGN) = (-?\d+);"
+    consts = dict(re.findall(pattern, ts, re.M))
+    assert len(consts) > 15
+    for name, value in consts.items():
+        assert getattr(browser, name) == int(value), name
+    py = {n for n in dir(browser) if re.fullmatch(r"(OP|STATUS|TRANSPORT)_[A-Z_]+|RECORD_ALIGN", n)}
+    assert py == set(consts), py ^ set(consts)
+    bridge = (ROOT / "src" / "webarray_js" / "bridge.ts").read_text()
+    assert f'BRIDGE_MODULE = "{browser.BRIDGE_MODULE}"' in bridge
