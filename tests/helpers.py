@@ -105,23 +105,37 @@ def assert_equal(actual, expected, *, rtol: float = 0.0, atol: float = 0.0, ulps
     assert actual.dtype == wa_dtype(expected.dtype.name), (actual.dtype, expected.dtype)
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     got = to_np(actual)
+    if expected.dtype.kind == "c":
+        # complex: each part by the float rules, the tolerance scaled by |expected|
+        scale = np.abs(expected.astype(np.complex128))
+        for part in ("real", "imag"):
+            _assert_floats(getattr(got, part), getattr(expected, part), rtol=0.0,
+                           atol=np.nan_to_num(atol + rtol * scale, posinf=0.0), ulps=ulps)
+        return
     if expected.dtype.kind != "f":
         np.testing.assert_array_equal(got, expected)
         return
+    _assert_floats(got, expected, rtol=rtol, atol=atol, ulps=ulps)
+
+
+def _assert_floats(got, expected, *, rtol, atol, ulps):
     nan_e, nan_g = np.isnan(expected), np.isnan(got)
     bad = nan_e != nan_g
     assert not bad.any(), f"NaN mismatch at {np.argwhere(bad)[:5].tolist()}: got {got[bad][:5]}, expected {expected[bad][:5]}"
+    atol = np.broadcast_to(atol, expected.shape)[~nan_e]
     e, g = expected[~nan_e], got[~nan_e]
     inf = np.isinf(e)
     assert (g[inf] == e[inf]).all(), f"inf mismatch: got {g[inf][:5]}, expected {e[inf][:5]}"
+    atol = atol[~inf]
     e, g = e[~inf].astype(np.float64), g[~inf].astype(np.float64)
-    if ulps is None and rtol == 0 and atol == 0:
+    if ulps is None and rtol == 0 and not np.any(atol):
         np.testing.assert_array_equal(np.signbit(g), np.signbit(e), err_msg="signed zero / sign mismatch")
         np.testing.assert_array_equal(g, e)
         return
     tol = atol + rtol * np.abs(e)
     if ulps is not None:
-        tol = np.maximum(tol, ulps * np.spacing(np.abs(e).astype(np.float32)).astype(np.float64))
+        with np.errstate(over="ignore"):
+            tol = np.maximum(tol, ulps * np.spacing(np.abs(e).astype(np.float32)).astype(np.float64))
     err = np.abs(g - e)
     worst = int(np.argmax(err - tol)) if err.size else 0
     assert (err <= tol).all(), f"value mismatch: got {g[worst]!r}, expected {e[worst]!r} (err {err[worst]:.3g}, tol {tol[worst]:.3g})"

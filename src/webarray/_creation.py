@@ -394,6 +394,15 @@ def linspace(start, stop, /, num: int, *, dtype=None, device=None, endpoint: boo
     dt.check_category(dtype, "floating-point", "linspace")
     device = resolve(device)
     device.check_dtype(dtype)
+    if dtype.kind == "c":
+        # a complex ramp is two real ramps, one per part, joined on the device
+        start, stop = complex(start), complex(stop)
+        parts = [linspace(getattr(start, p), getattr(stop, p), num, dtype=dt.float32,
+                          device=device, endpoint=endpoint) for p in ("real", "imag")]
+        node = Apply("add", (Cast(Input(0, dt.float32), dtype),
+                             Apply("multiply", (Cast(Input(1, dt.float32), dtype), Scalar(0, dtype)), dtype, dtype)),
+                     dtype, dtype)
+        return _graph.execute(device, (num,), [(node, None)], parts, [(dtype, 1j)])[0]
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
     f = dt.float32

@@ -15,20 +15,24 @@ from . import _dtypes as dt
 from .executors.pool import BufferPool
 
 # dtypes each backend stores exactly today; the info API and every dtype check read this
-_SUPPORTED = {
-    "native": (dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32, dt.float32),
-    "webgpu": (dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32, dt.float32),
-}
+_NARROW = (dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32, dt.float32)
+# Stored as word pairs. Elementwise, casts, creation, indexing and reductions handle them;
+# until sorting, set functions and matmul do too, they are listed only when
+# WEBARRAY_WIDE_DTYPES=1 (or by Device(..., wide_dtypes=True)).
+_WIDE = (dt.int64, dt.uint64, dt.complex64)
+_SUPPORTED = {"native": _NARROW, "webgpu": _NARROW}
 
 
 class Device:
     """A GPU device that arrays live on. Compare devices with ``==``."""
 
-    def __init__(self, executor):
+    def __init__(self, executor, wide_dtypes: bool | None = None):
         self.executor = executor
         self.backend = executor.backend
         self.pool = BufferPool(executor)
-        self.dtypes = _SUPPORTED[executor.backend]
+        if wide_dtypes is None:
+            wide_dtypes = os.environ.get("WEBARRAY_WIDE_DTYPES") == "1"
+        self.dtypes = _SUPPORTED[executor.backend] + (_WIDE if wide_dtypes else ())
         self._kernels: dict = {}
 
     def __repr__(self) -> str:

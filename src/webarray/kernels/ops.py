@@ -3,7 +3,8 @@
 Each entry gives the op's arity, the dtype category its inputs must belong to (a key of
 ``_dtypes.categories``), how the result dtype follows from the computing dtype, and one
 expression per shader language and *lane*. A lane is how a dtype is held in a shader
-register: ``b`` bool, ``i`` i32 (int8/int16/int32), ``u`` u32 (uint8/uint16/uint32), ``f`` f32.
+register: ``b`` bool, ``i`` i32 (int8/int16/int32), ``u`` u32 (uint8/uint16/uint32), ``f`` f32,
+``I`` int64 and ``U`` uint64 (``vec2<u32>``, low word first), ``c`` complex64 (``vec2<f32>``).
 Expressions name their arguments ``{0}``, ``{1}``, ... and may call helpers ``wa_*`` from
 the language's helper library; the generators pull in only the helpers a kernel uses.
 
@@ -21,14 +22,14 @@ class OpDef:
     name: str
     arity: int
     inputs: str  # dtype category of the arguments
-    result: str  # "same": the computing dtype; "bool"
+    result: str  # "same": the computing dtype; "bool"; "real": its real dtype (abs of complex)
     wgsl: dict = field(default_factory=dict)  # lane ("b","i","u","f") -> expression
 
 
 def _lanes(spec: dict) -> dict:
     """Expand shorthand keys: "int" = i and u, "num" = i, u and f, "all" = every lane."""
     out = {}
-    groups = {"int": "iu", "num": "iuf", "all": "biuf"}
+    groups = {"int": "iu", "num": "iuf", "all": "biuf", "wide": "IU", "any": "biufIUc"}
     for key, expr in spec.items():
         for lane in groups.get(key, key):
             out[lane] = expr
@@ -89,7 +90,7 @@ TABLE: dict[str, OpDef] = {
         _op("tan", 1, "floating-point", "same", {"f": "wa_tan({0})"}),
         _op("asin", 1, "floating-point", "same", {"f": "wa_asin({0})"}),
         _op("acos", 1, "floating-point", "same", {"f": "wa_acos({0})"}),
-        _op("atan", 1, "floating-point", "same", {"f": "atan({0})"}),
+        _op("atan", 1, "floating-point", "same", {"f": "wa_atan({0})"}),
         _op("atan2", 2, "real floating-point", "same", {"f": "wa_atan2({0}, {1})"}),
         _op("sinh", 1, "floating-point", "same", {"f": "wa_sinh({0})"}),
         _op("cosh", 1, "floating-point", "same", {"f": "wa_cosh({0})"}),
@@ -138,5 +139,62 @@ TABLE: dict[str, OpDef] = {
 
 
 def lane_of(dtype) -> str:
-    """The register lane of a dtype on WebGPU (32-bit dtypes and the narrower ones)."""
-    return {"b": "b", "i": "i", "u": "u", "f": "f"}[dtype.kind]
+    """The register lane of a dtype on WebGPU."""
+    return _LANES[dtype.name]
+
+
+_LANES = {"bool": "b", "int8": "i", "int16": "i", "int32": "i", "uint8": "u", "uint16": "u",
+          "uint32": "u", "float32": "f", "int64": "I", "uint64": "U", "complex64": "c"}
+
+# Two-word lanes: int64/uint64 through the word-pair helpers of wgsl_int64.py, complex64
+# through wgsl_complex.py. Kept beside the table as one block per lane so that each lane's
+# coverage can be read at a glance; merged into the entries below.
+_INT64 = {
+    "abs": {"I": "wa_abs_i64({0})", "U": "{0}"},
+    "positive": {"wide": "{0}"},
+    "negative": {"wide": "wa_neg64({0})"},
+    "add": {"wide": "wa_add64({0}, {1})"},
+    "subtract": {"wide": "wa_sub64({0}, {1})"},
+    "multiply": {"wide": "wa_mul64({0}, {1})"},
+    "square": {"wide": "wa_mul64({0}, {0})"},
+    "floor_divide": {"I": "wa_floordiv_i64({0}, {1})", "U": "wa_div_u64({0}, {1})"},
+    "remainder": {"I": "wa_rem_i64({0}, {1})", "U": "wa_rem_u64({0}, {1})"},
+    "pow": {"I": "wa_pow_i64({0}, {1})", "U": "wa_pow_u64({0}, {1})"},
+    "sign": {"I": "wa_sign_i64({0})", "U": "wa_sign_u64({0})"},
+    "maximum": {"I": "wa_max_i64({0}, {1})", "U": "wa_max_u64({0}, {1})"},
+    "minimum": {"I": "wa_min_i64({0}, {1})", "U": "wa_min_u64({0}, {1})"},
+    "clip": {"I": "wa_min_i64(wa_max_i64({0}, {1}), {2})", "U": "wa_min_u64(wa_max_u64({0}, {1}), {2})"},
+    "ceil": {"wide": "{0}"}, "floor": {"wide": "{0}"}, "trunc": {"wide": "{0}"}, "round": {"wide": "{0}"},
+    "conj": {"wide": "{0}"}, "real": {"wide": "{0}"},
+    "isnan": {"wide": "false"}, "isinf": {"wide": "false"}, "isfinite": {"wide": "true"},
+    "equal": {"wide": "wa_eq64({0}, {1})"},
+    "not_equal": {"wide": "!wa_eq64({0}, {1})"},
+    "less": {"I": "wa_lt_i64({0}, {1})", "U": "wa_lt_u64({0}, {1})"},
+    "less_equal": {"I": "!wa_lt_i64({1}, {0})", "U": "!wa_lt_u64({1}, {0})"},
+    "greater": {"I": "wa_lt_i64({1}, {0})", "U": "wa_lt_u64({1}, {0})"},
+    "greater_equal": {"I": "!wa_lt_i64({0}, {1})", "U": "!wa_lt_u64({0}, {1})"},
+    "bitwise_and": {"wide": "({0} & {1})"},
+    "bitwise_or": {"wide": "({0} | {1})"},
+    "bitwise_xor": {"wide": "({0} ^ {1})"},
+    "bitwise_invert": {"wide": "~{0}"},
+    "bitwise_left_shift": {"wide": "wa_shl64({0}, {1})"},
+    "bitwise_right_shift": {"I": "wa_shr_i64({0}, {1})", "U": "wa_shr_u64({0}, {1})"},
+    "where": {"wide": "select({2}, {1}, {0})"},
+    "copy": {"wide": "{0}"},
+}
+
+
+def _merge_wide() -> None:
+    from .webgpu.wgsl_complex import COMPLEX_OPS
+
+    for name, spec in _INT64.items():
+        TABLE[name].wgsl.update(_lanes(spec))
+    for name, expr in COMPLEX_OPS.items():
+        if name in TABLE:
+            TABLE[name].wgsl["c"] = expr
+    TABLE["imag"] = OpDef("imag", 1, "complex floating-point", "real", {"c": COMPLEX_OPS["imag"]})
+    for name in ("abs", "real"):
+        TABLE[name] = OpDef(name, 1, TABLE[name].inputs, "real", TABLE[name].wgsl)
+
+
+_merge_wide()

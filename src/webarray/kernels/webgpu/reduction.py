@@ -85,25 +85,9 @@ class ReduceSpec:
         return names
 
 
-# -- WGSL pieces (cast is a candidate for lanes.py) ------------------------------------------
+# -- WGSL pieces ----------------------------------------------------------------------------
 
-def cast(src: DType, dst: DType, v: str) -> str:
-    """Convert a register of dtype src to dtype dst (astype semantics, wrapping)."""
-    a, b = lane_of(src), lane_of(dst)
-    if b == "b":
-        # floats by their bits: NaN is nonzero, -0.0 is zero, whatever the compiler assumes
-        return {"b": v, "i": f"({v} != 0)", "u": f"({v} != 0u)",
-                "f": f"((bitcast<u32>({v}) & 0x7fffffffu) != 0u)"}[a]
-    if b == "f":
-        return {"b": f"select(0.0, 1.0, {v})", "i": f"f32({v})", "u": f"f32({v})", "f": v}[a]
-    if b == "i":
-        e = {"b": f"select(0, 1, {v})", "i": v, "u": f"bitcast<i32>({v})", "f": f"i32({v})"}[a]
-    else:
-        e = {"b": f"select(0u, 1u, {v})", "i": f"bitcast<u32>({v})", "u": v,
-             "f": f"select(u32({v}), bitcast<u32>(i32({v})), {v} < 0.0)"}[a]
-    if a == b and src.bits <= dst.bits:
-        return e
-    return lanes.wrap(dst, e)
+cast = lanes.cast
 
 
 def nonzero(dtype: DType, v: str) -> str:
@@ -125,6 +109,10 @@ def identity(combine: str, dtype: DType) -> str:
         return "0xffffffffu" if high else "0u"
     if lane == "i":
         return "2147483647" if high else "bitcast<i32>(0x80000000u)"
+    if lane == "I":
+        return "vec2<u32>(0xffffffffu, 0x7fffffffu)" if high else "vec2<u32>(0u, 0x80000000u)"
+    if lane == "U":
+        return "vec2<u32>(0xffffffffu, 0xffffffffu)" if high else "vec2<u32>(0u, 0u)"
     raise TypeError(f"no {combine} identity for {dtype.name}")
 
 
@@ -179,6 +167,12 @@ def better_fn(combine: str, dtype: DType) -> str:
                  "    if (an != bn) { return an; }",
                  "    if (an) { return ai < bi; }"]
         a, b = "ra_key(av)", "ra_key(bv)"
+    if lane_of(dtype) in "IU":
+        lt = "wa_lt_i64" if lane_of(dtype) == "I" else "wa_lt_u64"
+        first, second = ("bv", "av") if combine == "argmax" else ("av", "bv")
+        body += ["    if (wa_eq64(av, bv)) { return ai < bi; }",
+                 f"    return {lt}({first}, {second});", "}"]
+        return "\n".join(body) + "\n"
     body += [f"    if ({a} == {b}) {{ return ai < bi; }}", f"    return {a} {cmp} {b};", "}"]
     return "\n".join(body) + "\n"
 
