@@ -417,11 +417,6 @@ def test_inplace_operator_scalar_dtype_rules():
     assert_equal(f, np.float32([2, math.sqrt(5)]), ulps=2)
 
 
-@pytest.mark.xfail(
-    reason="_elementwise._inplace skips _check_shift: x <<= -1 zeroes x instead of raising "
-    "ValueError as x << -1 does",
-    strict=True,
-)
 @pytest.mark.parametrize("op", ["lshift", "rshift"])
 def test_inplace_shift_by_negative_scalar_raises(op):
     a = np.int8([1, -2, 3])

@@ -106,6 +106,11 @@ def _operands(name: str, args, category: str):
         if not isinstance(a, Array):
             if isinstance(a, complex) and not isinstance(a, (bool, int, float)):
                 compute = dt.complex_of(compute) if compute.kind == "f" else compute
+                if compute not in dt.categories[category]:
+                    raise TypeError(
+                        f"{name} requires {category} operands; a Python complex makes them "
+                        f"{compute.name}"
+                    )
             scalar_dtype_check(a, compute, name)
     return arrays, compute
 
@@ -130,7 +135,7 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
     op = TABLE[name]
     arrays, compute = _operands(name, args, op.inputs)
     arrays[0].device.check_dtype(compute)
-    result = dt.bool if op.result == "bool" else compute
+    result = {"bool": dt.bool, "real": dt.real_of(compute)}.get(op.result, compute)
     shape = broadcast_shapes(*(a.shape for a in arrays))
     nodes, inputs, scalars = _nodes(args, compute)
     node = Apply(name, tuple(nodes), compute, result)
@@ -143,6 +148,8 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
 
 def _inplace(name: str, x: Array, other) -> Array:
     """x op= other: the result keeps x's dtype and shape, or the operation is refused."""
+    if name in ("bitwise_left_shift", "bitwise_right_shift"):
+        _check_shift(other, name)
     op = TABLE[name]
     arrays, compute = _operands(name, (x, other), op.inputs)
     if compute is not x.dtype:
@@ -333,8 +340,7 @@ def hypot(x1: Array | int | float, x2: Array | int | float, /) -> Array:
 
 
 def imag(x: Array, /) -> Array:
-    dt.check_category(x.dtype, "complex floating-point", "imag")
-    raise AssertionError("unreachable: no complex dtype is supported yet")
+    return _apply("imag", x)
 
 
 def isfinite(x: Array, /) -> Array:
