@@ -125,6 +125,19 @@ class Fn:
         return self.name
 
 
+def _floor_divide(a, b):
+    """NumPy's floor_divide with the standard's main-text values for infinite operands
+    (±inf // finite is ±inf, finite // ±inf a signed zero), which webarray follows; NumPy
+    takes the alternatives (NaN, -1.0) that the standard's notes also allow."""
+    out = np.floor_divide(a, b)
+    if out.dtype.kind != "f":
+        return out
+    a, b = np.broadcast_arrays(a, b)
+    inf_a = np.isinf(a) & np.isfinite(b) & (b != 0)
+    inf_b = np.isfinite(a) & (a != 0) & np.isinf(b)
+    return np.where(inf_a | inf_b, (a / b).astype(out.dtype), out)
+
+
 def _table():
     u, b = 1, 2
     rows = [
@@ -155,7 +168,7 @@ def _table():
         ("exp", np.exp, "floating-point", u, 2, False),
         ("expm1", np.expm1, "floating-point", u, 1.5, False),
         ("floor", _same_for_ints(np.floor), "real numeric", u, None, False),
-        ("floor_divide", np.floor_divide, "real numeric", b, None, False),
+        ("floor_divide", _floor_divide, "real numeric", b, None, False),
         ("greater", np.greater, "real numeric", b, None, True),
         ("greater_equal", np.greater_equal, "real numeric", b, None, True),
         ("hypot", np.hypot, "real floating-point", b, 1.5, False),

@@ -72,6 +72,8 @@ def _scalar_for(value, dtype: dt.DType, what: str):
         )
     if dtype.kind == "b":
         return bool(value)
+    if dtype.kind == "c":
+        return complex(value)
     if dtype.kind in "iu":
         if isinstance(value, float):
             if not math.isfinite(value) or value != int(value):

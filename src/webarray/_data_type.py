@@ -87,7 +87,7 @@ def iinfo(type: dt.DType | Array, /) -> iinfo_object:
     return iinfo_object(d.bits, (1 << (d.bits - 1)) - 1, -(1 << (d.bits - 1)), d)
 
 
-def isdtype(dtype: dt.DType, kind, /) -> bool:
+def isdtype(dtype: dt.DType, kind) -> bool:
     if not isinstance(dtype, dt.DType):
         raise TypeError(f"isdtype requires a webarray dtype, got {dtype!r}")
     if isinstance(kind, tuple):

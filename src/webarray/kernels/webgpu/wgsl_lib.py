@@ -181,11 +181,9 @@ _def("""
 fn wa_floordiv_f(a: f32, b: f32) -> f32 {
     if (wa_isnan(a) || wa_isnan(b)) { return wa_nan(); }
     if (b == 0.0) { return a / b; }
-    if (wa_isinf(a)) { return wa_nan(); }
-    if (wa_isinf(b)) {
-        if (a == 0.0 || (a < 0.0) == (b < 0.0)) { return wa_copysign(0.0, a / b); }
-        return -1.0;
-    }
+    // The standard's main text for infinite operands (floor(a / b)): ±inf // finite is
+    // ±inf and finite // ±inf a signed zero. NumPy's NaN and -1.0 are allowed alternatives.
+    if (wa_isinf(a) || wa_isinf(b)) { return a / b; }
     let m = wa_fmod(a, b);
     var d = (a - m) / b;
     if (m != 0.0 && ((b < 0.0) != (m < 0.0))) { d = d - 1.0; }
