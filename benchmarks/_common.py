@@ -16,6 +16,7 @@ import platform
 import re
 import statistics
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -279,3 +280,49 @@ def parse_sizes(text: str) -> list[int]:
         v = int(part.strip())
         out.append(1 << v if v <= 40 else v)
     return out
+
+
+# -- the command line every benchmark script shares --------------------------------------------
+
+SYNC = {"webarray": "Device.synchronize (blocking 4-byte read)",
+        "cupy": "Device.synchronize", "torch": "cuda.synchronize"}
+
+
+def add_common_args(p, name: str) -> None:
+    """--quick, --backends and --out, as every benchmark script takes them."""
+    p.add_argument("--quick", action="store_true", help="fewer and shorter rounds")
+    p.add_argument("--backends", default="numpy,webarray,cupy,torch",
+                   help="comma-separated: numpy, webarray, cupy, torch (missing ones are skipped)")
+    p.add_argument("--out", help=f"JSON path (default benchmarks/results/{name}-<gpu>.json)")
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def open_backends(spec: str) -> tuple[list[Backend], dict[str, str]]:
+    """Load the comma-separated backends, saying which are skipped and on what each runs."""
+    backends, skipped = load_backends([b.strip() for b in spec.split(",")])
+    for name, why in skipped.items():
+        print(f"skipping {name}: {why}", file=sys.stderr)
+    for be in backends:
+        log(f"{be.name}: {be.device}")
+    return backends, skipped
+
+
+def on_cpu_adapter(backends: list[Backend]) -> bool:
+    """Whether webarray runs on a CPU WebGPU adapter (lavapipe), where sizes stay small."""
+    for be in backends:
+        if be.name == "webarray":
+            info = be.xp.__array_namespace_info__().default_device().executor.adapter_info
+            return info.get("adapter_type", "").upper() == "CPU"
+    return False
+
+
+def finish(rec: dict, out, text: str) -> int:
+    """Write the JSON record, print the table and where the record went."""
+    path = write_json(rec, out)
+    print()
+    print(text)
+    print(f"\nwritten {path}")
+    return 0

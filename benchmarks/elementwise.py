@@ -173,37 +173,20 @@ def main(argv=None) -> int:
     p.add_argument("--sizes", type=c.parse_sizes,
                    help="comma-separated sizes; numbers up to 40 are powers of two "
                         "(default 20,22,24,26; 20,22 on a CPU-only WebGPU adapter)")
-    p.add_argument("--quick", action="store_true", help="fewer and shorter rounds")
     p.add_argument("--ops", default=",".join(OPS), help="comma-separated ops (default: all)")
-    p.add_argument("--backends", default="numpy,webarray,cupy,torch",
-                   help="comma-separated: numpy, webarray, cupy, torch (missing ones are skipped)")
+    c.add_common_args(p, "elementwise")
     p.add_argument("--overhead-count", type=int, default=1000,
                    help="ops per round of the host-overhead test (default 1000)")
-    p.add_argument("--out", help="JSON path (default benchmarks/results/elementwise-<gpu>.json)")
     args = p.parse_args(argv)
 
     ops = [o.strip() for o in args.ops.split(",") if o.strip()]
     for o in ops:
         if o not in OPS:
             p.error(f"unknown op {o!r}; choose from {', '.join(OPS)}")
-    backends, skipped = c.load_backends([b.strip() for b in args.backends.split(",")])
-    for name, why in skipped.items():
-        print(f"skipping {name}: {why}", file=sys.stderr)
-    sizes = args.sizes
-    if sizes is None:
-        sizes = DEFAULT_SIZES
-        for be in backends:
-            if be.name == "webarray":
-                info = be.xp.__array_namespace_info__().default_device().executor.adapter_info
-                if info.get("adapter_type", "").upper() == "CPU":
-                    sizes = CPU_ADAPTER_SIZES
+    backends, skipped = c.open_backends(args.backends)
+    sizes = args.sizes or (CPU_ADAPTER_SIZES if c.on_cpu_adapter(backends) else DEFAULT_SIZES)
     rounds, target = (3, 0.05) if args.quick else (7, 0.25)
-
-    def log(msg):
-        print(msg, flush=True)
-
-    for be in backends:
-        log(f"{be.name}: {be.device}")
+    log = c.log
     log("bandwidth:")
     bw = bandwidth(backends, sizes, ops, rounds, target, log)
     log("host overhead:")
@@ -211,14 +194,9 @@ def main(argv=None) -> int:
     rec = c.record("elementwise", backends, skipped,
                    method={"rounds": rounds, "round_target_s": target, "statistic": "median",
                            "dtype": "float32", "bytes": "inputs read once + output written once",
-                           "sync": {"webarray": "Device.synchronize (blocking 4-byte read)",
-                                    "cupy": "Device.synchronize", "torch": "cuda.synchronize"}},
+                           "sync": c.SYNC},
                    bandwidth=bw, overhead=oh)
-    path = c.write_json(rec, args.out)
-    print()
-    print(report(bw, oh))
-    print(f"\nwritten {path}")
-    return 0
+    return c.finish(rec, args.out, report(bw, oh))
 
 
 if __name__ == "__main__":

@@ -155,51 +155,28 @@ def main(argv=None) -> int:
     p.add_argument("--sizes", type=c.parse_sizes,
                    help="comma-separated sizes; numbers up to 40 are powers of two "
                         "(default 22,24,26; 20,22 on a CPU-only WebGPU adapter)")
-    p.add_argument("--quick", action="store_true", help="fewer and shorter rounds")
     p.add_argument("--cases", default=",".join(CASES), help="comma-separated cases (default: all)")
-    p.add_argument("--backends", default="numpy,webarray,cupy,torch",
-                   help="comma-separated: numpy, webarray, cupy, torch (missing ones are skipped)")
-    p.add_argument("--out", help="JSON path (default benchmarks/results/reductions-<gpu>.json)")
+    c.add_common_args(p, "reductions")
     args = p.parse_args(argv)
 
     cases = [x.strip() for x in args.cases.split(",") if x.strip()]
     for x in cases:
         if x not in CASES:
             p.error(f"unknown case {x!r}; choose from {', '.join(CASES)}")
-    backends, skipped = c.load_backends([b.strip() for b in args.backends.split(",")])
-    for name, why in skipped.items():
-        print(f"skipping {name}: {why}", file=sys.stderr)
-    sizes = args.sizes
-    if sizes is None:
-        sizes = DEFAULT_SIZES
-        for be in backends:
-            if be.name == "webarray":
-                info = be.xp.__array_namespace_info__().default_device().executor.adapter_info
-                if info.get("adapter_type", "").upper() == "CPU":
-                    sizes = CPU_ADAPTER_SIZES
+    backends, skipped = c.open_backends(args.backends)
+    sizes = args.sizes or (CPU_ADAPTER_SIZES if c.on_cpu_adapter(backends) else DEFAULT_SIZES)
     for n in sizes:
         if n % ROW:
             p.error(f"sizes must be multiples of {ROW} (the row length of the 2-D cases), got {n}")
     rounds, target = (3, 0.05) if args.quick else (7, 0.25)
-
-    def log(msg):
-        print(msg, flush=True)
-
-    for be in backends:
-        log(f"{be.name}: {be.device}")
-    rows = run(backends, sizes, cases, rounds, target, log)
+    rows = run(backends, sizes, cases, rounds, target, c.log)
     rec = c.record("reductions", backends, skipped,
                    method={"rounds": rounds, "round_target_s": target, "statistic": "median",
                            "dtype": "float32", "row_length": ROW,
                            "bytes": "input read once (+ output written once for the scan)",
-                           "sync": {"webarray": "Device.synchronize (blocking 4-byte read)",
-                                    "cupy": "Device.synchronize", "torch": "cuda.synchronize"}},
+                           "sync": c.SYNC},
                    results=rows)
-    path = c.write_json(rec, args.out)
-    print()
-    print(report(rows))
-    print(f"\nwritten {path}")
-    return 0
+    return c.finish(rec, args.out, report(rows))
 
 
 if __name__ == "__main__":

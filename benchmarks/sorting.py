@@ -115,40 +115,23 @@ def main(argv=None) -> int:
                         "two (default 20,22,24; 16,18 on a CPU-only WebGPU adapter)")
     p.add_argument("--unique-sizes", type=c.parse_sizes,
                    help="unique sizes (default 22; 18 on a CPU-only WebGPU adapter)")
-    p.add_argument("--quick", action="store_true", help="fewer and shorter rounds")
-    p.add_argument("--backends", default="numpy,webarray,cupy,torch",
-                   help="comma-separated: numpy, webarray, cupy, torch (missing ones are skipped)")
-    p.add_argument("--out", help="JSON path (default benchmarks/results/sorting-<gpu>.json)")
+    c.add_common_args(p, "sorting")
     args = p.parse_args(argv)
 
-    backends, skipped = c.load_backends([b.strip() for b in args.backends.split(",")])
-    for name, why in skipped.items():
-        print(f"skipping {name}: {why}", file=sys.stderr)
-    cpu = any(be.name == "webarray" and be.xp.__array_namespace_info__().default_device()
-              .executor.adapter_info.get("adapter_type", "").upper() == "CPU" for be in backends)
+    backends, skipped = c.open_backends(args.backends)
+    cpu = c.on_cpu_adapter(backends)
     sizes = args.sizes or (CPU_ADAPTER_SIZES if cpu else DEFAULT_SIZES)
     usizes = args.unique_sizes or (CPU_ADAPTER_UNIQUE if cpu else DEFAULT_UNIQUE)
     rounds, target = (3, 0.05) if args.quick else (7, 0.3)
     cases = [(op, n) for op in ("sort", "argsort") for n in sizes] + [("unique", n) for n in usizes]
-
-    def log(msg):
-        print(msg, flush=True)
-
-    for be in backends:
-        log(f"{be.name}: {be.device}")
-    rows = run(backends, cases, rounds, target, log)
+    rows = run(backends, cases, rounds, target, c.log)
     rec = c.record("sorting", backends, skipped,
                    method={"rounds": rounds, "round_target_s": target, "statistic": "median",
                            "stable": True, "data": "sort/argsort: uniform float32 in [0, 1); "
                            "unique: int32 in [0, n/4)",
-                           "sync": {"webarray": "Device.synchronize (blocking 4-byte read)",
-                                    "cupy": "Device.synchronize", "torch": "cuda.synchronize"}},
+                           "sync": c.SYNC},
                    results=rows)
-    path = c.write_json(rec, args.out)
-    print()
-    print(report(rows))
-    print(f"\nwritten {path}")
-    return 0
+    return c.finish(rec, args.out, report(rows))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import os
 import struct
 from typing import Sequence
 
-from .protocol import DeviceLost, KernelError
+from .protocol import DeviceLost, KernelError, buffer_size
 
 # -- the command format (src/webarray_js/protocol.ts) ------------------------------------
 
@@ -191,12 +191,7 @@ class BrowserExecutor:
 
     def alloc(self, nbytes: int) -> int:
         self._check_alive()
-        nbytes = max(16, (nbytes + 15) // 16 * 16)
-        if nbytes > self.max_buffer_size:
-            raise MemoryError(
-                f"cannot allocate {nbytes} bytes on {self.adapter_info['device']}: the "
-                f"largest buffer this device allows is {self.max_buffer_size} bytes"
-            )
+        nbytes = buffer_size(nbytes, self.max_buffer_size, self.adapter_info["device"])
         handle = self._next_handle
         self._next_handle += 1
         if nbytes >= _CHECKED_ALLOC_BYTES:

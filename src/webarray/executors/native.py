@@ -20,7 +20,7 @@ import re
 from collections import OrderedDict
 from typing import Sequence
 
-from .protocol import DeviceLost, KernelError
+from .protocol import DeviceLost, KernelError, buffer_size
 
 _BATCH_LIMIT = 4096  # dispatches recorded before a submit is forced
 # Bytes of buffers bound by the recorded dispatches after which they are submitted at once,
@@ -121,12 +121,7 @@ class NativeExecutor:
 
     def alloc(self, nbytes: int) -> int:
         self._check_alive()
-        nbytes = max(16, (nbytes + 15) // 16 * 16)
-        if nbytes > self.max_buffer_size:
-            raise MemoryError(
-                f"cannot allocate {nbytes} bytes on {self.adapter_info['device']}: the "
-                f"largest buffer this device allows is {self.max_buffer_size} bytes"
-            )
+        nbytes = buffer_size(nbytes, self.max_buffer_size, self.adapter_info["device"])
         try:
             buf = self._device.create_buffer(size=nbytes, usage=self._usage)
         except Exception as e:

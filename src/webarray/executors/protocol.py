@@ -64,3 +64,15 @@ class Executor(Protocol):
 
     def buffer_count(self) -> int:
         """How many GPU buffers the executor holds (live and pooled)."""
+
+
+def buffer_size(nbytes: int, max_buffer_size: int, device: str) -> int:
+    """The size actually allocated for nbytes (a multiple of 16, at least 16), or
+    MemoryError when the device cannot hold a buffer that large."""
+    size = max(16, (nbytes + 15) // 16 * 16)
+    if size > max_buffer_size:
+        raise MemoryError(
+            f"cannot allocate {size} bytes on {device}: the largest buffer this device "
+            f"allows is {max_buffer_size} bytes"
+        )
+    return size
