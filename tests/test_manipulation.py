@@ -9,7 +9,8 @@ import pytest
 from hypothesis import assume, given, strategies as st
 
 import webarray as xp
-from helpers import ALL_NAMES, DTYPES, NUMERIC_NAMES, arrays, assert_equal, shapes, views
+from helpers import (ALL_NAMES, DTYPES, NUMERIC_NAMES, SUPPORTED_NAMES, arrays, assert_equal,
+                     shapes, views)
 
 names = st.sampled_from(ALL_NAMES)
 
@@ -166,8 +167,12 @@ def test_concat_and_stack_errors():
         xp.concat([a, a], axis=2)
     with pytest.raises(TypeError):
         xp.concat([a, xp.zeros((2, 3), dtype=xp.int32)])  # no float/int promotion
-    with pytest.raises(TypeError, match="int64"):
-        xp.concat([xp.zeros(2, dtype=xp.int32), xp.zeros(2, dtype=xp.uint32)])
+    i, u = xp.asarray([-1, 2], dtype=xp.int32), xp.asarray([3, 2**32 - 1], dtype=xp.uint32)
+    if "int64" in SUPPORTED_NAMES:
+        assert_equal(xp.concat([i, u]), np.array([-1, 2, 3, 2**32 - 1], np.int64))
+    else:
+        with pytest.raises(TypeError, match="int64"):
+            xp.concat([i, u])
     with pytest.raises(ValueError, match="same shape"):
         xp.stack([a, b])
     with pytest.raises(IndexError):

@@ -87,6 +87,8 @@ def _scalar_for(value, dtype: dt.DType, what: str):
                 f"{what}: {value} is out of bounds for {dtype.name} (allowed: {lo} to {hi})"
             )
         return value
+    if dtype.kind == "c":
+        return complex(value)
     if isinstance(value, complex):
         raise TypeError(f"{what}: a complex value needs a complex dtype, got {dtype.name}")
     return float(value)
@@ -370,7 +372,8 @@ _F32_MAX = (2 - 2.0 ** -23) * 2.0 ** 127
 def _ramp(dtype: dt.DType, start, step, spread):
     """The node start + i * step (scalar slots 0 and 1) and its scalars. Integers wrap
     exactly; for floats whose i * step could overflow float32 (spread, the largest
-    |i * step|, past its maximum) the step is added in two halves."""
+    |i * step|, past its maximum) the step is added in two halves; a step so small that
+    float32 would round it to a subnormal is scaled by 2^64 and i * step by 2^-64."""
     idx = Cast(Index(dt.int32), dtype)
     if dtype.kind == "f":
         start, step = float(start), float(step)
@@ -379,6 +382,11 @@ def _ramp(dtype: dt.DType, start, step, spread):
             node = Apply("add", (Apply("add", (Scalar(1, dtype), half), dtype, dtype), half),
                          dtype, dtype)
             return node, [(dtype, step / 2), (dtype, start)]
+        if abs(step) < 2.0 ** -100:
+            times = Apply("multiply", (Apply("multiply", (idx, Scalar(0, dtype)), dtype, dtype),
+                                       Scalar(2, dtype)), dtype, dtype)
+            return (Apply("add", (Scalar(1, dtype), times), dtype, dtype),
+                    [(dtype, step * 2.0 ** 64), (dtype, start), (dtype, 2.0 ** -64)])
     times = Apply("multiply", (idx, Scalar(0, dtype)), dtype, dtype)
     return Apply("add", (Scalar(1, dtype), times), dtype, dtype), [(dtype, step), (dtype, start)]
 

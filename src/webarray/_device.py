@@ -16,11 +16,10 @@ from .executors.pool import BufferPool
 
 # dtypes each backend stores exactly today; the info API and every dtype check read this
 _NARROW = (dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32, dt.float32)
-# Stored as word pairs. Elementwise, casts, creation, indexing and reductions handle them;
-# until sorting, set functions and matmul do too, they are listed only when
-# WEBARRAY_WIDE_DTYPES=1 (or by Device(..., wide_dtypes=True)).
+# Stored as word pairs (_storage.py). WEBARRAY_WIDE_DTYPES=0 (or Device(...,
+# wide_dtypes=False)) leaves them out, e.g. to compare with the one-word world.
 _WIDE = (dt.int64, dt.uint64, dt.complex64)
-_SUPPORTED = {"native": _NARROW, "webgpu": _NARROW}
+_SUPPORTED = {"native": _NARROW + _WIDE, "webgpu": _NARROW + _WIDE}
 
 
 class Device:
@@ -31,8 +30,9 @@ class Device:
         self.backend = executor.backend
         self.pool = BufferPool(executor)
         if wide_dtypes is None:
-            wide_dtypes = os.environ.get("WEBARRAY_WIDE_DTYPES") == "1"
-        self.dtypes = _SUPPORTED[executor.backend] + (_WIDE if wide_dtypes else ())
+            wide_dtypes = os.environ.get("WEBARRAY_WIDE_DTYPES") != "0"
+        self.dtypes = tuple(d for d in _SUPPORTED[executor.backend]
+                            if wide_dtypes or d not in _WIDE)
         self._kernels: dict = {}
 
     def __repr__(self) -> str:

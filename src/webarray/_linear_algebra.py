@@ -144,6 +144,10 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     shape = broadcast_shapes(x1.shape, x2.shape)
     a = _cast(x1, out_dtype)
     b = _cast(x2, out_dtype)
+    if out_dtype.kind == "c":
+        from ._elementwise import conj
+
+        a = conj(a)  # the standard's vecdot is sum(conj(x1) * x2)
 
     def as_view(x):
         lead = len(shape) - x.ndim

@@ -235,15 +235,16 @@ def argreduce(x: Array, axis: int | None, op: str, keepdims: bool = False) -> Ar
 
 
 def mean(x: Array, axes, keepdims: bool = False) -> Array:
-    """Arithmetic mean over axes of a float32 array: a tree sum divided by the count in the
-    last pass. NaN where the count is zero."""
+    """Arithmetic mean over axes of a float32 or complex64 array: a tree sum divided by the
+    count in the last pass. NaN (NaN + NaN j) where the count is zero."""
     axes = tuple(axes)
     shape = _out_shape(x.shape, axes, keepdims)
     count = math.prod(x.shape[d] for d in axes)
     if math.prod(shape) == 0:
         return Array._empty(shape, x.dtype, x.device)
     if count == 0:
-        return _fill(shape, x.dtype, math.nan, x.device)
+        nan = complex(math.nan, math.nan) if x.dtype.kind == "c" else math.nan
+        return _fill(shape, x.dtype, nan, x.device)
     out = Array._empty(shape, x.dtype, x.device)
     _run(_rows_of(x, axes, ordered=False), "add", "cast", x.dtype, out,
          transform="div", divisor=float(count))

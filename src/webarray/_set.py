@@ -7,9 +7,13 @@ own group, -0.0 and +0.0 share one); an inclusive scan of those flags numbers th
 the number of groups is the one value read back (it is the result's shape); one scatter
 kernel then writes values, first indices, group starts and inverse indices, and a last
 kernel turns starts into counts. Unique values come out in ascending order (NaNs last),
-each value as it first occurs in x (so -0.0 when -0.0 comes before +0.0).
+each value as it first occurs in x (so -0.0 when -0.0 comes before +0.0). The two-word
+dtypes have no 32-bit keys: their pairs start a group where the sorted value is
+``not_equal`` to the previous one (complex64 sorted by real part, then imaginary part;
+a value with a NaN part is unequal to everything, so it is its own group).
 
-isin sorts x2 into keys and binary-searches each element of x1 among them.
+isin sorts x2 into keys (values, for the two-word dtypes) and binary-searches each
+element of x1 among them.
 """
 
 from __future__ import annotations
@@ -62,23 +66,28 @@ def _unique(x: Array, what: str, *, indices=False, inverse=False, counts=False) 
         return {"values": Array._empty((0,), x.dtype, device), "indices": empty,
                 "inverse": Array._empty(x.shape, _I32, device), "counts": empty}
     keys, idx, _ = impl.sort_rows(flat, 1, n)
-    k = Array._view(keys._buf, _U32, (n,), (1,), 0, device)
     i = Array._view(idx._buf, _I32, (n,), (1,), 0, device)
+    if keys is None:
+        k = _sorted_values(flat, i)
+        kt = x.dtype
+    else:
+        k = Array._view(keys._buf, _U32, (n,), (1,), 0, device)
+        kt = _U32
 
     # flag: this sorted pair starts a group (slots: 0 keys, 1 keys read raw)
     scalars = [(_I32, 1), (_I32, 0)]
     prev = Gather(1, _op("maximum", _op("subtract", Index(_I32), Scalar(0, _I32)),
-                         Scalar(1, _I32)), _U32)
-    key = Input(0, _U32)
+                         Scalar(1, _I32)), kt)
+    key = Input(0, kt)
     flag = _op("logical_or", _op("equal", Index(_I32), Scalar(1, _I32), dtype=dt.bool),
-               _op("not_equal", key, prev, compute=_U32, dtype=dt.bool),
+               _op("not_equal", key, prev, compute=kt, dtype=dt.bool),
                compute=dt.bool, dtype=dt.bool)
     if x.dtype.kind == "f":
         scalars.append((_U32, NAN_KEY))
         flag = _op("logical_or", flag,
                    _op("equal", key, Scalar(2, _U32), compute=_U32, dtype=dt.bool),
                    compute=dt.bool, dtype=dt.bool)
-    flags = _graph.execute(device, (n,), [(flag, None)], [k, keys], scalars,
+    flags = _graph.execute(device, (n,), [(flag, None)], [k, k], scalars,
                            raw_inputs=(1,))[0]
     scan = _reduce.scan(flags, 0, "sum", _I32)
     groups = impl.read_word(scan, n - 1)
@@ -116,6 +125,13 @@ def _unique(x: Array, what: str, *, indices=False, inverse=False, counts=False) 
     if inverse:
         out["inverse"] = reshape(res.pop(0), x.shape)
     return out
+
+
+def _sorted_values(flat: Array, idx: Array) -> Array:
+    """The contiguous 1-D flat's values in the order of the sorted indices idx."""
+    node = Gather(1, _op("add", Input(0, _I32), Scalar(0, _I32)), flat.dtype)
+    return _graph.execute(flat.device, idx.shape, [(node, None)], [idx, flat],
+                          [(_I32, flat._offset)], raw_inputs=(1,))[0]
 
 
 def unique_all(x: Array, /) -> UniqueAllResult:
@@ -186,8 +202,12 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     a = _graph.copy_of(x1, dtype) if x1.dtype is not dtype else x1
     b = _graph.copy_of(x2, dtype) if x2.dtype is not dtype else x2
     b = impl.contiguous(reshape(b, (-1,)))
-    keys, _, _ = impl.sort_rows(b, 1, b.size)
-    k = Array._view(keys._buf, _U32, (b.size,), (1,), 0, b.device)
+    keys, idx, _ = impl.sort_rows(b, 1, b.size)
     q = impl.contiguous(reshape(a, (-1,)))
-    found = impl.search(k, q, sorted_keys=True, member=True, invert=invert)
+    if keys is None:
+        s = _sorted_values(b, Array._view(idx._buf, _I32, (b.size,), (1,), 0, b.device))
+        found = impl.search(s, q, sorted_keys=False, member=True, invert=invert)
+    else:
+        k = Array._view(keys._buf, _U32, (b.size,), (1,), 0, b.device)
+        found = impl.search(k, q, sorted_keys=True, member=True, invert=invert)
     return reshape(found, shape)

@@ -7,6 +7,11 @@ of distances h down to BLOCK (the first a flip step), up to MAX_FUSED of them pe
 then one ``block_merge`` for the distances below BLOCK. All
 launches of a sort go into the same compute pass; nothing is read back.
 
+Two-word dtypes sort in two stable passes, least significant word first: the second
+word (imaginary part of complex64, low word of int64/uint64) and then, gathered in the
+order the first pass found, the first one (real part; high word, signed for int64).
+Since each pass is stable, the result is the stable lexicographic order.
+
 Sorting, unique, isin and searchsorted are built from these pieces plus elementwise
 kernels (gathers and scatters through _graph.execute); unique's compaction numbers its
 groups with the prefix sum of _reduce.scan.
@@ -19,9 +24,14 @@ import array
 from . import _dtypes as dt
 from . import _graph
 from ._array_object import Array
+from .kernels.expr import Apply, Gather, Input, Scalar
 from .kernels.webgpu import sort as gen
 
 _U32 = dt.uint32
+_I32 = dt.int32
+# (major word, minor word) of each two-word dtype: (word, dtype it sorts as)
+_WORDS = {"int64": ((1, dt.int32), (0, _U32)), "uint64": ((1, _U32), (0, _U32)),
+          "complex64": ((0, dt.float32), (1, dt.float32))}
 
 
 def _words(*values) -> bytes:
@@ -54,10 +64,20 @@ def _check_size(device, words: int, what: str) -> None:
         )
 
 
+def _word(values: Array, word: int, dtype) -> Array:
+    """One word of each element of the contiguous two-word values, as a contiguous array."""
+    v = Array._view(values._buf, dtype, (values.size,), (2,), 2 * values._offset + word,
+                    values.device)
+    return _graph.copy_of(v)
+
+
 def sort_rows(values: Array, rows: int, n: int, descending: bool = False):
     """Sort each row of the C-contiguous (rows, n) values (a 1-D or 2-D contiguous array
     with any offset). Returns (keys, indices, P): uint32 arrays of rows * P pairs, row r
-    in [r*P, r*P + n), an index being the element's position r*n + i in values."""
+    in [r*P, r*P + n), an index being the element's position r*n + i in values. keys is
+    None for the two-word dtypes (their order is not one of 32-bit keys)."""
+    if values.dtype.name in _WORDS:
+        return _sort_rows_wide(values, rows, n, descending)
     device = values.device
     p = 1 << max(n - 1, 0).bit_length()
     total = rows * p
@@ -88,6 +108,28 @@ def sort_rows(values: Array, rows: int, n: int, descending: bool = False):
                 -(-total // block))
         k *= 2
     return keys, idx, p
+
+
+def _sort_rows_wide(values: Array, rows: int, n: int, descending: bool):
+    device = values.device
+    (major, major_dt), (minor, minor_dt) = _WORDS[values.dtype.name]
+    _, first, p = sort_rows(_word(values, minor, minor_dt), rows, n, descending)
+    if rows * p == 0:
+        return None, first, p
+    first = _graph.copy_of(rows_view(first, (rows,), n, p))
+    # the major words in the order of the first pass, then sorted stably
+    hi = _word(values, major, major_dt)
+    node = Gather(1, Apply("add", (Input(0, _I32), Scalar(0, _I32)), _I32, _I32), major_dt)
+    hi = _graph.execute(device, (rows, n), [(node, None)], [first, hi], [(_I32, hi._offset)],
+                        raw_inputs=(1,))[0]
+    _, second, _ = sort_rows(hi, rows, n, descending)
+    # compose: the element at position j of the second pass is first[j]
+    out = Array._empty((rows * p,), _U32, device)
+    node = Gather(1, Apply("add", (Input(0, _I32), Scalar(0, _I32)), _I32, _I32), _I32)
+    _graph.execute(device, (rows, n), [(node, rows_view(out, (rows,), n, p))],
+                   [rows_view(second, (rows,), n, p), first], [(_I32, first._offset)],
+                   raw_inputs=(1,))
+    return None, out, p
 
 
 def rows_view(a: Array, batch_shape, n: int, p: int, dtype=dt.int32) -> Array:

@@ -6,7 +6,9 @@ BK deep. The inner product is written out line by line: naga does not keep loops
 private arrays in registers (PERF_NOTES.md), so the generator unrolls instead.
 
 A and B are read through arbitrary strides (transposed views cost nothing) and batch
-dimensions are broadcast by stride 0. C is written C-contiguous.
+dimensions are broadcast by stride 0. C is written C-contiguous. Elements are read and
+written through lanes.py; int64/uint64 accumulate with the word-pair helpers of
+wgsl_int64.py (wrapping modulo 2^64), complex64 with the plain complex product.
 
 Uniform words: M, N, K, z base, A offset, A row stride, A column stride, B offset, B row
 stride, B column stride, then per batch dimension (outermost first): size, A stride,
@@ -18,20 +20,25 @@ from __future__ import annotations
 import array
 
 from ..._dtypes import DType
-from . import lanes
+from ..ops import lane_of
+from . import lanes, wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
+from .wgsl_lib import helpers_for
 
 R = 4  # outputs per thread along each axis
 THREADS = 16
 TILE = THREADS * R
 BK = 16
 
-_ACC = {"f": ("f32", "bitcast<f32>", "bitcast<u32>", "0.0"),
-        "i": ("i32", "bitcast<i32>", "bitcast<u32>", "0"),
-        "u": ("u32", "", "", "0u")}
+# c + a * b in the accumulator's lane
+_MULADD = {"I": "wa_add64({c}, wa_mul64({a}, {b}))", "U": "wa_add64({c}, wa_mul64({a}, {b}))",
+           "c": "{c} + vec2<f32>({a}.x * {b}.x - {a}.y * {b}.y, {a}.x * {b}.y + {a}.y * {b}.x)"}
 
 
 def generate(dtype: DType, batch_ndim: int) -> str:
-    ty, load, store, zero = _ACC[dtype.kind]
+    ty, zero = lanes.wgsl_type(dtype), lanes.literal(dtype, 0)
+    muladd = _MULADD.get(lane_of(dtype), "{c} + {a} * {b}")
+    load_a = lanes.load(dtype, "A", "u32(ao + i32(gm) * sam + i32(gk) * sak)")
+    load_b = lanes.load(dtype, "B", "u32(bo + i32(gk) * sbk + i32(gn) * sbn)")
     per_thread = TILE * BK // (THREADS * THREADS)
     lines = []
     w = lines.append
@@ -63,12 +70,12 @@ def generate(dtype: DType, batch_ndim: int) -> str:
         w(f"        {{ let e = tid + {r * THREADS * THREADS}u; let m = e / {BK}u; let kk = e % {BK}u;")
         w("          let gm = row0 + m; let gk = k0 + kk;")
         w(f"          var v: {ty} = {zero};")
-        w(f"          if (gm < M && gk < K) {{ v = {load}(A[u32(ao + i32(gm) * sam + i32(gk) * sak)]); }}")
+        w(f"          if (gm < M && gk < K) {{ v = {load_a}; }}")
         w(f"          As[kk * {TILE}u + m] = v; }}")
         w(f"        {{ let e = tid + {r * THREADS * THREADS}u; let kk = e / {TILE}u; let n = e % {TILE}u;")
         w("          let gn = col0 + n; let gk = k0 + kk;")
         w(f"          var v: {ty} = {zero};")
-        w(f"          if (gn < N && gk < K) {{ v = {load}(B[u32(bo + i32(gk) * sbk + i32(gn) * sbn)]); }}")
+        w(f"          if (gn < N && gk < K) {{ v = {load_b}; }}")
         w(f"          Bs[kk * {TILE}u + n] = v; }}")
     w("        workgroupBarrier();")
     for kk in range(BK):
@@ -78,17 +85,18 @@ def generate(dtype: DType, batch_ndim: int) -> str:
             w(f"        let b{kk}_{j} = Bs[{kk * TILE}u + lid.x * {R}u + {j}u];")
         for i in range(R):
             for j in range(R):
-                w(f"        c{i}{j} = c{i}{j} + a{kk}_{i} * b{kk}_{j};")
+                acc = muladd.format(c=f"c{i}{j}", a=f"a{kk}_{i}", b=f"b{kk}_{j}")
+                w(f"        c{i}{j} = {acc};")
     w("        workgroupBarrier();")
     w("    }")
     for i in range(R):
         for j in range(R):
-            v = lanes.wrap(dtype, f"c{i}{j}")
-            word = f"{store}({v})" if store else v
+            st = lanes.store(dtype, "C", "cbase + r * N + c", lanes.wrap(dtype, f"c{i}{j}"))
             w(f"    {{ let r = row0 + lid.y * {R}u + {i}u; let c = col0 + lid.x * {R}u + {j}u;")
-            w(f"      if (r < M && c < N) {{ C[cbase + r * N + c] = {word}; }} }}")
+            w(f"      if (r < M && c < N) {{ {st} }} }}")
     w("}")
-    return "\n".join(lines) + "\n"
+    code = "\n".join(lines) + "\n"
+    return code + helpers_for(code)
 
 
 def pack_uniforms(m, n, k, zbase, a_view, b_view, batch_shape, a_batch, b_batch) -> bytes:

@@ -283,7 +283,7 @@ def generate(spec: ReduceSpec) -> str:
             res = "acc"
             if spec.transform != "none":
                 w("        let dv = bitcast<f32>(U[13]);")
-                res = "select(wa_nan(), acc / dv, dv > 0.0)"
+                res = f"select({lanes.wgsl_type(acc)}(wa_nan()), acc / dv, dv > 0.0)"
                 if spec.transform == "div_sqrt":
                     res = TABLE["sqrt"].wgsl["f"].format(res)
             # wrap even when acc is the output dtype: the tree ran in 32-bit registers

@@ -17,8 +17,8 @@ elements on its own, so a batch of rows padded to P with sentinel pairs (key and
   are BLOCK or more, the elements they connect held in registers;
 - ``block_merge``: the steps of one stage whose distances are below BLOCK.
 
-``search`` binary-searches sorted keys for query values (searchsorted and isin). Every
-kernel reads and writes elements through lanes.py.
+``search`` binary-searches sorted keys (or sorted values, any dtype) for query values
+(searchsorted and isin). Every kernel reads and writes elements through lanes.py.
 
 Uniform words are listed at each generator.
 """
@@ -37,25 +37,46 @@ SENTINEL = 0xFFFFFFFF
 NAN_KEY = 0xFFC00000  # the ascending key of every float NaN
 
 
+def _float_key(v: str) -> str:
+    return (
+        f"    var b = bitcast<u32>({v});\n"
+        "    let a = b & 0x7fffffffu;\n"
+        "    if (a == 0u) { b = 0u; }\n"  # -0.0 sorts with +0.0
+        "    if (a > 0x7f800000u) { b = 0x7fc00000u; }\n"  # one NaN, after +inf
+        "    return select(b | 0x80000000u, ~b, (b >> 31u) == 1u);\n"
+    )
+
+
 def key_function(dtype: DType) -> str:
-    """``fn sk_key(v) -> u32`` for a register of dtype: the ascending sort key."""
+    """``fn sk_key(v) -> u32`` for a register of dtype: the ascending sort key. For the
+    two-word dtypes (sorted by _sort_impl in two passes of one word each, and searched
+    here) the key is a ``vec2<u32>`` (major, minor) compared lexicographically, through
+    ``sk_lt`` and ``sk_eq`` which every dtype defines."""
     ty = lanes.wgsl_type(dtype)
     lane = lane_of(dtype)
+    cmp = ("fn sk_lt(a: u32, b: u32) -> bool { return a < b; }\n"
+           "fn sk_eq(a: u32, b: u32) -> bool { return a == b; }\n")
+    if lane in "IUc":
+        if lane == "c":
+            pre = f"fn sk_fkey(v: f32) -> u32 {{\n{_float_key('v')}}}\n"
+            body = "    return vec2<u32>(sk_fkey(v.x), sk_fkey(v.y));\n"
+        else:
+            pre = ""
+            sign = " ^ 0x80000000u" if lane == "I" else ""
+            body = f"    return vec2<u32>(v.y{sign}, v.x);\n"
+        return (pre + f"fn sk_key(v: {ty}) -> vec2<u32> {{\n{body}}}\n"
+                "fn sk_lt(a: vec2<u32>, b: vec2<u32>) -> bool {\n"
+                "    return a.x < b.x || (a.x == b.x && a.y < b.y);\n}\n"
+                "fn sk_eq(a: vec2<u32>, b: vec2<u32>) -> bool { return all(a == b); }\n")
     if lane == "f":
-        body = (
-            "    var b = bitcast<u32>(v);\n"
-            "    let a = b & 0x7fffffffu;\n"
-            "    if (a == 0u) { b = 0u; }\n"  # -0.0 sorts with +0.0
-            "    if (a > 0x7f800000u) { b = 0x7fc00000u; }\n"  # one NaN, after +inf
-            "    return select(b | 0x80000000u, ~b, (b >> 31u) == 1u);\n"
-        )
+        body = _float_key("v")
     elif lane == "i":
         body = "    return bitcast<u32>(v) ^ 0x80000000u;\n"
     elif lane == "u":
         body = "    return v;\n"
     else:
         body = "    return select(0u, 1u, v);\n"
-    return f"fn sk_key(v: {ty}) -> u32 {{\n{body}}}\n"
+    return f"fn sk_key(v: {ty}) -> u32 {{\n{body}}}\n" + cmp
 
 
 _LESS = """
@@ -243,11 +264,13 @@ def search(dtype: DType, sorted_keys: bool, member: bool) -> str:
     the position; a NaN query is never found."""
     read = "S[so + mid]" if sorted_keys else f"sk_key({lanes.load(dtype, 'S', 'so + mid')})"
     if member:
-        nan_check = " && kq != 0xffc00000u" if lane_of(dtype) == "f" else ""
+        nan = f"{NAN_KEY:#x}u"
+        nan_check = {"f": f" && kq != {nan}",
+                     "c": f" && kq.x != {nan} && kq.y != {nan}"}.get(lane_of(dtype), "")
         result = [
             "    var found = false;",
             "    if (lo < m) {",
-            f"        let mid = lo; found = {read} == kq{nan_check};",
+            f"        let mid = lo; found = sk_eq({read}, kq){nan_check};",
             "    }",
             "    O[t] = select(0u, 1u, found != (U[5] != 0u));",
         ]
@@ -269,7 +292,8 @@ def search(dtype: DType, sorted_keys: bool, member: bool) -> str:
         "        if (lo >= hi) { break; }",
         "        let mid = (lo + hi) / 2u;",
         f"        let km = {read};",
-        "        if (km < kq || (right && km == kq)) { lo = mid + 1u; } else { hi = mid; }",
+        "        if (sk_lt(km, kq) || (right && sk_eq(km, kq))) { lo = mid + 1u; }",
+        "        else { hi = mid; }",
         "    }",
         *result,
         "}",
