@@ -87,6 +87,21 @@ class ReduceSpec:
 
 # -- WGSL pieces ----------------------------------------------------------------------------
 
+# Which (row, column) this thread's group works on. Uniform words 0-8: rows M, row length
+# N, columns C, group size S, the lane and group shifts and masks of the workgroup split,
+# and whether rows are laid out fastest (reductions over a leading axis read in order).
+ROW_LAYOUT = """    let M = U[0]; let N = U[1]; let C = U[2]; let S = U[3];
+    let ls = U[4]; let lm = U[5]; let gs = U[6]; let gm = U[7];
+    let lane = (lid >> ls) & lm;
+    let gl = (lid >> gs) & gm;
+    let g = (wid.x + wid.y * nwg.x) * (gm + 1u) + gl;
+    let total = M * C;
+    let live = g < total;
+    let gg = min(g, total - 1u);
+    var r = gg / C; var c = gg % C;
+    if (U[8] != 0u) { r = gg % M; c = gg / M; }"""
+
+
 cast = lanes.cast
 
 
@@ -193,16 +208,7 @@ def generate(spec: ReduceSpec) -> str:
     def comb(a: str, b: str) -> str:
         return combine_expr(spec.combine, acc, a, b)
 
-    w("    let M = U[0]; let N = U[1]; let C = U[2]; let S = U[3];")
-    w("    let ls = U[4]; let lm = U[5]; let gs = U[6]; let gm = U[7];")
-    w("    let lane = (lid >> ls) & lm;")
-    w("    let gl = (lid >> gs) & gm;")
-    w("    let g = (wid.x + wid.y * nwg.x) * (gm + 1u) + gl;")
-    w("    let total = M * C;")
-    w("    let live = g < total;")
-    w("    let gg = min(g, total - 1u);")
-    w("    var r = gg / C; var c = gg % C;")
-    w("    if (U[8] != 0u) { r = gg % M; c = gg / M; }")
+    w(ROW_LAYOUT)
     # the row's first element: decompose r over the row dimensions (innermost last)
     w("    var base = bitcast<i32>(U[9]);")
     w("    var rem = r;")

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from ..._dtypes import DType
 from . import lanes
-from .reduction import WORKGROUP, cast, combine_expr, identity, ra_helpers
+from .reduction import ROW_LAYOUT, WORKGROUP, cast, combine_expr, identity, ra_helpers
 
 U_DIMS = 18
 P = 8  # elements per thread: a chunk of WORKGROUP·P fits workgroup memory
@@ -65,16 +65,7 @@ def generate(spec: ScanSpec) -> str:
     def comb(a: str, b: str) -> str:
         return combine_expr(spec.combine, acc, a, b)
 
-    w("    let M = U[0]; let N = U[1]; let C = U[2]; let S = U[3];")
-    w("    let ls = U[4]; let lm = U[5]; let gs = U[6]; let gm = U[7];")
-    w("    let lane = (lid >> ls) & lm;")
-    w("    let gl = (lid >> gs) & gm;")
-    w("    let g = (wid.x + wid.y * nwg.x) * (gm + 1u) + gl;")
-    w("    let total = M * C;")
-    w("    let live = g < total;")
-    w("    let gg = min(g, total - 1u);")
-    w("    var r = gg / C; var c = gg % C;")
-    w("    if (U[8] != 0u) { r = gg % M; c = gg / M; }")
+    w(ROW_LAYOUT)
     w("    var ib = bitcast<i32>(U[9]);")
     w("    var ob = bitcast<i32>(U[11]);")
     w("    var rem = r;")
