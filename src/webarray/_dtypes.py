@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 
 __all__ = [
     "DType",
@@ -23,7 +22,11 @@ __all__ = [
 
 
 class DType:
-    """A data type of the standard. Compared by identity; usable as a dict key."""
+    """A data type of the standard. Compared by identity; usable as a dict key.
+
+    Equality and hashing are the object defaults (identity), which stay in C: dtype checks
+    run on every op. A DType never equals a NumPy dtype or a string.
+    """
 
     __slots__ = ("name", "kind", "bits", "__weakref__")
 
@@ -42,13 +45,6 @@ class DType:
 
     def __reduce__(self):
         return self.name
-
-    def __eq__(self, other: object) -> builtins.bool:
-        return self is other
-
-    def __hash__(self) -> int:
-        return hash(self.name)
-
 
 bool = DType("bool", "b", 8)
 int8 = DType("int8", "i", 8)
