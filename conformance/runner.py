@@ -1,7 +1,9 @@
 """``python -m conformance run --target native|webgpu|webgl2 --suite PATH``.
 
 Runs array-api-tests (a local checkout with its ``array-api`` spec submodule) against
-webarray and writes a JSON report: every test id with outcome, duration and a short
+webarray, in CPython on the native device or inside Pyodide in headless Chromium on the
+browser's WebGPU (the suite travels as one zip through ``python -m webarray.browser``), and
+writes a JSON report: every test id with outcome, duration and a short
 failure excerpt, plus the library, suite and spec versions, the API version, the device
 and adapter, the skipped dtypes and the date. Dtypes the device does not support are
 skipped through ARRAY_API_TESTS_SKIP_DTYPES, derived from
@@ -175,22 +177,113 @@ def run_native(args, suite: Path, skip: list[str], xfails: dict, raw_json: Path)
     return subprocess.call(cmd, cwd=suite, env=env)
 
 
+BROWSER_ENTRY = """
+import base64, gzip, json, os, sys, zipfile
+zipfile.ZipFile("suite.zip").extractall("suite")
+os.chdir("suite")
+import webarray as xp
+info = xp.__array_namespace_info__()
+dev = info.default_device()
+ALL = {all_dtypes!r}
+supported = list(info.dtypes())
+skip = [d for d in ALL if d not in supported]
+if "complex64" in skip and "complex128" in skip:
+    skip.remove("complex64")
+os.environ["ARRAY_API_TESTS_MODULE"] = "webarray"
+os.environ["ARRAY_API_TESTS_SKIP_DTYPES"] = ",".join(skip)
+print("@@FACTS@@" + json.dumps({{"dtypes": supported, "adapter": dev.executor.adapter_info,
+                                "backend": dev.backend, "api_version": xp.__array_api_version__}}))
+import pytest
+pytest.main(["array_api_tests", "-q", "-p", "no:cacheprovider", "--max-examples", "{max_examples}",
+             "--xfails-file", "xfails.txt", "--json-report", "--json-report-file=report.json",
+             "--json-report-omit", "collectors", "--hypothesis-disable-deadline"] + {extra!r})
+with open("report.json", "rb") as f:
+    print("@@REPORT@@" + base64.b64encode(gzip.compress(f.read())).decode())
+"""
+
+# pure wheels the suite needs inside Pyodide beyond the test wheels setup.sh downloads
+BROWSER_WHEELS = ["ndindex==1.8", "pytest-json-report==1.5.0", "pytest-metadata==3.1.1"]
+
+
+def _browser_wheels() -> list[Path]:
+    base = ROOT / ".pyodide-wheels"
+    extra = base / "conformance"
+    extra.mkdir(parents=True, exist_ok=True)
+    if len(list(extra.glob("*.whl"))) < len(BROWSER_WHEELS):
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                        "--only-binary=:all:", "--platform", "any", "-d", str(extra),
+                        *BROWSER_WHEELS], check=True, timeout=600)
+    wheels = sorted(base.glob("*.whl")) + sorted(extra.glob("*.whl"))
+    if not any(w.name.startswith("pytest-") or w.name.startswith("pytest_") for w in base.glob("*.whl")):
+        raise SystemExit("the Pyodide test wheels are missing: run scripts/setup.sh first")
+    return wheels
+
+
+def _suite_zip(suite: Path, xfails: dict, dest: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in ("conftest.py", "reporting.py", "pytest.ini"):
+            if (suite / name).is_file():
+                z.write(suite / name, name)
+        for sub, pattern in (("array_api_tests", "*.py"), ("array-api/src/array_api_stubs", "*.py"),
+                             ("array-api/spec", "*.rst")):
+            for f in (suite / sub).rglob(pattern):
+                z.write(f, str(f.relative_to(suite)))
+        z.writestr("xfails.txt", "\n".join(xfails) + "\n")
+
+
+def run_browser(args, suite: Path, xfails: dict, raw_json: Path) -> tuple[int, dict]:
+    """Run the suite inside Pyodide in headless Chromium; returns (status, device facts)."""
+    import base64
+    import gzip
+
+    tmp = raw_json.parent
+    _suite_zip(suite, xfails, tmp / "suite.zip")
+    extra = (["-k", args.k] if args.k else []) + list(args.pytest_args)
+    entry = tmp / "conformance_entry.py"
+    entry.write_text(BROWSER_ENTRY.format(all_dtypes=ALL_DTYPES, max_examples=args.max_examples, extra=extra))
+    cmd = [sys.executable, "-m", "webarray.browser", "run", str(entry), "--backend", args.target,
+           "--file", str(tmp / "suite.zip"), "--timeout", str(args.timeout)]
+    for w in _browser_wheels():
+        cmd += ["--wheel", str(w)]
+    print("$", " ".join(cmd[:8]), "...", flush=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+    facts: dict = {}
+    for line in proc.stdout:
+        if line.startswith("@@FACTS@@"):
+            facts = json.loads(line[len("@@FACTS@@"):])
+        elif line.startswith("@@REPORT@@"):
+            raw_json.write_bytes(gzip.decompress(base64.b64decode(line[len("@@REPORT@@"):].strip())))
+        else:
+            print(line, end="", flush=True)
+    status = proc.wait()
+    return status, facts
+
+
 def run(args) -> int:
     suite = Path(args.suite).resolve()
     missing = check_suite(suite)
     if missing:
         print(f"{missing}\n\n" + HOW_TO_GET.format(path=args.suite), file=sys.stderr)
         return 2
-    if args.target != "native":
-        print(f"target {args.target!r}: the in-browser conformance run is not available yet; "
-              "only --target native runs today", file=sys.stderr)
+    if args.target == "webgl2":
+        print("target 'webgl2': the WebGL2 backend does not exist yet", file=sys.stderr)
         return 2
-    facts = device_facts(args.target)
-    skip, note = skip_dtypes(facts["dtypes"])
     xfails = read_xfails()
     with tempfile.TemporaryDirectory() as tmp:
         raw_json = Path(tmp) / "raw.json"
-        status = run_native(args, suite, skip, xfails, raw_json)
+        if args.target == "native":
+            facts = device_facts(args.target)
+            skip, note = skip_dtypes(facts["dtypes"])
+            status = run_native(args, suite, skip, xfails, raw_json)
+        else:
+            status, facts = run_browser(args, suite, xfails, raw_json)
+            if not facts:
+                print("webarray did not start in the browser", file=sys.stderr)
+                return status or 1
+            skip, note = skip_dtypes(facts["dtypes"])
         if not raw_json.exists():
             print("the suite produced no report (it failed before running tests)", file=sys.stderr)
             return status or 1
@@ -263,6 +356,8 @@ def main(argv=None) -> int:
     r.add_argument("--max-examples", type=int, default=20)
     r.add_argument("--out", help="where to write the JSON report")
     r.add_argument("-k", help="pytest -k expression to select tests")
+    r.add_argument("--timeout", type=float, default=7200.0,
+                   help="seconds for a browser run, start-up included (default 7200)")
     r.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = p.parse_args(argv)
     return run(args)
