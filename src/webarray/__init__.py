@@ -32,7 +32,7 @@ from ._sorting import *  # noqa: F401,F403
 from ._set import *  # noqa: F401,F403
 from ._utility import *  # noqa: F401,F403
 from . import _indexing, _manipulation, _searching, _set, _sorting, _statistical, _utility
-from . import linalg, memory
+from . import fft, linalg, memory
 
 e = 2.718281828459045
 inf = float("inf")

@@ -1,0 +1,352 @@
+"""The fft extension of the standard (2025.12).
+
+Every transform reduces to one primitive, an unnormalised complex64 transform of
+contiguous rows (``_rows``): lengths whose prime factors are 2, 3, 5 and 7 run as Stockham
+passes of radix 4, 2, 3, 5 and 7 (kernels/webgpu/fft.py, one dispatch per pass, all rows
+at once); any other length goes through Bluestein's chirp-z transform, a convolution done
+with power-of-two transforms of length >= 2n - 1. The transformed axis is moved last as a
+view and copied to contiguous rows when it is not already. Only the single-precision
+dtypes exist on this device, so results are complex64 (float32 for the real-valued
+results of irfft, irfftn and hfft); float32 input to the complex transforms is promoted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from . import _dtypes as dt
+from . import _graph
+from ._array_object import Array
+from ._creation import asarray, zeros
+from ._data_type import astype
+from ._elementwise import conj, real
+from ._manipulation import (
+    _array, _int, concat, flip, moveaxis, normalize_axes, normalize_axis, reshape, roll,
+)
+from .kernels.webgpu import fft as kfft
+
+__all__ = [
+    "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
+    "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+]
+
+_NORMS = ("backward", "ortho", "forward")
+_SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+# -- argument checks -----------------------------------------------------------------------
+
+def _input(x, what: str, kinds: str) -> Array:
+    _array(x, what)
+    if x.dtype.kind not in kinds:
+        allowed = {"fc": "a floating-point", "f": "a real-valued floating-point"}[kinds]
+        raise TypeError(f"{what} requires {allowed} array, got {x.dtype.name}")
+    return x
+
+
+def _norm(norm, what: str) -> str:
+    if norm not in _NORMS:
+        raise ValueError(f"{what}: norm must be one of {_NORMS}, got {norm!r}")
+    return norm
+
+
+def _length(n, what: str) -> int:
+    n = _int(n, f"{what}: n")
+    if n < 1:
+        raise ValueError(f"{what}: n must be at least 1, got {n}")
+    return n
+
+
+def _sizes_axes(x: Array, s, axes, what: str) -> tuple[list[int | None], tuple[int, ...]]:
+    """Per transformed axis the requested size (None: keep the axis) and the axes."""
+    if s is not None and axes is None:
+        raise ValueError(f"{what}: s was given without axes; give axes too")
+    axes = tuple(range(x.ndim)) if axes is None else normalize_axes(tuple(axes), x.ndim, what)
+    if s is None:
+        return [None] * len(axes), axes
+    s = list(s)
+    if len(s) != len(axes):
+        raise ValueError(f"{what}: s {tuple(s)} and axes {axes} must have the same length")
+    sizes: list[int | None] = []
+    for v in s:
+        v = _int(v, f"{what}: an entry of s")
+        if v != -1 and v < 1:
+            raise ValueError(f"{what}: entries of s must be at least 1 (or -1), got {v}")
+        sizes.append(None if v == -1 else v)
+    return sizes, axes
+
+
+# -- the transform of contiguous rows --------------------------------------------------------
+
+_tables: dict = {}
+_TABLES_KEPT = 64  # twiddle and chirp tables of the most recent lengths stay on the device
+
+
+def _table(device, key, make) -> Array:
+    """A complex64 constant array, made once per device and key."""
+    t = _tables.get((device, key))
+    if t is None:
+        t = make()
+        if len(_tables) >= _TABLES_KEPT:
+            del _tables[next(iter(_tables))]
+        _tables[(device, key)] = t
+    return t
+
+
+def _rows(x: Array, inverse: bool) -> Array:
+    """The unnormalised DFT (exp(+2 pi i ...) if inverse) of each row of a C-contiguous
+    complex64 array of shape (rows, n); a new array of the same shape."""
+    batch, n = x.shape
+    if batch == 0 or n == 1:
+        return _graph.copy_of(x)
+    radices = kfft.factor(n)
+    if radices is None:
+        return _bluestein(x, inverse)
+    device = x.device
+    ex = device.executor
+    table = _table(device, ("roots", n),
+                   lambda: asarray(kfft.roots(n), dtype=dt.complex64, device=device))
+    src, offset = x, x._offset
+    ns = 1
+    for r in radices:
+        out = Array._empty((batch, n), dt.complex64, device)
+        kid = device.kernel(("fft", r, inverse), lambda r=r: kfft.generate(r, inverse))
+        total = batch * (n // r)
+        ex.dispatch(kid, [src._buf.handle, table._buf.handle, out._buf.handle],
+                    kfft.pack_uniforms(n, ns, total, offset),
+                    kfft.grid(total, ex.max_workgroups_per_dim))
+        src, offset = out, 0
+        ns *= r
+    return src
+
+
+def _chirp(n: int, inverse: bool) -> list[complex]:
+    """exp(-+ pi i k^2 / n); k^2 is reduced mod 2n first, so the angle stays exact."""
+    s = 1.0 if inverse else -1.0
+    out = []
+    for k in range(n):
+        a = s * math.pi * ((k * k) % (2 * n)) / n
+        out.append(complex(math.cos(a), math.sin(a)))
+    return out
+
+
+def _bluestein(x: Array, inverse: bool) -> Array:
+    """X[k] = c[k] * sum_j (x[j] c[j]) conj(c[k - j]) with c the chirp: a linear
+    convolution, done as a cyclic one of power-of-two length m >= 2n - 1."""
+    batch, n = x.shape
+    m = 1 << (2 * n - 2).bit_length()
+    device = x.device
+
+    def make_kernel() -> Array:
+        c = _chirp(n, inverse)
+        b = [0j] * m
+        for k in range(n):
+            b[k] = b[(m - k) % m] = c[k].conjugate()
+        # the 1/m of the inverse transform of the convolution is folded in here
+        return _rows(asarray([[v / m for v in b]], dtype=dt.complex64, device=device), False)
+
+    chirp = _table(device, ("chirp", n, inverse),
+                   lambda: asarray(_chirp(n, inverse), dtype=dt.complex64, device=device))
+    kernel = _table(device, ("bluestein", n, inverse), make_kernel)
+    a = concat([x * chirp, zeros((batch, m - n), dtype=dt.complex64, device=device)], axis=1)
+    conv = _rows(_rows(a, False) * kernel, True)
+    return _graph.copy_of(conv[:, :n] * chirp)
+
+
+# -- one axis ---------------------------------------------------------------------------------
+
+def _resize(x: Array, axis: int, n: int) -> Array:
+    """x truncated or zero-padded to n along axis."""
+    m = x.shape[axis]
+    if n < m:
+        idx = [slice(None)] * x.ndim
+        idx[axis] = slice(0, n)
+        return x[tuple(idx)]
+    if n > m:
+        shape = list(x.shape)
+        shape[axis] = n - m
+        return concat([x, zeros(tuple(shape), dtype=x.dtype, device=x.device)], axis=axis)
+    return x
+
+
+def _scale(norm: str, n: int, inverse: bool) -> float:
+    if norm == "ortho":
+        return 1.0 / math.sqrt(n)
+    return 1.0 / n if (norm == "forward") != inverse else 1.0
+
+
+def _c2c(x: Array, n: int | None, axis: int, norm: str, inverse: bool) -> Array:
+    """The complex transform of x (complex64) along a non-negative axis."""
+    if n is None:
+        n = x.shape[axis]
+        if n < 1:
+            raise ValueError(f"the transformed axis {axis} has no elements; give n (or s) >= 1")
+    x = _resize(x, axis, n)
+    v = moveaxis(x, axis, -1)
+    lead = v.shape[:-1]
+    rows = reshape(v, (math.prod(lead), n))
+    if not _graph.is_contiguous(rows.shape, rows._strides):
+        rows = _graph.copy_of(rows)
+    out = _rows(rows, inverse)
+    f = _scale(norm, n, inverse)
+    if f != 1.0:
+        out = out * f
+    return moveaxis(reshape(out, lead + (n,)), -1, axis)
+
+
+def _complex(x: Array) -> Array:
+    return x if x.dtype is dt.complex64 else astype(x, dt.complex64)
+
+
+def _hermitian_full(x: Array, axis: int, n: int) -> Array:
+    """The length-n spectrum whose first n//2 + 1 entries are x's (truncated or padded)
+    and whose others are the conjugates that make its inverse transform real."""
+    h = _resize(x, axis, n // 2 + 1)
+    idx = [slice(None)] * h.ndim
+    idx[axis] = slice(1, n - n // 2)
+    tail = conj(flip(h[tuple(idx)], axis=axis))
+    return concat([h, tail], axis=axis) if tail.shape[axis] else h
+
+
+# -- the functions ---------------------------------------------------------------------------
+
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    _input(x, "fft", "fc")
+    n = None if n is None else _length(n, "fft")
+    return _c2c(_complex(x), n, normalize_axis(axis, x.ndim, "fft"), _norm(norm, "fft"), False)
+
+
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    _input(x, "ifft", "fc")
+    n = None if n is None else _length(n, "ifft")
+    return _c2c(_complex(x), n, normalize_axis(axis, x.ndim, "ifft"), _norm(norm, "ifft"), True)
+
+
+def _nd(x: Array, s, axes, norm: str, inverse: bool, what: str) -> Array:
+    _input(x, what, "fc")
+    sizes, axes = _sizes_axes(x, s, axes, what)
+    norm = _norm(norm, what)
+    y = _complex(x)
+    for n, ax in zip(reversed(sizes), reversed(axes)):
+        y = _c2c(y, n, ax, norm, inverse)
+    return y
+
+
+def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+         norm: str = "backward") -> Array:
+    return _nd(x, s, axes, norm, False, "fftn")
+
+
+def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str = "backward") -> Array:
+    return _nd(x, s, axes, norm, True, "ifftn")
+
+
+def _rfft(x: Array, n: int | None, axis: int, norm: str) -> Array:
+    y = _c2c(_complex(x), n, axis, norm, False)
+    n = y.shape[axis]
+    idx = [slice(None)] * y.ndim
+    idx[axis] = slice(0, n // 2 + 1)
+    return y[tuple(idx)]
+
+
+def _irfft(x: Array, n: int | None, axis: int, norm: str, what: str) -> Array:
+    if n is None:
+        n = 2 * (x.shape[axis] - 1)
+        if n < 1:
+            raise ValueError(
+                f"{what}: the default n = 2 * (M - 1) is {n} for an axis of size "
+                f"{x.shape[axis]}; give n >= 1"
+            )
+    return real(_c2c(_hermitian_full(_complex(x), axis, n), n, axis, norm, True))
+
+
+def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    _input(x, "rfft", "f")
+    n = None if n is None else _length(n, "rfft")
+    return _rfft(x, n, normalize_axis(axis, x.ndim, "rfft"), _norm(norm, "rfft"))
+
+
+def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    _input(x, "irfft", "fc")
+    n = None if n is None else _length(n, "irfft")
+    return _irfft(x, n, normalize_axis(axis, x.ndim, "irfft"), _norm(norm, "irfft"), "irfft")
+
+
+def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str = "backward") -> Array:
+    _input(x, "rfftn", "f")
+    sizes, axes = _sizes_axes(x, s, axes, "rfftn")
+    norm = _norm(norm, "rfftn")
+    if not axes:
+        return _complex(x)
+    y = _rfft(x, sizes[-1], axes[-1], norm)
+    for n, ax in zip(reversed(sizes[:-1]), reversed(axes[:-1])):
+        y = _c2c(y, n, ax, norm, False)
+    return y
+
+
+def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+           norm: str = "backward") -> Array:
+    _input(x, "irfftn", "fc")
+    sizes, axes = _sizes_axes(x, s, axes, "irfftn")
+    norm = _norm(norm, "irfftn")
+    if not axes:
+        return real(_complex(x))
+    y = _complex(x)
+    for n, ax in zip(sizes[:-1], axes[:-1]):
+        y = _c2c(y, n, ax, norm, True)
+    return _irfft(y, sizes[-1], axes[-1], norm, "irfftn")
+
+
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    _input(x, "hfft", "fc")
+    n = None if n is None else _length(n, "hfft")
+    return _irfft(conj(_complex(x)), n, normalize_axis(axis, x.ndim, "hfft"),
+                  _SWAP[_norm(norm, "hfft")], "hfft")
+
+
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    _input(x, "ihfft", "f")
+    n = None if n is None else _length(n, "ihfft")
+    return conj(_rfft(x, n, normalize_axis(axis, x.ndim, "ihfft"), _SWAP[_norm(norm, "ihfft")]))
+
+
+def _freq_args(n, d, dtype, what: str) -> tuple[int, float, dt.DType]:
+    n = _length(n, what)
+    if isinstance(d, bool) or not isinstance(d, (int, float)):
+        raise TypeError(f"{what}: d must be a real number, got {type(d).__name__}")
+    if dtype is None:
+        dtype = dt.float32
+    if dtype not in dt.real_floating_dtypes:
+        raise ValueError(f"{what}: dtype must be a real floating-point dtype, got {dtype!r}")
+    return n, float(d), dtype
+
+
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: dt.DType | None = None, device=None) -> Array:
+    n, d, dtype = _freq_args(n, d, dtype, "fftfreq")
+    half = (n + 1) // 2
+    return asarray([(i if i < half else i - n) / (d * n) for i in range(n)],
+                   dtype=dtype, device=device)
+
+
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: dt.DType | None = None, device=None) -> Array:
+    n, d, dtype = _freq_args(n, d, dtype, "rfftfreq")
+    return asarray([i / (d * n) for i in range(n // 2 + 1)], dtype=dtype, device=device)
+
+
+def _shift(x: Array, axes, what: str, sign: int) -> Array:
+    _input(x, what, "fc")
+    axes = tuple(range(x.ndim)) if axes is None else normalize_axes(axes, x.ndim, what)
+    if not axes:
+        return x
+    return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axis=axes)
+
+
+def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    return _shift(x, axes, "fftshift", 1)
+
+
+def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    return _shift(x, axes, "ifftshift", -1)

@@ -1,0 +1,223 @@
+"""The fft extension against numpy.fft computed in complex128.
+
+Values are drawn by hypothesis; tolerances are relative to the largest magnitude of the
+expected result, since a float32 FFT's error scales with the whole row, not each element.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import webarray as xp
+from helpers import assert_equal
+
+NORMS = ["backward", "ortho", "forward"]
+# powers of two (radix 4/2), small factors (mixed radix), primes and others (Bluestein)
+LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 30, 49, 64, 97, 100, 128, 210, 1009, 1024, 11, 26]
+RTOL = 1e-5
+
+
+def _data(draw, shape, is_complex: bool) -> np.ndarray:
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    scale = draw(st.sampled_from([1e-3, 1.0, 1e3]))
+    a = rng.standard_normal(shape) * scale
+    if is_complex:
+        a = a + 1j * rng.standard_normal(shape) * scale
+        return a.astype(np.complex64)
+    return a.astype(np.float32)
+
+
+def _check(got, expected, dtype):
+    expected = np.asarray(expected).astype(dtype)
+    big = float(np.max(np.abs(expected))) if expected.size else 0.0
+    assert_equal(got, expected, atol=RTOL * max(big, 1e-30))
+
+
+@st.composite
+def one_axis(draw, is_complex=True):
+    n = draw(st.sampled_from(LENGTHS))
+    ndim = draw(st.integers(1, 3))
+    shape = [draw(st.integers(1, 3)) for _ in range(ndim)]
+    axis = draw(st.integers(-ndim, ndim - 1))
+    shape[axis] = n
+    a = _data(draw, tuple(shape), is_complex)
+    size = draw(st.sampled_from([None, None, "smaller", "larger"]))
+    nn = {None: None, "smaller": max(1, n // 2), "larger": n + draw(st.integers(1, 40))}[size]
+    norm = draw(st.sampled_from(NORMS))
+    return a, nn, axis, norm
+
+
+def _wa(a: np.ndarray, transpose: bool):
+    """a as a webarray array, once as a non-contiguous view of the same values."""
+    if not transpose or a.ndim < 2:
+        return xp.asarray(a)
+    return xp.permute_dims(xp.asarray(np.ascontiguousarray(a.T)), tuple(reversed(range(a.ndim))))
+
+
+@given(one_axis(), st.booleans())
+def test_fft_ifft(case, transpose):
+    a, n, axis, norm = case
+    x = _wa(a, transpose)
+    ref = a.astype(np.complex128)
+    _check(xp.fft.fft(x, n=n, axis=axis, norm=norm), np.fft.fft(ref, n, axis, norm), np.complex64)
+    _check(xp.fft.ifft(x, n=n, axis=axis, norm=norm), np.fft.ifft(ref, n, axis, norm), np.complex64)
+
+
+@given(one_axis(is_complex=False))
+def test_float32_is_promoted(case):
+    a, n, axis, norm = case
+    got = xp.fft.fft(xp.asarray(a), n=n, axis=axis, norm=norm)
+    _check(got, np.fft.fft(a.astype(np.float64), n, axis, norm), np.complex64)
+
+
+@pytest.mark.parametrize("n", LENGTHS + [2048, 243, 343, 625, 4099])
+def test_lengths_batched(n):
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal((5, n)) + 1j * rng.standard_normal((5, n))).astype(np.complex64)
+    _check(xp.fft.fft(xp.asarray(a)), np.fft.fft(a.astype(np.complex128)), np.complex64)
+    back = xp.fft.ifft(xp.fft.fft(xp.asarray(a)))
+    _check(back, a, np.complex64)
+
+
+@given(one_axis(is_complex=False))
+def test_rfft_ihfft(case):
+    a, n, axis, norm = case
+    x = xp.asarray(a)
+    ref = a.astype(np.float64)
+    _check(xp.fft.rfft(x, n=n, axis=axis, norm=norm), np.fft.rfft(ref, n, axis, norm), np.complex64)
+    _check(xp.fft.ihfft(x, n=n, axis=axis, norm=norm), np.fft.ihfft(ref, n, axis, norm),
+           np.complex64)
+
+
+@given(one_axis())
+def test_irfft_hfft(case):
+    a, n, axis, norm = case
+    if n is None and a.shape[axis] == 1:
+        n = 3  # the default 2 * (M - 1) would be 0
+    x = xp.asarray(a)
+    ref = a.astype(np.complex128)
+    _check(xp.fft.irfft(x, n=n, axis=axis, norm=norm), np.fft.irfft(ref, n, axis, norm), np.float32)
+    _check(xp.fft.hfft(x, n=n, axis=axis, norm=norm), np.fft.hfft(ref, n, axis, norm), np.float32)
+
+
+@st.composite
+def many_axes(draw, is_complex=True):
+    ndim = draw(st.integers(1, 3))
+    shape = tuple(draw(st.sampled_from([1, 2, 3, 4, 5, 7, 8, 13])) for _ in range(ndim))
+    a = _data(draw, shape, is_complex)
+    axes = draw(st.one_of(st.none(), st.permutations(range(-ndim, 0)).flatmap(
+        lambda p: st.integers(1, ndim).map(lambda k: tuple(p[:k])))))
+    s = None
+    if axes is not None and draw(st.booleans()):
+        s = tuple(draw(st.sampled_from([-1, 1, 2, 3, 6, 9])) for _ in axes)
+    norm = draw(st.sampled_from(NORMS))
+    return a, s, axes, norm
+
+
+def _np_s(a, s, axes):
+    if s is None:
+        return None
+    return tuple(a.shape[ax] if v == -1 else v for v, ax in zip(s, axes))
+
+
+@given(many_axes())
+def test_fftn_ifftn(case):
+    a, s, axes, norm = case
+    x, ref, ns = xp.asarray(a), a.astype(np.complex128), _np_s(a, s, axes)
+    _check(xp.fft.fftn(x, s=s, axes=axes, norm=norm), np.fft.fftn(ref, ns, axes, norm),
+           np.complex64)
+    _check(xp.fft.ifftn(x, s=s, axes=axes, norm=norm), np.fft.ifftn(ref, ns, axes, norm),
+           np.complex64)
+
+
+@given(many_axes(is_complex=False))
+def test_rfftn(case):
+    a, s, axes, norm = case
+    ns = _np_s(a, s, axes)
+    _check(xp.fft.rfftn(xp.asarray(a), s=s, axes=axes, norm=norm),
+           np.fft.rfftn(a.astype(np.float64), ns, axes, norm), np.complex64)
+
+
+@given(many_axes())
+def test_irfftn(case):
+    a, s, axes, norm = case
+    last = -1 if axes is None else axes[-1]
+    if s is None and a.shape[last] == 1:
+        return  # the default output length 2 * (M - 1) is 0: an error, tested below
+    ns = _np_s(a, s, axes)
+    if ns is not None and s[-1] == -1:
+        ns = ns[:-1] + (2 * (a.shape[last] - 1),)
+        s = s[:-1] + (2 * (a.shape[last] - 1),)
+        if s[-1] < 1:
+            return
+    _check(xp.fft.irfftn(xp.asarray(a), s=s, axes=axes, norm=norm),
+           np.fft.irfftn(a.astype(np.complex128), ns, axes, norm), np.float32)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8, 9])
+@pytest.mark.parametrize("d", [1.0, 0.25, 3])
+def test_fftfreq(n, d):
+    assert_equal(xp.fft.fftfreq(n, d=d), np.fft.fftfreq(n, d).astype(np.float32), rtol=1e-6)
+    assert_equal(xp.fft.rfftfreq(n, d=d), np.fft.rfftfreq(n, d).astype(np.float32), rtol=1e-6)
+    assert xp.fft.fftfreq(n, dtype=xp.float32).dtype == xp.float32
+
+
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=3), st.data())
+def test_shifts(shape, data):
+    a = _data(data.draw, tuple(shape), data.draw(st.booleans()))
+    axes = data.draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1),
+                               st.permutations(range(len(shape))).map(tuple)))
+    x = xp.asarray(a)
+    assert_equal(xp.fft.fftshift(x, axes=axes), np.fft.fftshift(a, axes))
+    assert_equal(xp.fft.ifftshift(x, axes=axes), np.fft.ifftshift(a, axes))
+
+
+def test_errors():
+    c = xp.asarray(np.ones((2, 4), np.complex64))
+    f = xp.asarray(np.ones((2, 4), np.float32))
+    i = xp.asarray(np.ones((2, 4), np.int32))
+    for fn in (xp.fft.fft, xp.fft.ifft, xp.fft.irfft, xp.fft.hfft, xp.fft.fftn, xp.fft.ifftn,
+               xp.fft.irfftn, xp.fft.rfft, xp.fft.ihfft, xp.fft.rfftn, xp.fft.fftshift,
+               xp.fft.ifftshift):
+        with pytest.raises(TypeError):
+            fn(i)
+    for fn in (xp.fft.rfft, xp.fft.ihfft, xp.fft.rfftn):
+        with pytest.raises(TypeError):
+            fn(c)
+    for fn in (xp.fft.fft, xp.fft.ifft, xp.fft.rfft, xp.fft.irfft, xp.fft.hfft, xp.fft.ihfft):
+        x = c if fn not in (xp.fft.rfft, xp.fft.ihfft) else f
+        for n in (0, -3):
+            with pytest.raises(ValueError):
+                fn(x, n=n)
+        with pytest.raises(ValueError):
+            fn(x, norm="none")
+        with pytest.raises(IndexError):
+            fn(x, axis=2)
+    with pytest.raises(ValueError):
+        xp.fft.fftn(c, s=(4,))  # s without axes
+    with pytest.raises(ValueError):
+        xp.fft.fftn(c, s=(4, 2), axes=(0,))
+    with pytest.raises(ValueError):
+        xp.fft.fftn(c, s=(0,), axes=(0,))
+    with pytest.raises(ValueError):
+        xp.fft.irfft(xp.asarray(np.ones((3, 1), np.complex64)))  # default n = 0
+    for fn in (xp.fft.fftfreq, xp.fft.rfftfreq):
+        with pytest.raises(ValueError):
+            fn(0)
+        with pytest.raises(ValueError):
+            fn(4, dtype=xp.int32)
+        with pytest.raises(TypeError):
+            fn(4, d="1")
+
+
+@settings(max_examples=10)
+@given(st.sampled_from([7, 97, 1009, 30, 64]), st.integers(0, 2**32 - 1))
+def test_roundtrips(n, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((2, n)).astype(np.float32)
+    x = xp.asarray(a)
+    assert_equal(xp.fft.irfft(xp.fft.rfft(x), n=n), a, atol=1e-5 * float(np.abs(a).max()))
+    assert_equal(xp.fft.hfft(xp.fft.ihfft(x), n=n), a, atol=1e-5 * float(np.abs(a).max()))
