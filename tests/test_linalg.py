@@ -1,0 +1,503 @@
+"""The linalg extension against NumPy (float64 reference): compositions elementwise within
+float32 tolerances, decompositions by residuals (‖A − QR‖/‖A‖, orthogonality, A·v = λ·v)
+since signs and bases of factors are not unique."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import webarray as xp
+from helpers import assert_equal, views
+
+FINITE = st.floats(-4, 4, width=32)
+BATCHES = [(), (1,), (3,), (2, 2)]
+
+
+def f64(a):
+    return np.asarray(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
+
+
+@st.composite
+def matrices(draw, square=False):
+    """(numpy, webarray) float32 matrices, batched, possibly viewed non-contiguously."""
+    batch = draw(st.sampled_from(BATCHES))
+    m = draw(st.integers(1, 7))
+    n = m if square else draw(st.integers(1, 7))
+    return draw(views("float32", batch + (m, n), elements_strategy=FINITE))
+
+
+# ---- diagonal and trace -------------------------------------------------------------
+
+@given(matrices(), st.integers(-8, 8))
+def test_diagonal_matches_numpy(case, offset):
+    a, x = case
+    d = xp.linalg.diagonal(x, offset=offset)
+    assert_equal(d, np.diagonal(a, offset, -2, -1))
+    assert d._buf is x._buf  # a view
+
+
+@given(matrices(), st.integers(-3, 3))
+def test_trace_matches_numpy(case, offset):
+    a, x = case
+    assert_equal(xp.linalg.trace(x, offset=offset), np.trace(f64(a), offset, -2, -1).astype(np.float32),
+                 rtol=1e-5, atol=1e-5)
+
+
+def test_trace_dtype_rules():
+    a = np.arange(2 * 3 * 3, dtype=np.int8).reshape(2, 3, 3)
+    x = xp.asarray(a)
+    assert_equal(xp.linalg.trace(x), np.trace(a, 0, -2, -1).astype(np.int32))
+    assert_equal(xp.linalg.trace(x, dtype=xp.int16, offset=1), np.trace(a, 1, -2, -1).astype(np.int16))
+    with pytest.raises(ValueError):
+        xp.linalg.trace(xp.asarray(np.ones(3, np.float32)))
+    with pytest.raises(TypeError):
+        xp.linalg.trace(xp.asarray(np.ones((2, 2), bool)))
+
+
+# ---- outer and cross ----------------------------------------------------------------
+
+@given(st.integers(0, 9), st.integers(0, 9), st.data())
+def test_outer_matches_numpy(m, n, data):
+    a, x = data.draw(views("float32", (m,), elements_strategy=FINITE))
+    b, y = data.draw(views("float32", (n,), elements_strategy=FINITE))
+    assert_equal(xp.linalg.outer(x, y), np.outer(a, b))
+    with pytest.raises(ValueError):
+        xp.linalg.outer(x[None], y)
+
+
+@given(st.sampled_from([(), (4,), (2, 3)]), st.integers(1, 3), st.booleans(), st.data())
+def test_cross_matches_numpy(batch, pos, bcast, data):
+    pos = min(pos, len(batch) + 1)
+    shape = list(batch)
+    shape.insert(len(batch) + 1 - pos, 3)
+    shape = tuple(shape)
+    axis = -pos
+    a, x = data.draw(views("float32", shape, elements_strategy=FINITE))
+    shape_b = shape[-pos:] if bcast else shape
+    b, y = data.draw(views("float32", shape_b, elements_strategy=FINITE))
+    expected = np.cross(f64(a), f64(b), axis=axis).astype(np.float32)
+    assert_equal(xp.linalg.cross(x, y, axis=axis), expected, rtol=1e-5, atol=1e-4)
+
+
+def test_cross_errors_and_ints():
+    a = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
+    b = np.array([7, -8, 9], np.int32)
+    assert_equal(xp.linalg.cross(xp.asarray(a), xp.asarray(b)), np.cross(a, b))
+    with pytest.raises(ValueError):
+        xp.linalg.cross(xp.asarray(a[:, :2]), xp.asarray(b[:2]))
+    with pytest.raises(ValueError):
+        xp.linalg.cross(xp.asarray(a), xp.asarray(b), axis=-2)
+    with pytest.raises(TypeError):
+        xp.linalg.cross(xp.asarray(a > 0), xp.asarray(b > 0))
+
+
+# ---- norms --------------------------------------------------------------------------
+
+ORDS = [2, 1, 0, 3, 0.5, -1, -2.5, math.inf, -math.inf]
+
+
+@given(st.sampled_from(ORDS), st.booleans(), st.data())
+def test_vector_norm_matches_numpy(ord, keepdims, data):
+    shape = data.draw(st.sampled_from([(5,), (3, 4), (2, 3, 4)]))
+    a, x = data.draw(views("float32", shape, elements_strategy=FINITE))
+    nd = len(shape)
+    axis = data.draw(st.sampled_from([None, -1, 0, tuple(range(nd)), (0, nd - 1)] if nd > 1 else [None, 0, -1]))
+    ref_axis = tuple(range(nd)) if axis is None else axis
+    r = np.abs(f64(a))
+    if ord == math.inf:
+        e = r.max(axis=ref_axis, keepdims=keepdims)
+    elif ord == -math.inf:
+        e = r.min(axis=ref_axis, keepdims=keepdims)
+    elif ord == 0:
+        e = (r != 0).sum(axis=ref_axis, keepdims=keepdims).astype(np.float64)
+    else:
+        with np.errstate(divide="ignore"):
+            e = (r ** ord).sum(axis=ref_axis, keepdims=keepdims) ** (1.0 / ord)
+    got = xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+    assert_equal(got, np.asarray(e, np.float32), rtol=2e-5, atol=1e-5)
+
+
+def test_vector_norm_complex_and_errors():
+    rng = np.random.default_rng(0)
+    c = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(np.complex64)
+    got = xp.linalg.vector_norm(xp.asarray(c), axis=1)
+    assert_equal(got, np.linalg.norm(c.astype(np.complex128), axis=1).astype(np.float32), rtol=1e-5)
+    with pytest.raises(TypeError):
+        xp.linalg.vector_norm(xp.asarray(np.ones(3, np.int32)))
+    with pytest.raises(ValueError):
+        xp.linalg.vector_norm(xp.asarray(np.ones((3, 3), np.float32)), axis=(0, 0))
+
+
+@given(matrices(), st.sampled_from(["fro", 1, -1, math.inf, -math.inf]), st.booleans())
+def test_matrix_norm_matches_numpy(case, ord, keepdims):
+    a, x = case
+    e = np.linalg.norm(f64(a), ord=ord, axis=(-2, -1), keepdims=keepdims).astype(np.float32)
+    assert_equal(xp.linalg.matrix_norm(x, ord=ord, keepdims=keepdims), e, rtol=2e-5, atol=1e-5)
+
+
+def test_matrix_norm_errors():
+    with pytest.raises(ValueError):
+        xp.linalg.matrix_norm(xp.asarray(np.ones(3, np.float32)))
+    with pytest.raises(TypeError):
+        xp.linalg.matrix_norm(xp.asarray(np.ones((2, 2), np.int32)))
+    with pytest.raises(ValueError):
+        xp.linalg.matrix_norm(xp.asarray(np.ones((2, 2), np.float32)), ord=3)
+
+
+# ---- matrix_power -------------------------------------------------------------------
+
+@given(matrices(square=True), st.integers(0, 9))
+@settings(max_examples=40)
+def test_matrix_power_matches_numpy(case, n):
+    a, x = case
+    a = a / 4  # keep powers in range
+    x = x / 4.0
+    e = np.linalg.matrix_power(f64(a), n)
+    got = xp.linalg.matrix_power(x, n)
+    scale = np.abs(e).max() + 1.0
+    assert_equal(got, e.astype(np.float32), rtol=1e-4, atol=1e-5 * scale)
+
+
+def test_matrix_power_errors():
+    with pytest.raises(ValueError):
+        xp.linalg.matrix_power(xp.asarray(np.ones((2, 3), np.float32)), 2)
+    with pytest.raises(TypeError):
+        xp.linalg.matrix_power(xp.asarray(np.ones((2, 2), np.float32)), 2.0)
+    x = xp.asarray(np.ones((2, 2), np.float32))
+    assert xp.linalg.matrix_power(x, 1) is not x
+
+
+def test_matrix_power_negative():
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((2, 4, 4)) + 4 * np.eye(4)).astype(np.float32)
+    for n in (-1, -3):
+        e = np.linalg.matrix_power(f64(a), n)
+        assert_equal(xp.linalg.matrix_power(xp.asarray(a), n), e.astype(np.float32), rtol=1e-4, atol=1e-5)
+
+
+# ---- factorizations -----------------------------------------------------------------
+
+SIZES = st.sampled_from([1, 2, 3, 5, 8, 17, 33, 64])
+
+
+@st.composite
+def square_batches(draw):
+    batch = draw(st.sampled_from(BATCHES))
+    n = draw(SIZES)
+    seed = draw(st.integers(0, 2**32 - 1))
+    a = np.random.default_rng(seed).standard_normal(batch + (n, n)).astype(np.float32)
+    return a
+
+
+def _rel(err, ref):
+    return np.abs(err).max() / max(np.abs(ref).max(), 1e-30)
+
+
+@given(square_batches(), st.booleans())
+@settings(max_examples=20, deadline=None)
+def test_cholesky_residual(a, upper):
+    n = a.shape[-1]
+    spd = (f64(a) @ np.swapaxes(f64(a), -1, -2) + n * np.eye(n)).astype(np.float32)
+    c = np.asarray(xp.linalg.cholesky(xp.asarray(spd), upper=upper)).astype(np.float64)
+    tri = np.triu if upper else np.tril
+    assert np.array_equal(c, tri(c))
+    rec = np.swapaxes(c, -1, -2) @ c if upper else c @ np.swapaxes(c, -1, -2)
+    assert _rel(rec - spd, spd) < 1e-5
+    assert np.all(np.diagonal(c, 0, -2, -1) > 0)
+
+
+def test_cholesky_not_positive_definite_gives_nan():
+    a = np.array([[[4.0, 2.0], [2.0, 1.0 - 2.0]], [[4.0, 2.0], [2.0, 5.0]]], np.float32)
+    c = np.asarray(xp.linalg.cholesky(xp.asarray(a)))
+    assert np.isnan(c[0, 1, 1]) and not np.isnan(c[1]).any()
+
+
+@given(square_batches())
+@settings(max_examples=20, deadline=None)
+def test_inv_residual(a):
+    n = a.shape[-1]
+    x = np.asarray(xp.linalg.inv(xp.asarray(a))).astype(np.float64)
+    cond = np.linalg.cond(f64(a)).max()
+    err = np.abs(f64(a) @ x - np.eye(n)).max()
+    assert err < 1e-6 * cond * n
+
+
+@given(square_batches(), st.integers(0, 3), st.sampled_from(["vector", "same", "bcast"]))
+@settings(max_examples=20, deadline=None)
+def test_solve_residual(a, k, form):
+    n = a.shape[-1]
+    rng = np.random.default_rng(n + k)
+    if form == "vector":
+        b = rng.standard_normal((n,)).astype(np.float32)
+    elif form == "same":
+        b = rng.standard_normal(a.shape[:-2] + (n, k)).astype(np.float32)
+    else:
+        b = rng.standard_normal((n, k)).astype(np.float32)
+    got = xp.linalg.solve(xp.asarray(a), xp.asarray(b))
+    ref = np.linalg.solve(f64(a), f64(b))
+    assert got.shape == ref.shape and got.dtype == xp.float32
+    r = f64(a) @ (np.asarray(got).astype(np.float64)[..., None] if form == "vector" else np.asarray(got))
+    r = r[..., 0] if form == "vector" else r
+    cond = np.linalg.cond(f64(a)).max()
+    assert np.abs(r - f64(b)).max(initial=0) <= 1e-6 * cond * n * (np.abs(b).max(initial=0) + 1)
+
+
+@given(square_batches())
+@settings(max_examples=20, deadline=None)
+def test_det_and_slogdet(a):
+    sign, logabs = np.linalg.slogdet(f64(a))
+    res = xp.linalg.slogdet(xp.asarray(a))
+    assert_equal(res.sign, sign.astype(np.float32))
+    assert_equal(res.logabsdet, logabs.astype(np.float32), rtol=1e-5, atol=1e-4 * a.shape[-1])
+    d = np.linalg.det(f64(a))
+    with np.errstate(over="ignore"):
+        assert_equal(xp.linalg.det(xp.asarray(a)), d.astype(np.float32), rtol=1e-4 * a.shape[-1],
+                     atol=1e-6)
+
+
+def test_singular_matrices():
+    a = np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)
+    x = xp.asarray(a)
+    assert float(xp.linalg.det(x)) == 0.0
+    s = xp.linalg.slogdet(x)
+    assert float(s.sign) == 0.0 and float(s.logabsdet) == -np.inf
+    assert not np.isfinite(np.asarray(xp.linalg.inv(x))).all()
+    z = xp.asarray(np.zeros((0, 3, 3), np.float32))
+    assert xp.linalg.inv(z).shape == (0, 3, 3) and xp.linalg.det(z).shape == (0,)
+    e = xp.asarray(np.zeros((2, 0, 0), np.float32))  # empty matrices: det 1, as NumPy
+    assert_equal(xp.linalg.det(e), np.ones(2, np.float32))
+    assert_equal(xp.linalg.slogdet(e).logabsdet, np.zeros(2, np.float32))
+    assert_equal(xp.linalg.slogdet(e).sign, np.ones(2, np.float32))
+    assert xp.linalg.inv(e).shape == (2, 0, 0) and xp.linalg.eigvalsh(e).shape == (2, 0)
+
+
+@pytest.mark.parametrize("name", ["cholesky", "inv", "det", "slogdet", "eigh", "eigvalsh"])
+def test_factorization_errors(name):
+    f = getattr(xp.linalg, name)
+    with pytest.raises(ValueError):
+        f(xp.asarray(np.ones((2, 3), np.float32)))
+    with pytest.raises(ValueError):  # beyond the one-workgroup kernels
+        f(xp.asarray(np.eye(65, dtype=np.float32)))
+    with pytest.raises(ValueError):
+        f(xp.asarray(np.ones(3, np.float32)))
+    with pytest.raises(TypeError):
+        f(xp.asarray(np.eye(2, dtype=np.int32)))
+
+
+def test_solve_errors():
+    a = xp.asarray(np.eye(3, dtype=np.float32))
+    with pytest.raises(ValueError):
+        xp.linalg.solve(a, xp.asarray(np.ones(2, np.float32)))
+    with pytest.raises(ValueError):
+        xp.linalg.solve(a, xp.asarray(np.ones((2, 1), np.float32)))
+    with pytest.raises(TypeError):
+        xp.linalg.solve(a, xp.asarray(np.ones(3, np.int32)))
+
+
+@st.composite
+def general_batches(draw, max_side=40):
+    batch = draw(st.sampled_from(BATCHES))
+    m = draw(st.sampled_from([1, 2, 3, 5, 9, 17, max_side]))
+    n = draw(st.sampled_from([1, 2, 3, 5, 9, 17, max_side]))
+    if m == n == max_side:
+        batch = ()
+    seed = draw(st.integers(0, 2**32 - 1))
+    return np.random.default_rng(seed).standard_normal(batch + (m, n)).astype(np.float32)
+
+
+@given(general_batches(64), st.sampled_from(["reduced", "complete"]))
+@settings(max_examples=20, deadline=None)
+def test_qr_residual_and_orthogonality(a, mode):
+    q, r = xp.linalg.qr(xp.asarray(a), mode=mode)
+    qn, rn = np.linalg.qr(f64(a), mode=mode)
+    assert q.shape == qn.shape and r.shape == rn.shape and q.dtype == r.dtype == xp.float32
+    q, r = np.asarray(q).astype(np.float64), np.asarray(r).astype(np.float64)
+    assert _rel(q @ r - a, a) < 1e-5
+    assert np.abs(np.swapaxes(q, -1, -2) @ q - np.eye(q.shape[-1])).max() < 1e-5
+    assert np.array_equal(r, np.triu(r))
+    assert np.abs(np.abs(r) - np.abs(rn)).max() <= 1e-5 * max(np.abs(rn).max(), 1)
+
+
+def test_qr_errors_and_rank_deficient():
+    a = np.zeros((4, 3), np.float32)
+    a[:, 0] = 1.0
+    q, r = xp.linalg.qr(xp.asarray(a))
+    q, r = np.asarray(q), np.asarray(r)
+    assert np.abs(q @ r - a).max() < 1e-6 and np.isfinite(q).all()
+    with pytest.raises(ValueError):
+        xp.linalg.qr(xp.asarray(a), mode="r")
+    with pytest.raises(TypeError):
+        xp.linalg.qr(xp.asarray(np.ones((2, 2), np.int32)))
+    with pytest.raises(ValueError):
+        xp.linalg.qr(xp.asarray(np.ones(3, np.float32)))
+
+
+# ---- eigh and svd -------------------------------------------------------------------
+
+@given(square_batches())
+@settings(max_examples=15, deadline=None)
+def test_eigh_residual(a):
+    n = a.shape[-1]
+    sym = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)  # NumPy reads the lower triangle
+    res = xp.linalg.eigh(xp.asarray(a))
+    w, v = np.asarray(res.eigenvalues).astype(np.float64), np.asarray(res.eigenvectors).astype(np.float64)
+    ref = np.linalg.eigvalsh(f64(a))
+    scale = np.abs(ref).max() + 1e-30
+    assert res.eigenvalues.dtype == res.eigenvectors.dtype == xp.float32
+    assert np.abs(w - ref).max() <= 2e-5 * scale * max(1, np.sqrt(n))
+    assert np.abs(sym @ v - v * w[..., None, :]).max() <= 2e-5 * scale * max(1, np.sqrt(n))
+    assert np.abs(np.swapaxes(v, -1, -2) @ v - np.eye(n)).max() < 2e-5 * max(1, np.sqrt(n))
+    wv = np.asarray(xp.linalg.eigvalsh(xp.asarray(a))).astype(np.float64)
+    assert np.abs(wv - ref).max() <= 2e-5 * scale * max(1, np.sqrt(n))
+
+
+def test_eigh_repeated_eigenvalues():
+    q, _ = np.linalg.qr(np.random.default_rng(5).standard_normal((6, 6)))
+    a = (q @ np.diag([1.0, 1.0, 1.0, 2.0, 2.0, -3.0]) @ q.T).astype(np.float32)
+    w, v = xp.linalg.eigh(xp.asarray(a))
+    assert np.abs(np.asarray(w) - [-3, 1, 1, 1, 2, 2]).max() < 1e-5
+    v = np.asarray(v).astype(np.float64)
+    assert np.abs(v.T @ v - np.eye(6)).max() < 1e-5
+
+
+@given(general_batches(64), st.booleans())
+@settings(max_examples=15, deadline=None)
+def test_svd_residual(a, full):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    res = xp.linalg.svd(xp.asarray(a), full_matrices=full)
+    un, sn, vhn = np.linalg.svd(f64(a), full_matrices=full)
+    assert res.U.shape == un.shape and res.S.shape == sn.shape and res.Vh.shape == vhn.shape
+    u, s, vh = (np.asarray(z).astype(np.float64) for z in res)
+    scale = sn.max() if sn.size else 1.0
+    assert np.abs(s - sn).max() <= 1e-5 * scale * max(1, np.sqrt(k))
+    assert np.all(np.diff(s, axis=-1) <= 0)
+    rec = (u[..., :k] * s[..., None, :]) @ vh[..., :k, :]
+    assert _rel(rec - a, a) < 1e-5 * max(1, np.sqrt(k))
+    assert np.abs(np.swapaxes(u, -1, -2) @ u - np.eye(u.shape[-1])).max() < 1e-5
+    assert np.abs(vh @ np.swapaxes(vh, -1, -2) - np.eye(vh.shape[-2])).max() < 1e-5
+    sv = np.asarray(xp.linalg.svdvals(xp.asarray(a))).astype(np.float64)
+    assert np.abs(sv - sn).max() <= 1e-5 * scale * max(1, np.sqrt(k))
+
+
+def test_svd_rank_deficient_and_errors():
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((6, 2)) @ rng.standard_normal((2, 5))).astype(np.float32)
+    u, s, vh = (np.asarray(z).astype(np.float64) for z in xp.linalg.svd(xp.asarray(a)))
+    assert np.abs(u.T @ u - np.eye(6)).max() < 1e-5 and np.abs(vh @ vh.T - np.eye(5)).max() < 1e-5
+    assert np.abs((u[:, :5] * s) @ vh - a).max() < 1e-5 * np.abs(a).max()
+    with pytest.raises(TypeError):
+        xp.linalg.svd(xp.asarray(np.ones((2, 2), np.int32)))
+    with pytest.raises(ValueError):
+        xp.linalg.svdvals(xp.asarray(np.ones(3, np.float32)))
+    with pytest.raises(ValueError):
+        xp.linalg.svd(xp.asarray(np.ones((65, 3), np.float32)))
+
+
+@given(general_batches(20), st.sampled_from([None, 1e-3, 0.5]))
+@settings(max_examples=15, deadline=None)
+def test_pinv_and_matrix_rank(a, rtol):
+    # make some matrices rank deficient
+    if a.shape[-1] > 1:
+        a = a.copy()
+        a[..., -1] = a[..., 0]
+    x = xp.asarray(a)
+    kw = {} if rtol is None else {"rtol": rtol}
+    ref_rtol = max(a.shape[-2:]) * np.finfo(np.float32).eps if rtol is None else rtol
+    s = np.linalg.svd(f64(a), compute_uv=False)
+    expected_rank = (s > ref_rtol * s[..., :1]).sum(-1)
+    assert_equal(xp.linalg.matrix_rank(x, **kw), expected_rank.astype(np.int32))
+    p = np.asarray(xp.linalg.pinv(x, **kw)).astype(np.float64)
+    ref = np.linalg.pinv(f64(a), rtol=ref_rtol)
+    assert p.shape == ref.shape
+    assert np.abs(p - ref).max() <= 1e-3 * (np.abs(ref).max() + 1)
+
+
+@given(matrices(), st.sampled_from([2, -2, "nuc"]), st.booleans())
+@settings(max_examples=20, deadline=None)
+def test_matrix_norm_singular_orders(case, ord, keepdims):
+    a, x = case
+    e = np.linalg.norm(f64(a), ord=ord, axis=(-2, -1), keepdims=keepdims).astype(np.float32)
+    assert_equal(xp.linalg.matrix_norm(x, ord=ord, keepdims=keepdims), e, rtol=1e-4, atol=1e-5)
+
+
+# ---- complex64 ----------------------------------------------------------------------
+
+@given(st.sampled_from(BATCHES), st.sampled_from([1, 2, 5, 16, 33]), st.integers(0, 2**32 - 1))
+@settings(max_examples=15, deadline=None)
+def test_complex_lu_and_cholesky(batch, n, seed):
+    rng = np.random.default_rng(seed)
+    shape = batch + (n, n)
+    a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    x = xp.asarray(a)
+    cond = np.linalg.cond(a.astype(np.complex128)).max()
+    ia = xp.linalg.inv(x)
+    assert ia.dtype == xp.complex64
+    assert np.abs(a.astype(np.complex128) @ np.asarray(ia) - np.eye(n)).max() < 1e-6 * cond * n
+    b = rng.standard_normal((n, 2)).astype(np.float32)  # promoted to complex64
+    sol = xp.linalg.solve(x, xp.asarray(b))
+    assert sol.dtype == xp.complex64
+    assert np.abs(a.astype(np.complex128) @ np.asarray(sol) - b).max() < 1e-6 * cond * n * (np.abs(b).max() + 1)
+    sign, logabs = np.linalg.slogdet(a.astype(np.complex128))
+    res = xp.linalg.slogdet(x)
+    assert res.sign.dtype == xp.complex64 and res.logabsdet.dtype == xp.float32
+    assert np.abs(np.asarray(res.sign) - sign).max() < 1e-5 * n
+    assert np.abs(np.asarray(res.logabsdet) - logabs).max() < 1e-5 * n
+    d = np.linalg.det(a.astype(np.complex128))
+    got = np.asarray(xp.linalg.det(x))
+    assert np.all(np.abs(got - d) <= 1e-4 * n * np.abs(d))
+    h = (a.astype(np.complex128) @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(np.complex64)
+    for upper in (False, True):
+        c = np.asarray(xp.linalg.cholesky(xp.asarray(h), upper=upper)).astype(np.complex128)
+        ch = np.conj(np.swapaxes(c, -1, -2))
+        rec = ch @ c if upper else c @ ch
+        assert np.array_equal(c, np.triu(c) if upper else np.tril(c))
+        assert np.abs(rec - h).max() < 1e-5 * np.abs(h).max()
+
+
+@given(general_batches(64), st.sampled_from(["reduced", "complete"]), st.integers(0, 2**32 - 1))
+@settings(max_examples=15, deadline=None)
+def test_complex_qr_residual(re, mode, seed):
+    a = (re + 1j * np.random.default_rng(seed).standard_normal(re.shape)).astype(np.complex64)
+    q, r = xp.linalg.qr(xp.asarray(a), mode=mode)
+    qn, rn = np.linalg.qr(a.astype(np.complex128), mode=mode)
+    assert q.shape == qn.shape and r.shape == rn.shape and q.dtype == r.dtype == xp.complex64
+    q, r = np.asarray(q).astype(np.complex128), np.asarray(r).astype(np.complex128)
+    assert _rel(q @ r - a, a) < 1e-5
+    assert np.abs(np.conj(np.swapaxes(q, -1, -2)) @ q - np.eye(q.shape[-1])).max() < 1e-5
+    assert np.array_equal(r, np.triu(r))
+    assert np.abs(np.abs(r) - np.abs(rn)).max() <= 1e-5 * max(np.abs(rn).max(), 1)
+
+
+@given(st.sampled_from(BATCHES), st.sampled_from([1, 2, 5, 17, 32]), st.sampled_from([1, 3, 32]),
+       st.integers(0, 2**32 - 1))
+@settings(max_examples=15, deadline=None)
+def test_complex_eigvalsh_and_svdvals(batch, m, n, seed):
+    rng = np.random.default_rng(seed)
+    shape = batch + (m, n)
+    a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    x = xp.asarray(a)
+    sn = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
+    s = xp.linalg.svdvals(x)
+    assert s.dtype == xp.float32 and s.shape == sn.shape
+    assert np.abs(np.asarray(s) - sn).max() <= 2e-5 * sn.max() * max(1, np.sqrt(min(m, n)))
+    assert_equal(xp.linalg.matrix_rank(x), np.full(batch, min(m, n), np.int32))
+    e = np.linalg.norm(a.astype(np.complex128), ord="nuc", axis=(-2, -1)).astype(np.float32)
+    assert_equal(xp.linalg.matrix_norm(x, ord="nuc"), e, rtol=1e-4)
+    sq = a[..., :m, :m] if n >= m else a[..., :n, :n]
+    wn = np.linalg.eigvalsh(sq.astype(np.complex128))
+    w = xp.linalg.eigvalsh(xp.asarray(sq))
+    assert w.dtype == xp.float32
+    assert np.abs(np.asarray(w) - wn).max() <= 2e-5 * (np.abs(wn).max() + 1e-30) * max(1, np.sqrt(sq.shape[-1]))
+
+
+def test_complex_limits():
+    c = xp.asarray(np.eye(33, dtype=np.complex64))
+    with pytest.raises(ValueError):
+        xp.linalg.svdvals(c)
+    with pytest.raises(TypeError):  # complex singular vectors are not computed yet
+        xp.linalg.svd(xp.asarray(np.eye(3, dtype=np.complex64)))
+    with pytest.raises(TypeError):
+        xp.linalg.eigh(xp.asarray(np.eye(3, dtype=np.complex64)))
