@@ -47,6 +47,11 @@ class Device:
             self._kernels[key] = kid
         return kid
 
+    def launch(self, key, make_source, buffers, uniforms: bytes, grid) -> None:
+        """Enqueue the kernel of a generator key over Buffer objects (bindings 1..n)."""
+        self.executor.dispatch(self.kernel(key, make_source), [b.handle for b in buffers],
+                               uniforms, grid)
+
     def check_dtype(self, dtype: dt.DType) -> None:
         if dtype not in self.dtypes:
             names = ", ".join(d.name for d in self.dtypes)

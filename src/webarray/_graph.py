@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 
-from . import _dtypes as dt
 from .kernels.expr import Node, Scalar
 from .kernels.webgpu import elementwise as ew
 from .kernels.webgpu import lanes
@@ -130,13 +129,12 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
         ndim=ndim,
         vec4=vec4,
     )
-    kid = device.kernel(("ew", spec.key), lambda: ew.generate(spec))
     uniforms = ew.pack_uniforms(
         spec, n, shape, in_views, out_views, [w for d, v in scalars for w in lanes.scalar_words(d, v)]
     )
     ex = device.executor
-    ex.dispatch(kid, [b.handle for b in bindings], uniforms,
-                ew.grid_for(n, vec4, ex.max_workgroups_per_dim))
+    device.launch(("ew", spec.key), lambda: ew.generate(spec), bindings, uniforms,
+                  ew.grid_for(n, vec4, ex.max_workgroups_per_dim))
     return [r[0] if isinstance(r, tuple) else r for r in results]
 
 
@@ -168,7 +166,6 @@ def matmul(a, b, batch_shape, out_dtype):
     nb = len(batch_shape)
     a_b = broadcast_strides(a, tuple(batch_shape) + a.shape[-2:])[:nb]
     b_b = broadcast_strides(b, tuple(batch_shape) + b.shape[-2:])[:nb]
-    kid = device.kernel(("matmul", out_dtype.name, nb), lambda: mm.generate(out_dtype, nb))
     ex = device.executor
     limit = ex.max_workgroups_per_dim
     for z0 in range(0, batch, limit):
@@ -177,6 +174,6 @@ def matmul(a, b, batch_shape, out_dtype):
             m, n, k, z0, (a._offset, a._strides[-2], a._strides[-1]),
             (b._offset, b._strides[-2], b._strides[-1]), batch_shape, a_b, b_b,
         )
-        ex.dispatch(kid, [a._buf.handle, b._buf.handle, out._buf.handle], uniforms,
-                    (gx, gy, min(limit, batch - z0)))
+        device.launch(("matmul", out_dtype.name, nb), lambda: mm.generate(out_dtype, nb),
+                      [a._buf, b._buf, out._buf], uniforms, (gx, gy, min(limit, batch - z0)))
     return out

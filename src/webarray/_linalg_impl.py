@@ -259,17 +259,17 @@ def _launch(kind: str, bufs, m: int, n: int, k: int = 0, sweeps: int = 0) -> Non
     device = a.device
     cplx = a.dtype is dt.complex64
     make = getattr(lk, kind)
-    kid = device.kernel(("linalg", kind, cplx), lambda: make(cplx) if cplx else make())
-    ex = device.executor
-    limit = ex.max_workgroups_per_dim
-    handles = [b._buf.handle for b in bufs]
+    key = ("linalg", kind, cplx)
+    source = lambda: make(cplx) if cplx else make()  # noqa: E731
+    limit = device.executor.max_workgroups_per_dim
+    buffers = [b._buf for b in bufs]
     step = lk.pair_chunk(kind, m)
     ranges = [(0, 0)] if not sweeps else \
         [(p, p + step) for _ in range(sweeps) for p in range(0, n * n, step)]
     for start, end in ranges:
         for z0 in range(0, count, limit):
             words = lk.pack_uniforms(m, k if kind == "lu" else n, z0, start, end)
-            ex.dispatch(kid, handles, words, (min(limit, count - z0), 1, 1))
+            device.launch(key, source, buffers, words, (min(limit, count - z0), 1, 1))
 
 
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:

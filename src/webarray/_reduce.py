@@ -147,7 +147,6 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Array, *,
         spec = rk.ReduceSpec(combine, mapping, in_dtype, acc,
                              out.dtype if final else acc, final,
                              transform if final else "none", vec4, per_thread)
-        kid = device.kernel(spec.key, lambda: rk.generate(spec))
         bindings = [rows.buf]
         if mapping == "pairs":
             bindings.append(indices._buf)
@@ -166,8 +165,8 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Array, *,
             means._offset if means is not None else 0, _f32_word(divisor),
             [(n, s // div) for n, s in rows.dims],
         )
-        ex.dispatch(kid, [b.handle for b in bindings], uniforms,
-                    rk.grid(m * chunks, group, ex.max_workgroups_per_dim))
+        device.launch(spec.key, lambda: rk.generate(spec), bindings, uniforms,
+                      rk.grid(m * chunks, group, ex.max_workgroups_per_dim))
         if final:
             return None
         if chunk_group is not None:
@@ -321,12 +320,11 @@ def _scan_rows(buf, in_dtype, offset, dims, n, stride, out, out_offset, out_stri
         _scan_rows(totals._buf, acc, 0, [(m, chunks, chunks)] if m > 1 else [], chunks, 1,
                    carry, 0, 1, chunks, 1, combine)
     spec = sk.ScanSpec(combine, in_dtype, acc, carry is not None)
-    kid = device.kernel(spec.key, lambda: sk.generate(spec))
     bindings = [buf] + ([carry._buf] if carry is not None else []) + [out._buf]
     uniforms = sk.pack_uniforms(m, n, chunks, group, colmode, offset, stride,
                                 out._offset + out_offset, out_stride, n_out, shift, dims)
-    ex.dispatch(kid, [b.handle for b in bindings], uniforms,
-                rk.grid(m * chunks, group, ex.max_workgroups_per_dim))
+    device.launch(spec.key, lambda: sk.generate(spec), bindings, uniforms,
+                  rk.grid(m * chunks, group, ex.max_workgroups_per_dim))
 
 
 # -- argument normalisation shared by the namespace functions over axes ------------------------

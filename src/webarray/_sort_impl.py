@@ -26,6 +26,7 @@ from . import _graph
 from ._array_object import Array
 from .kernels.expr import Apply, Gather, Input, Scalar
 from .kernels.webgpu import sort as gen
+from .kernels.webgpu.grid import fold
 
 _U32 = dt.uint32
 _I32 = dt.int32
@@ -38,17 +39,9 @@ def _words(*values) -> bytes:
     return array.array("I", [v & 0xFFFFFFFF for v in values]).tobytes()
 
 
-def _grid(groups: int, device) -> tuple[int, int, int]:
-    limit = device.executor.max_workgroups_per_dim
-    groups = max(groups, 1)
-    gy = -(-groups // limit)
-    return (-(-groups // gy), gy, 1)
-
-
 def _launch(device, key, make, arrays, uniforms: bytes, groups: int) -> None:
-    kid = device.kernel(("sort",) + key, make)
-    device.executor.dispatch(kid, [a._buf.handle for a in arrays], uniforms,
-                             _grid(groups, device))
+    device.launch(("sort",) + key, make, [a._buf for a in arrays], uniforms,
+                  fold(groups, device.executor.max_workgroups_per_dim))
 
 
 def contiguous(x: Array) -> Array:

@@ -104,18 +104,16 @@ def _rows(x: Array, inverse: bool) -> Array:
     if radices is None:
         return _bluestein(x, inverse)
     device = x.device
-    ex = device.executor
     table = _table(device, ("roots", n),
                    lambda: asarray(kfft.roots(n), dtype=dt.complex64, device=device))
     src, offset = x, x._offset
     ns = 1
     for r in radices:
         out = Array._empty((batch, n), dt.complex64, device)
-        kid = device.kernel(("fft", r, inverse), lambda r=r: kfft.generate(r, inverse))
         total = batch * (n // r)
-        ex.dispatch(kid, [src._buf.handle, table._buf.handle, out._buf.handle],
-                    kfft.pack_uniforms(n, ns, total, offset),
-                    kfft.grid(total, ex.max_workgroups_per_dim))
+        device.launch(("fft", r, inverse), lambda r=r: kfft.generate(r, inverse),
+                      [src._buf, table._buf, out._buf], kfft.pack_uniforms(n, ns, total, offset),
+                      kfft.grid(total, device.executor.max_workgroups_per_dim))
         src, offset = out, 0
         ns *= r
     return src

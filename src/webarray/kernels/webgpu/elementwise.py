@@ -26,10 +26,10 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
-from ..._dtypes import DType
-from ..expr import Apply, Cast, Gather, Index, Input, Node, Scalar, walk
+from ..expr import Apply, Cast, Gather, Index, Input, Scalar, walk
 from ..ops import TABLE, lane_of
 from . import lanes
+from .grid import fold
 from . import wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
 from .wgsl_lib import helpers_for
 
@@ -269,8 +269,4 @@ _PACKERS: dict[int, struct.Struct] = {}
 def grid_for(n: int, vec4: bool, max_per_dim: int) -> tuple[int, int, int]:
     words = n // 4 if vec4 else n
     per = VEC4_PER_THREAD if vec4 else 1
-    groups = max(1, -(-words // (WORKGROUP * per)))
-    # as square as the limit needs: gx*gy exceeds groups by less than gy
-    gy = -(-groups // max_per_dim)
-    gx = -(-groups // gy)
-    return (gx, gy, 1)
+    return fold(-(-words // (WORKGROUP * per)), max_per_dim)

@@ -22,6 +22,7 @@ import math
 
 from ..._dtypes import complex64
 from . import lanes, wgsl_complex  # noqa: F401  (registers wa_cmul)
+from .grid import fold
 from .wgsl_lib import helpers_for
 
 WORKGROUP = 64
@@ -93,9 +94,7 @@ def pack_uniforms(n: int, ns: int, butterflies: int, offset: int) -> bytes:
 
 
 def grid(butterflies: int, max_per_dim: int) -> tuple[int, int, int]:
-    groups = -(-butterflies // WORKGROUP)
-    gx = min(groups, max_per_dim)
-    return (gx, -(-groups // gx), 1)
+    return fold(-(-butterflies // WORKGROUP), max_per_dim)
 
 
 def roots(n: int) -> list[complex]:

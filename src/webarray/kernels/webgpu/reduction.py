@@ -40,6 +40,7 @@ from ..._dtypes import bool as _BOOL
 from ..._dtypes import uint32 as _U32
 from ..ops import TABLE, lane_of
 from . import lanes
+from .grid import fold
 from .wgsl_lib import helpers_for
 
 WORKGROUP = 256
@@ -375,8 +376,4 @@ def pack_uniforms(rows: int, cols: int, chunks: int, group: int, colmode: bool, 
 
 
 def grid(groups: int, group: int, max_per_dim: int) -> tuple[int, int, int]:
-    per_wg = WORKGROUP // group
-    n = max(1, -(-groups // per_wg))
-    gy = -(-n // max_per_dim)
-    gx = -(-n // gy)
-    return (gx, gy, 1)
+    return fold(-(-groups // (WORKGROUP // group)), max_per_dim)
