@@ -7,7 +7,6 @@ so every kernel is exercised through its strided path too.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from hypothesis import strategies as st
@@ -67,6 +66,17 @@ def elements(name: str, edges: bool = True):
     if not edges:
         return finite
     return st.one_of(finite, st.sampled_from(FLOAT_EDGES).map(np.float32))
+
+
+def few_values(name: str):
+    """A handful of values per dtype, so that draws are full of ties and edge values."""
+    dtype = np.dtype(DTYPES[name])
+    if dtype.kind == "b":
+        return st.booleans()
+    if dtype.kind == "f":
+        return st.sampled_from([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.5])
+    info = np.iinfo(dtype)
+    return st.sampled_from([int(info.min), int(info.max), 0, 1, 7])
 
 
 def shapes(min_dims=0, max_dims=4, min_side=0, max_side=6):

@@ -9,17 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import webarray as xp
-from helpers import ALL_NAMES, DTYPES, NUMERIC_NAMES, assert_equal, elements, shapes, views
-
-
-def few_values(name: str):
-    dtype = np.dtype(DTYPES[name])
-    if dtype.kind == "b":
-        return st.booleans()
-    if dtype.kind == "f":
-        return st.sampled_from([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.5])
-    info = np.iinfo(dtype)
-    return st.sampled_from([int(info.min), int(info.max), 0, 1, 7])
+from helpers import ALL_NAMES, NUMERIC_NAMES, assert_equal, elements, few_values, shapes, views
 
 
 # -- nonzero -------------------------------------------------------------------------------------
