@@ -42,20 +42,6 @@ fn wa_sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
 }""")
 _def("fn wa_neg64(a: vec2<u32>) -> vec2<u32> { return wa_sub64(vec2<u32>(0u, 0u), a); }")
 _def("fn wa_abs_i64(a: vec2<u32>) -> vec2<u32> { return select(a, wa_neg64(a), wa_isneg64(a)); }")
-# the full 64-bit product of two u32, from four 16x16->32 partial products
-_def("""
-fn wa_mulwide32(a: u32, b: u32) -> vec2<u32> {
-    let a0 = a & 0xffffu;
-    let a1 = a >> 16u;
-    let b0 = b & 0xffffu;
-    let b1 = b >> 16u;
-    let p00 = a0 * b0;
-    let p01 = a0 * b1;
-    let p10 = a1 * b0;
-    let p11 = a1 * b1;
-    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
-    return vec2<u32>((p00 & 0xffffu) | (mid << 16u), p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
-}""")
 _def("""
 fn wa_mul64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     let r = wa_mulwide32(a.x, b.x);

@@ -620,12 +620,12 @@ fn wa_rem_pio2(x: f32) -> vec3<f32> {
         win[j] = select((t[w + j] << sh) | (t[w + j + 1u] >> (32u - sh)), t[w + j], sh == 0u);
     }
     // m * window = P3:P2:P1:P0 (32-bit words); the binary point of |x| 2/π is below bit 94
-    let a0 = wa_mul_24x32(m, win[0]);
-    let a1 = wa_mul_24x32(m, win[1]);
-    let a2 = wa_mul_24x32(m, win[2]);
-    let p0 = a2.y;
-    let p1 = a1.y + a2.x;
-    let p2 = a0.y + a1.x + select(0u, 1u, p1 < a1.y);
+    let a0 = wa_mulwide32(m, win[0]);
+    let a1 = wa_mulwide32(m, win[1]);
+    let a2 = wa_mulwide32(m, win[2]);
+    let p0 = a2.x;
+    let p1 = a1.x + a2.y;
+    let p2 = a0.x + a1.y + select(0u, 1u, p1 < a1.x);
     var n = p2 >> 30u;
     // 64 bits of fraction, as a signed fixed-point number in [-1/2, 1/2) of a quadrant
     var fh = (p2 << 2u) | (p1 >> 30u);
@@ -655,21 +655,6 @@ fn wa_rem_pio2(x: f32) -> vec3<f32> {
     let r = wa_fast_two_sum(p.x, p.y + (hi * -0x1.777a5cp-25 + lo * 0x1.921fb6p+0));
     return vec3<f32>(f32(n & 3u), select(r, -r, neg));
 }""")
-# m * w for m < 2^24 as (high, low) 32-bit words, through 16-bit halves
-_def("""
-fn wa_mul_24x32(m: u32, w: u32) -> vec2<u32> {
-    let ml = m & 0xffffu;
-    let mh = m >> 16u;
-    let wl = w & 0xffffu;
-    let wh = w >> 16u;
-    let ll = ml * wl;
-    let t = ml * wh;
-    let v = mh * wl;
-    let lo1 = ll + (t << 16u);
-    let lo = lo1 + (v << 16u);
-    let c = select(0u, 1u, lo1 < ll) + select(0u, 1u, lo < lo1);
-    return vec2<u32>(mh * wh + (t >> 16u) + (v >> 16u) + c, lo);
-}""")
 # sin(hi + lo) and cos(hi + lo) as double-floats for |hi| <= π/4 + ε, by Taylor series to
 # degree 11 and 10
 _def("""
@@ -688,6 +673,21 @@ fn wa_cos_kernel(hi: f32, lo: f32) -> vec2<f32> {
     let q = z * z * (1.0 / 24.0 + z * (-1.0 / 720.0 + z * (1.0 / 40320.0
         + z * (-1.0 / 3628800.0))));
     return wa_fast_two_sum(w, ((1.0 - w) - hz) + (q - hi * lo));
+}""")
+# the full 64-bit product of two u32 as (low, high) words, from four 16x16->32 partial
+# products (the trig reduction's long multiply; wgsl_int64.py's 64-bit product)
+_def("""
+fn wa_mulwide32(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let p00 = a0 * b0;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let p11 = a1 * b1;
+    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    return vec2<u32>((p00 & 0xffffu) | (mid << 16u), p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
 }""")
 # (n, r) for any finite x: no reduction below π/4
 _def("""
