@@ -135,7 +135,7 @@ class KernelBench:
 
     def kernel(self, src: str, grid, uniforms: bytes, reps: int, rounds: int,
                trusted: bool = False) -> dict:
-        dev, wgpu = self.device, self.wgpu
+        dev = self.device
         module = _trusted_module(dev, src) if trusted else dev.create_shader_module(code=src)
         pipe = dev.create_compute_pipeline(layout="auto",
                                            compute={"module": module, "entry_point": "main"})

@@ -10,7 +10,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, strategies as st
+from hypothesis import given, strategies as st
 
 import webarray as xp
 from webarray import _dtypes

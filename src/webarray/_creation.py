@@ -4,7 +4,6 @@ caller crosses from the host."""
 
 from __future__ import annotations
 
-import array as _pyarray
 import math
 import operator
 
