@@ -8,7 +8,7 @@ import math
 import operator
 
 from . import _dtypes as dt
-from . import _graph
+from . import _graph, _matmul
 from ._array_object import Array
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -55,7 +55,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     from ._elementwise import broadcast_shapes
 
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    out = _graph.matmul(a, b, batch, out_dtype)
+    out = _matmul.matmul(a, b, batch, out_dtype)
     shape = out.shape
     if squeeze_m and squeeze_n:
         shape = shape[:-2]
@@ -104,7 +104,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
     k = math.prod(k_shape)
     a2 = _reshape_contiguous(a, (m, k))
     b2 = _reshape_contiguous(b, (k, n))
-    out = _graph.matmul(a2, b2, (), out_dtype)
+    out = _matmul.matmul(a2, b2, (), out_dtype)
     shape = tuple(x1.shape[i] for i in a_free) + tuple(x2.shape[j] for j in b_free)
     return Array._view(out._buf, out.dtype, shape, _graph.c_strides(shape), 0, out.device)
 
@@ -161,5 +161,5 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     a4 = Array._view(av._buf, av.dtype, av.shape[:-1] + (1, av.shape[-1]), av._strides[:-1] + (0, av._strides[-1]), av._offset, av.device)
     b4 = Array._view(bv._buf, bv.dtype, bv.shape + (1,), bv._strides + (0,), bv._offset, bv.device)
     batch = broadcast_shapes(a4.shape[:-2], b4.shape[:-2])
-    out = _graph.matmul(a4, b4, batch, out_dtype)
+    out = _matmul.matmul(a4, b4, batch, out_dtype)
     return Array._view(out._buf, out.dtype, batch, _graph.c_strides(batch), 0, out.device)
