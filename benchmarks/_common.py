@@ -3,7 +3,9 @@ printed table and the JSON record under ``benchmarks/results/``.
 
 Timing method (every script): warm up, then time rounds of N iterations, each round ending
 with a device sync, and report the median round's time per iteration. webarray syncs through
-``Device.synchronize`` (a blocking read), CuPy and PyTorch through their device sync.
+``Device.synchronize`` (a blocking read) after computing every pending (lazily fused)
+array, CuPy and PyTorch through their device sync. A loop that times single ops forces each
+result (``Backend.force``), or webarray would fuse the loop away.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ class Backend:
     sync: Callable[[], None]  # returns once every queued operation has finished
     device: str = ""
     extra: dict = field(default_factory=dict)
+    # makes a result be computed now: webarray fuses elementwise ops lazily, and a result
+    # that is dropped unread is never computed, so a loop timing one op forces each result
+    force: Callable[[Any], None] = lambda x: None
 
 
 def _numpy_backend() -> Backend:
@@ -56,8 +61,14 @@ def _webarray_backend() -> Backend:
 
     dev = xp.__array_namespace_info__().default_device()
     info = dev.executor.adapter_info
-    return Backend("webarray", xp, xp.asarray, np.asarray, dev.synchronize,
-                   device=f"{info.get('device', '')} ({info.get('backend', '')})")
+
+    def sync():
+        xp.fusion.flush()
+        dev.synchronize()
+
+    return Backend("webarray", xp, xp.asarray, np.asarray, sync,
+                   device=f"{info.get('device', '')} ({info.get('backend', '')})",
+                   force=xp.fusion.flush)
 
 
 def _cupy_backend() -> Backend:
@@ -284,7 +295,7 @@ def parse_sizes(text: str) -> list[int]:
 
 # -- the command line every benchmark script shares --------------------------------------------
 
-SYNC = {"webarray": "Device.synchronize (blocking 4-byte read)",
+SYNC = {"webarray": "fusion.flush + Device.synchronize (blocking 4-byte read)",
         "cupy": "Device.synchronize", "torch": "cuda.synchronize"}
 
 

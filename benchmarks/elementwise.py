@@ -77,6 +77,7 @@ def bandwidth(backends, sizes, ops, rounds, target_s, log) -> list[dict]:
 
                     def step(f=f, args=args, holder=holder):
                         holder[0] = f(*args)
+                        be.force(holder[0])
 
                     step()
                     be.sync()
@@ -110,6 +111,7 @@ def overhead(backends, n, count, rounds, log) -> list[dict]:
             for _ in range(2):  # warm up: kernel compile, pools
                 for _ in range(count):
                     r = f(da, db)
+                    be.force(r)
                 be.sync()
             issue, total = [], []
             for _ in range(rounds):
@@ -117,6 +119,7 @@ def overhead(backends, n, count, rounds, log) -> list[dict]:
                 t0 = time.perf_counter()
                 for _ in range(count):
                     r = f(da, db)
+                    be.force(r)
                 t1 = time.perf_counter()
                 be.sync()
                 t2 = time.perf_counter()

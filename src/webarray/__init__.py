@@ -32,7 +32,7 @@ from ._sorting import *  # noqa: F401,F403
 from ._set import *  # noqa: F401,F403
 from ._utility import *  # noqa: F401,F403
 from . import _indexing, _manipulation, _searching, _set, _sorting, _statistical, _utility
-from . import fft, linalg, memory
+from . import fft, fusion, linalg, memory
 
 e = 2.718281828459045
 inf = float("inf")
@@ -41,7 +41,7 @@ newaxis = None
 pi = 3.141592653589793
 
 __all__ = (
-    ["__array_api_version__", "__array_namespace_info__", "Array", "Device", "memory",
+    ["__array_api_version__", "__array_namespace_info__", "Array", "Device", "fusion", "memory",
      "e", "inf", "nan", "newaxis", "pi",
      "bool", "complex64", "complex128", "float32", "float64", "int8", "int16", "int32",
      "int64", "uint8", "uint16", "uint32", "uint64"]

@@ -18,7 +18,10 @@ from ._device import Device
 
 
 class Array:
-    __slots__ = ("_buf", "_dtype", "_shape", "_strides", "_offset", "_device", "__weakref__")
+    # _b is the buffer, or None while the array is pending: then _lazy is the expression
+    # node (_graph.py) that computes it, C-contiguous at offset 0
+    __slots__ = ("_b", "_lazy", "_dtype", "_shape", "_strides", "_offset", "_device",
+                 "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError(
@@ -29,13 +32,36 @@ class Array:
     @classmethod
     def _view(cls, buf, dtype, shape, strides, offset, device) -> "Array":
         self = object.__new__(cls)
-        self._buf = buf
+        self._b = buf
+        self._lazy = None
+        buf.views += 1
         self._dtype = dtype
         self._shape = tuple(shape)
         self._strides = tuple(strides)
         self._offset = offset
         self._device = device
         return self
+
+    @classmethod
+    def _pending(cls, node, shape, strides, device) -> "Array":
+        self = object.__new__(cls)
+        self._b = None
+        self._lazy = node
+        self._dtype = node.dtype
+        self._shape = shape
+        self._strides = strides
+        self._offset = 0
+        self._device = device
+        return self
+
+    @property
+    def _buf(self):
+        """The buffer, computing the array first if it is pending."""
+        buf = self._b
+        if buf is None:
+            _graph.materialize([self])
+            buf = self._b
+        return buf
 
     @classmethod
     def _empty(cls, shape, dtype: dt.DType, device: Device) -> "Array":

@@ -417,8 +417,9 @@ def linspace(start, stop, /, num: int, *, dtype=None, device=None, endpoint: boo
     f = dt.float32
     value, scalars = _ramp(f, start, step, abs(stop - start))
     if endpoint and num > 1:
-        last = Apply("equal", (Index(dt.int32), Scalar(2, dt.int32)), dt.int32, dt.bool)
-        value = Apply("where", (last, Scalar(3, f), value), f, f)
+        k = len(scalars)
+        last = Apply("equal", (Index(dt.int32), Scalar(k, dt.int32)), dt.int32, dt.bool)
+        value = Apply("where", (last, Scalar(k + 1, f), value), f, f)
         scalars += [(dt.int32, num - 1), (f, stop)]
     return _graph.execute(device, (num,), [(value, None)], (), scalars)[0]
 

@@ -1,17 +1,32 @@
-"""Layer 2: turns elementwise expressions over arrays into kernel launches.
+"""Layer 2: the lazy elementwise graph, and its lowering to kernel launches.
 
-``execute`` takes expression DAGs (kernels/expr.py) whose Input nodes refer to arrays and
-whose Scalar nodes refer to Python values, binds the arrays' buffers, chooses each
-operand's access mode (contiguous, strided, vec4), fetches the cached kernel for that
-structure and dispatches it. Today every expression is executed when it is built; the
-lazy fusion of DESIGN.md will hold the DAG here instead and call the same function later.
+Elementwise functions describe their result as an expression DAG (kernels/expr.py) over
+input arrays and scalars and call ``execute``. With fusion on (the default; see
+``webarray.fusion``), a single-output result is not computed there: it becomes a *pending*
+array that holds a ``Lazy`` node, and a pending operand of the same shape is inlined into
+its consumer's node instead of being read from memory. A pending array is lowered to one
+kernel when something needs its buffer (a readback, a non-elementwise consumer, a view),
+when its chain grows past ``MAX_DEPTH``, or at an explicit flush. The kernel also writes
+every other live pending array whose value is a node of the same DAG (so ``t = a * b;
+u = t + 1`` computes ``t`` once even if both are used later), shared subexpressions are
+computed once, and the kernel is cached by the DAG's structure, never its values.
+
+Writes into existing buffers keep their meaning: an in-place op on a pending array just
+replaces its node; on an array that is its buffer's only view, it rebinds the array to a
+pending node that reads the old buffer; any other write first lowers every pending array
+of the device, since one of them may read the buffer about to change.
+
+``execute`` binds each operand's view, chooses its access mode (contiguous, strided,
+vec4), fetches the cached kernel for that structure and dispatches it.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import weakref
 
-from .kernels.expr import Node
+from .kernels.expr import Apply, Cast, Index, Input, Node, Scalar
 from .kernels.webgpu import elementwise as ew
 from .kernels.webgpu import lanes
 
@@ -43,8 +58,11 @@ def is_contiguous(shape, strides) -> bool:
     return True
 
 
+launches = 0  # elementwise kernels dispatched so far (tests count fusion with it)
+
+
 def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
-    """Run one elementwise kernel and return the output arrays.
+    """The output arrays of one elementwise kernel: pending when fusion allows it.
 
     outputs: list of (node, out) where out is None (a new C-contiguous array of ``shape``
     and the node's dtype is made), an Array view of ``shape`` to write into, or
@@ -52,9 +70,34 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     computes. inputs: arrays for Input slots, broadcast to ``shape`` (or read raw through
     Gather nodes when their slot is in raw_inputs). scalars: (dtype, value) per Scalar slot.
     """
+    shape = tuple(shape)
+    if _fusion and len(outputs) == 1 and not raw_inputs and 0 not in shape:
+        node, out = outputs[0]
+        if out is None:
+            return [_pending(device, shape, _lift(node, inputs, scalars, shape))]
+        if (not isinstance(out, tuple) and out._shape == shape and node.dtype is out._dtype
+                and _rebindable(out)):
+            root = _lift(node, inputs, scalars, shape)
+            ref = _PENDING.get(id(out)) if out._b is None else None
+            if ref is None:
+                ref = _track(out)
+                out._b = None
+            out._lazy = root
+            root.owner = ref
+            if root.depth > MAX_DEPTH:
+                _bound(out)
+            return [out]
+    if _PENDING and any(out is not None for _, out in outputs):
+        # a write into an existing buffer: no pending array may still be waiting to read it
+        flush(device)
+    return _launch(device, shape, outputs, inputs, scalars, raw_inputs)
+
+
+def _launch(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
+    """Run one elementwise kernel now and return the output arrays (see ``execute``)."""
     from ._array_object import Array
 
-    shape = tuple(shape)
+    global launches
     n = math.prod(shape)
     results = []
     for node, out in outputs:
@@ -133,6 +176,7 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
         spec, n, shape, in_views, out_views, [w for d, v in scalars for w in lanes.scalar_words(d, v)]
     )
     ex = device.executor
+    launches += 1
     device.launch(("ew", spec.key), lambda: ew.generate(spec), bindings, uniforms,
                   ew.grid_for(n, vec4, ex.max_workgroups_per_dim))
     return [r[0] if isinstance(r, tuple) else r for r in results]
@@ -146,3 +190,296 @@ def copy_of(arr, dtype=None):
     if dtype is not None and dtype is not arr.dtype:
         node = Cast(node, dtype)
     return execute(arr.device, arr.shape, [(node, None)], [arr])[0]
+
+
+# -- the lazy graph ---------------------------------------------------------------------------
+
+MAX_DEPTH = 32  # a longer chain is lowered: keeps kernels and their compile times small
+# buffers one fused kernel may bind: the device's storage buffers per shader stage (8 on
+# every WebGPU device, often more), less the one that carries the uniforms, and at most 16
+MAX_BINDINGS = 16
+
+_fusion = os.environ.get("WEBARRAY_FUSION", "1") != "0"
+# live pending arrays of every device, by id (arrays are unhashable: == is elementwise)
+_PENDING: dict[int, weakref.ref] = {}
+
+
+def _track(arr) -> weakref.ref:
+    """Register a pending array; the weak reference returned also serves as its node's
+    owner link."""
+    key = id(arr)
+    ref = _PENDING[key] = weakref.ref(arr, lambda _, key=key: _PENDING.pop(key, None))
+    return ref
+
+
+class Lazy:
+    """A node of a pending expression: kind 'op', 'cast', 'scalar', 'index' or 'leaf'.
+
+    A leaf reads a view of a computed buffer (``value`` is a ``View``). When the array
+    whose value a node is (its ``owner``) gets computed, the node turns into a leaf of the
+    new buffer, so other pending expressions that share it read it instead of computing it
+    again, and the chain behind it can be freed. ``depth`` bounds the chain; it may
+    overestimate once nodes below have turned into leaves.
+    """
+
+    __slots__ = ("kind", "dtype", "args", "op", "compute", "value", "depth", "owner")
+
+    def __init__(self, kind, dtype, args=(), op=None, compute=None, value=None):
+        self.kind = kind
+        self.dtype = dtype
+        self.args = args
+        self.op = op
+        self.compute = compute
+        self.value = value
+        self.owner = None
+        if not args:
+            self.depth = 0
+        elif len(args) == 1:
+            self.depth = args[0].depth + 1
+        else:
+            self.depth = max([a.depth for a in args]) + 1
+
+    def become_leaf(self, view) -> None:
+        self.kind, self.value, self.args, self.depth, self.owner = "leaf", view, (), 0, None
+
+
+class View:
+    """A snapshot of an array's view (what a leaf reads), shaped like an Array for binding."""
+
+    __slots__ = ("_buf", "dtype", "_shape", "_strides", "_offset")
+
+    def __init__(self, buf, dtype, shape, strides, offset):
+        self._buf, self.dtype, self._shape, self._strides, self._offset = (
+            buf, dtype, shape, strides, offset)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def shape(self):
+        return self._shape
+
+
+def _leaf(arr) -> Lazy:
+    buf = arr._buf  # computes a pending array
+    return Lazy("leaf", arr._dtype, value=View(buf, arr._dtype, arr._shape, arr._strides,
+                                                arr._offset))
+
+
+def _lift(node: Node, inputs, scalars, shape, memo=None) -> Lazy:
+    """The Lazy node of one op's expression, with pending operands of the same shape inlined
+    (operands of another shape are broadcast: computed first and read as leaves)."""
+    if memo is None:
+        memo = {}
+    r = memo.get(id(node))
+    if r is None:
+        n = node
+        if isinstance(n, Input):
+            a = inputs[n.slot]
+            r = a._lazy if a._b is None and a._shape == shape else _leaf(a)
+        elif isinstance(n, Apply):
+            r = Lazy("op", n.dtype, tuple(_lift(x, inputs, scalars, shape, memo) for x in n.args),
+                     n.op, n.compute)
+        elif isinstance(n, Cast):
+            r = Lazy("cast", n.dtype, (_lift(n.arg, inputs, scalars, shape, memo),))
+        elif isinstance(n, Scalar):
+            r = Lazy("scalar", scalars[n.slot][0], value=scalars[n.slot][1])
+        elif isinstance(n, Index):
+            r = Lazy("index", n.dtype)
+        else:
+            raise TypeError(f"{type(n).__name__} nodes are not lazy")
+        memo[id(n)] = r
+    return r
+
+
+def _rebindable(out) -> bool:
+    """Whether an in-place result may replace out's value lazily: out is pending, or is the
+    one and only array over its whole buffer (nothing else can see the buffer change)."""
+    buf = out._b
+    if buf is None:
+        return True
+    return (buf.views == 1 and out._offset == 0
+            and is_contiguous(out._shape, out._strides))
+
+
+def _pending(device, shape, root: Lazy):
+    from ._array_object import Array
+
+    arr = Array._pending(root, shape, c_strides(shape), device)
+    root.owner = _track(arr)
+    if root.depth > MAX_DEPTH:
+        _bound(arr)
+    return arr
+
+
+def _bound(arr) -> None:
+    """Keep arr's chain within MAX_DEPTH (after correcting depths that leaves below have made
+    stale): first by computing the other pending arrays of its shape, which in a loop are
+    the named values its chain runs through (so the loop's state is written by one kernel
+    and arr, often a temporary, is not), then if that was not enough by computing arr."""
+    if _depth(arr._lazy, {}) > MAX_DEPTH:
+        for ref in list(_PENDING.values()):
+            other = ref()
+            if (other is not None and other is not arr and other._b is None
+                    and other._device is arr._device and other._shape == arr._shape):
+                _compute(other, exclude=arr)
+                break
+        if arr._b is None and _depth(arr._lazy, {}) > MAX_DEPTH:
+            _compute(arr)
+
+
+def _depth(n: Lazy, memo: dict) -> int:
+    d = memo.get(id(n))
+    if d is None:
+        d = memo[id(n)] = n.depth = (1 + max(_depth(a, memo) for a in n.args)) if n.args else 0
+    return d
+
+
+def materialize(arrays) -> None:
+    """Compute pending arrays, each with the live pending arrays its DAG contains."""
+    for arr in arrays:
+        if arr._b is None:
+            _compute(arr)
+
+
+def _owner(n: Lazy):
+    """The live pending array whose value node n is, if any."""
+    ref = n.owner
+    if ref is not None:
+        arr = ref()
+        if arr is not None and arr._lazy is n:
+            return arr
+    return None
+
+
+def _scan(root: Lazy, seen: set):
+    """The buffers and the live pending owners of the nodes under root not yet in seen
+    (which receives them)."""
+    bufs, owners = set(), []
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.kind == "leaf":
+            bufs.add(id(n.value._buf))
+            continue
+        stack.extend(n.args)
+        arr = _owner(n)
+        if arr is not None:
+            owners.append(arr)
+    return bufs, owners
+
+
+def _compute(target, exclude=None) -> None:
+    """One kernel that writes target, the live pending arrays that are nodes of its DAG, and
+    other pending arrays of the same device and shape (but ``exclude``), as far as the
+    bindings allow."""
+    device, shape = target._device, target._shape
+    limit = _bindings(device)
+    seen: set = set()
+    if exclude is not None:
+        seen.add(id(exclude._lazy))
+    bufs, owners = _scan(target._lazy, seen)
+    if len(bufs) + 1 > limit:
+        _split(target)
+        if target._b is None:
+            _compute(target)
+        return
+    owners = [target] + [o for o in owners if o is not target]
+    del owners[max(1, limit - len(bufs)):]
+    for ref in list(_PENDING.values()):
+        other = ref()
+        if (other is None or other._b is not None or other._device is not device
+                or other._shape != shape or id(other._lazy) in seen):
+            continue
+        trial = set(seen)
+        more_bufs, more_owners = _scan(other._lazy, trial)
+        more_owners = [other] + [o for o in more_owners if o is not other]
+        if len(bufs | more_bufs) + len(owners) + len(more_owners) <= limit:
+            bufs |= more_bufs
+            owners += more_owners
+            seen = trial
+
+    low = _Lowering()
+    nodes = [o._lazy for o in owners]
+    exprs = [low.node(n) for n in nodes]
+    results = _launch(device, shape, [(e, None) for e in exprs], low.inputs, low.scalars)
+    for arr, node, res in zip(owners, nodes, results):
+        arr._b = res._b
+        arr._lazy = None
+        _PENDING.pop(id(arr), None)
+        node.become_leaf(View(arr._b, arr._dtype, arr._shape, arr._strides, 0))
+
+
+class _Lowering:
+    """Turns Lazy nodes into the slotted expression nodes a kernel is generated from: leaves
+    become input slots (one per distinct view), scalars become uniform slots."""
+
+    def __init__(self):
+        self.inputs: list = []
+        self.scalars: list = []
+        self._slots: dict = {}
+        self._memo: dict = {}
+
+    def node(self, n: Lazy) -> Node:
+        e = self._memo.get(id(n))
+        if e is None:
+            kind = n.kind
+            if kind == "leaf":
+                v = n.value
+                where = (id(v._buf), v._offset, v._strides, v._shape)
+                slot = self._slots.get(where)
+                if slot is None:
+                    slot = self._slots[where] = len(self.inputs)
+                    self.inputs.append(v)
+                e = Input(slot, n.dtype)
+            elif kind == "op":
+                e = Apply(n.op, tuple(self.node(a) for a in n.args), n.compute, n.dtype)
+            elif kind == "cast":
+                e = Cast(self.node(n.args[0]), n.dtype)
+            elif kind == "scalar":
+                e = Scalar(len(self.scalars), n.dtype)
+                self.scalars.append((n.dtype, n.value))
+            else:
+                e = Index(n.dtype)
+            self._memo[id(n)] = e
+        return e
+
+
+def _bindings(device) -> int:
+    return min(MAX_BINDINGS, getattr(device.executor, "max_storage_buffers", 8) - 1)
+
+
+def _split(target) -> None:
+    """Compute the arguments of target's node on their own: each reads fewer buffers."""
+    from ._array_object import Array
+
+    for a in target._lazy.args:
+        if a.kind != "leaf" and a.args:
+            arr = _owner(a)
+            if arr is None:  # an unnamed subexpression: give it a short-lived array
+                arr = Array._pending(a, target._shape, target._strides, target._device)
+                a.owner = _track(arr)
+            _compute(arr)
+
+
+def flush(device=None) -> None:
+    """Compute every pending array (of one device, or of all)."""
+    for ref in list(_PENDING.values()):
+        arr = ref()
+        if arr is not None and arr._b is None and (device is None or arr._device == device):
+            _compute(arr)
+
+
+def set_fusion(flag: bool) -> None:
+    global _fusion
+    if not flag:
+        flush()
+    _fusion = bool(flag)
+
+
+def fusion_enabled() -> bool:
+    return _fusion

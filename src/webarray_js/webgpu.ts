@@ -112,6 +112,7 @@ export class WebGPUBackend implements Backend {
       },
       max_buffer_size: l.maxBufferSize,
       max_binding_size: l.maxStorageBufferBindingSize,
+      max_storage_buffers: l.maxStorageBuffersPerShaderStage,
       max_workgroups_per_dim: l.maxComputeWorkgroupsPerDimension,
       binding_alignment: l.minStorageBufferOffsetAlignment,
     };

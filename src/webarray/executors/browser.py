@@ -184,6 +184,7 @@ class BrowserExecutor:
         self.adapter_info = info["adapter_info"]
         self.max_buffer_size = int(info["max_buffer_size"])
         self.max_binding_size = int(info["max_binding_size"])
+        self.max_storage_buffers = int(info.get("max_storage_buffers", 8))
         self.max_workgroups_per_dim = int(info["max_workgroups_per_dim"])
         self.binding_alignment = int(info["binding_alignment"])
 

@@ -25,12 +25,15 @@ def size_class(nbytes: int) -> int:
 class Buffer:
     """A device buffer owned by one or more arrays; back to the pool on last release."""
 
-    __slots__ = ("pool", "handle", "nbytes")
+    __slots__ = ("pool", "handle", "nbytes", "views")
 
     def __init__(self, pool: "BufferPool", handle: int, nbytes: int):
         self.pool = pool
         self.handle = handle
         self.nbytes = nbytes
+        # arrays ever made over this buffer; 1 means its first array is its only one, which
+        # lets the graph give that array a new buffer instead of writing in place
+        self.views = 0
 
     def __del__(self):
         pool = self.pool

@@ -2,12 +2,25 @@
 
 A node is immutable and hashable; its ``key`` describes its structure only (op names,
 dtypes, input and scalar *slots*), never data or scalar values, so a loop that builds the
-same expression every iteration hits the same cached kernel.
+same expression every iteration hits the same cached kernel. Keys are hash-consed: a
+node's key is a small integer standing for (its own fields, its arguments' keys), so a
+fused DAG that reuses a subexpression many times is hashed and compared in constant time
+(a nested tuple would be rehashed once per path through the DAG).
 """
 
 from __future__ import annotations
 
 from .._dtypes import DType
+
+_KEYS: dict[tuple, int] = {}
+
+
+def intern(structure: tuple) -> int:
+    """The key of a node structure: the same integer for equal structures."""
+    key = _KEYS.get(structure)
+    if key is None:
+        key = _KEYS[structure] = len(_KEYS)
+    return key
 
 
 class Node:
@@ -28,7 +41,7 @@ class Input(Node):
     def __init__(self, slot: int, dtype: DType):
         self.slot = slot
         self.dtype = dtype
-        self.key = ("in", slot, dtype.name)
+        self.key = intern(("in", slot, dtype.name))
 
 
 class Scalar(Node):
@@ -39,7 +52,7 @@ class Scalar(Node):
     def __init__(self, slot: int, dtype: DType):
         self.slot = slot
         self.dtype = dtype
-        self.key = ("sc", slot, dtype.name)
+        self.key = intern(("sc", slot, dtype.name))
 
 
 class Index(Node):
@@ -49,7 +62,7 @@ class Index(Node):
 
     def __init__(self, dtype: DType):
         self.dtype = dtype
-        self.key = ("idx", dtype.name)
+        self.key = intern(("idx", dtype.name))
 
 
 class Apply(Node):
@@ -66,7 +79,7 @@ class Apply(Node):
         self.args = args
         self.compute = compute
         self.dtype = dtype
-        self.key = ("op", op, compute.name, dtype.name) + tuple(a.key for a in args)
+        self.key = intern(("op", op, compute.name, dtype.name) + tuple(a.key for a in args))
 
 
 class Gather(Node):
@@ -78,7 +91,7 @@ class Gather(Node):
         self.slot = slot
         self.index = index
         self.dtype = dtype
-        self.key = ("gather", slot, dtype.name, index.key)
+        self.key = intern(("gather", slot, dtype.name, index.key))
 
 
 class Cast(Node):
@@ -89,7 +102,7 @@ class Cast(Node):
     def __init__(self, arg: Node, dtype: DType):
         self.arg = arg
         self.dtype = dtype
-        self.key = ("cast", dtype.name, arg.key)
+        self.key = intern(("cast", dtype.name, arg.key))
 
 
 def walk(roots) -> list[Node]:

@@ -114,6 +114,15 @@ def _to_word(lane: str, v: str) -> str:
 cast_expr = lanes.cast
 
 
+def _args(n) -> tuple:
+    """The nodes n reads."""
+    if isinstance(n, Cast):
+        return (n.arg,)
+    if isinstance(n, Gather):
+        return (n.index,)
+    return getattr(n, "args", ())
+
+
 def generate(spec: ElementwiseSpec) -> str:
     nodes = walk(spec.roots)
     body: list[str] = []
@@ -181,6 +190,11 @@ def generate(spec: ElementwiseSpec) -> str:
                     body.append(f"    let {w} = B{opnd.binding}[{at_}];")
                 loaded[n.slot, k] = w
 
+    # A float value that another op of this kernel consumes goes through wa_keep: shader
+    # compilers contract a * b + c into a fused multiply-add and simplify algebra as if it
+    # were exact (NIR: (a + b) - a -> b), so without it a fused kernel would round
+    # differently from the same ops run one by one (and from NumPy).
+    consumed = {a.key for n in nodes for a in _args(n)}
     names: dict = {}
     for k, (i, _) in enumerate(at):
         for c in comps:
@@ -206,6 +220,8 @@ def generate(spec: ElementwiseSpec) -> str:
                     e = tmpl.format(*(names[a.key, k, c] for a in n.args))
                     if op.result == "same":
                         e = lanes.wrap(n.dtype, e)
+                    if lane == "f" and n.key in consumed:
+                        e = f"wa_keep({e})"
                 name = f"v{len(names)}"
                 body.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
                 names[n.key, k, c] = name

@@ -1,0 +1,269 @@
+"""Lazy elementwise fusion (src/webarray/_graph.py): fewer kernels, the same values.
+
+Kernel counts come from ``_graph.launches`` (elementwise kernels dispatched so far); values
+are compared with NumPy float32. Every test also runs when the suite is run with
+``WEBARRAY_FUSION=0``: the counting tests then turn fusion on for themselves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import webarray as xp
+from webarray import _graph
+
+from helpers import assert_equal
+
+
+@pytest.fixture(autouse=True)
+def fused():
+    with xp.fusion.enabled(True):
+        yield
+
+
+def launches_during(fn):
+    before = _graph.launches
+    out = fn()
+    return out, _graph.launches - before
+
+
+def rand(shape, seed=0, dtype=np.float32):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def test_a_ten_op_chain_is_one_kernel():
+    an, bn = rand((64, 33), 1), rand((64, 33), 2)
+    a, b = xp.asarray(an), xp.asarray(bn)
+    xp.fusion.flush(a, b)
+
+    def chain():
+        y = a * 2.0 + b
+        y = xp.sin(y) * xp.cos(b) - a / 3.0
+        y = xp.where(y > 0, y, -y) + xp.abs(b)
+        return np.asarray(y)
+
+    got, n = launches_during(chain)
+    assert n == 1
+    y = an * np.float32(2.0) + bn
+    y = np.sin(y) * np.cos(bn) - an / np.float32(3.0)
+    y = np.where(y > 0, y, -y) + np.abs(bn)
+    np.testing.assert_allclose(got, y, rtol=2e-6, atol=1e-6)
+
+
+def test_a_shared_subexpression_is_computed_once_and_written_with_its_consumer():
+    an, bn = rand((100,), 3), rand((100,), 4)
+    a, b = xp.asarray(an), xp.asarray(bn)
+    xp.fusion.flush(a, b)
+    t = a * b
+    u = t + 1.0
+    v = t * 2.0
+    _, n = launches_during(lambda: xp.fusion.flush(u))
+    # one kernel writes u, t (alive, and a node of u's DAG) and v (pending, same shape)
+    assert n == 1
+    assert t._b is not None and v._b is not None
+    _, n = launches_during(lambda: xp.fusion.flush(t, v))
+    assert n == 0
+    assert_equal(u, an * bn + np.float32(1))
+    assert_equal(v, (an * bn) * np.float32(2))
+    assert_equal(t, an * bn)
+
+
+def test_in_place_updates_of_a_pending_array_stay_lazy():
+    an = rand((7, 5), 5)
+    a = xp.asarray(an)
+    xp.fusion.flush(a)
+
+    def loop():
+        x = xp.zeros((7, 5))
+        for _ in range(20):
+            x += a
+        return np.asarray(x)
+
+    got, n = launches_during(loop)
+    assert n == 1
+    want = np.zeros((7, 5), np.float32)
+    for _ in range(20):
+        want += an
+    np.testing.assert_array_equal(got, want)
+
+
+def test_in_place_on_the_only_view_of_a_buffer_rebinds_without_changing_readers():
+    x = xp.asarray(np.arange(6, dtype=np.float32))
+    xp.fusion.flush(x)
+    y = x * 10.0  # pending, reads x's buffer
+    x += 1.0  # x is its buffer's only view: x gets a new pending value
+    assert x._b is None
+    assert_equal(y, np.arange(6, dtype=np.float32) * 10)
+    assert_equal(x, np.arange(6, dtype=np.float32) + 1)
+
+
+def test_a_write_through_a_view_is_seen_by_the_base_and_not_by_earlier_results():
+    x = xp.asarray(np.arange(8, dtype=np.int32))
+    y = x * 3  # pending: reads x before the writes below
+    v = x[2:6]
+    v += 100  # x has another view: written in place, after y's inputs are safe
+    x[0] = -5
+    assert_equal(y, np.arange(8, dtype=np.int32) * 3)
+    want = np.arange(8, dtype=np.int32)
+    want[2:6] += 100
+    want[0] = -5
+    assert_equal(x, want)
+    assert_equal(v, want[2:6])
+
+
+def test_setitem_on_a_pending_array_and_reads_in_between():
+    x = xp.arange(10, dtype=xp.float32) * 2.0
+    z = x + 1.0
+    x[3] = 100.0
+    x[xp.asarray([1, 2])] = -1.0
+    want = np.arange(10, dtype=np.float32) * 2
+    assert_equal(z, want + 1)
+    want[3] = 100
+    want[[1, 2]] = -1
+    assert_equal(x, want)
+
+
+def test_long_chains_are_cut_at_the_depth_bound():
+    an = rand((50,), 6)
+    a = xp.asarray(an)
+    xp.fusion.flush(a)
+
+    def chain():
+        y = a
+        for i in range(10 * _graph.MAX_DEPTH):
+            y = y * 0.5 + 0.25 if i % 2 else y - 0.125
+        return np.asarray(y)
+
+    got, n = launches_during(chain)
+    ops = 10 * _graph.MAX_DEPTH * 3 // 2  # one or two ops per step
+    assert ops // (_graph.MAX_DEPTH + 1) <= n <= ops // _graph.MAX_DEPTH + 1
+    y = an
+    for i in range(10 * _graph.MAX_DEPTH):
+        y = y * np.float32(0.5) + np.float32(0.25) if i % 2 else y - np.float32(0.125)
+    np.testing.assert_array_equal(got, y)
+
+
+@pytest.mark.parametrize("limit", [4, 16])
+def test_many_inputs_stay_within_the_binding_limit(monkeypatch, limit):
+    monkeypatch.setattr(_graph, "MAX_BINDINGS", limit)
+    arrays = [rand((31,), 10 + i) for i in range(40)]
+    xs = [xp.asarray(a) for a in arrays]
+    acc, want = xs[0], arrays[0].copy()
+    for x, a in zip(xs[1:], arrays[1:]):
+        acc = acc * 0.5 + x
+        want = want * np.float32(0.5) + a
+    assert_equal(acc, want)
+    # and a DAG with many leaves at a small depth: a balanced tree of sums
+    level = xs[:16]
+    while len(level) > 1:
+        level = [level[i] + level[i + 1] for i in range(0, len(level), 2)]
+    tree = [a.copy() for a in arrays[:16]]
+    while len(tree) > 1:
+        tree = [tree[i] + tree[i + 1] for i in range(0, len(tree), 2)]
+    assert_equal(level[0], tree[0])
+
+
+def test_a_pending_operand_that_broadcasts_is_computed_first():
+    rn, cn = rand((1, 40), 20), rand((30, 1), 21)
+    r = xp.asarray(rn) * 2.0  # pending, shape (1, 40)
+    c = xp.asarray(cn) + 1.0  # pending, shape (30, 1)
+    grid = r * c  # (30, 40): r and c are computed once each, not per element
+    assert_equal(grid, (rn * np.float32(2)) * (cn + np.float32(1)))
+
+
+def mandelbrot(xp_, re, im, iters):
+    zr = xp_.zeros_like(re)
+    zi = xp_.zeros_like(re)
+    count = xp_.zeros(re.shape, dtype=xp_.int32)
+    for _ in range(iters):
+        zr, zi = zr * zr - zi * zi + re, 2.0 * zr * zi + im
+        count += xp_.astype(zr * zr + zi * zi < 4.0, xp_.int32)
+    return count
+
+
+def test_the_numpy_style_mandelbrot_loop_fuses_and_matches_numpy():
+    y, x = np.mgrid[-1.2:1.2:48j, -2.0:0.8:64j]
+    re, im = x.astype(np.float32), y.astype(np.float32)
+    want = mandelbrot(np, re, im, 60)
+    got, n = launches_during(
+        lambda: np.asarray(mandelbrot(xp, xp.asarray(re), xp.asarray(im), 60)))
+    np.testing.assert_array_equal(got, want)
+    assert n <= 60 * 10 // _graph.MAX_DEPTH + 3  # ~10 ops per iteration, not 10 kernels
+
+
+def test_a_loop_compiles_its_kernel_once():
+    a = xp.asarray(rand((16,), 30))
+    xp.fusion.flush(a)
+    device = a.device
+
+    def step():
+        y = (a * 3.0 + 1.0) / (a * a + 2.0)
+        xp.fusion.flush(y)
+
+    step()
+    step()
+    known = len(device._kernels)
+    for _ in range(5):
+        step()
+    assert len(device._kernels) == known
+
+
+def test_switching_fusion_off_computes_pending_arrays_and_runs_ops_one_by_one():
+    a = xp.asarray(rand((9,), 40))
+    xp.fusion.flush(a)
+    y = a + 1.0
+    with xp.fusion.enabled(False):
+        assert y._b is not None
+        _, n = launches_during(lambda: xp.fusion.flush(a * 2.0 + 1.0))
+        assert n == 2
+    assert xp.fusion.is_enabled()
+
+
+def test_a_kernel_that_fails_at_flush_leaves_the_device_working():
+    a = xp.asarray(rand((5,), 50))
+    with pytest.raises(TypeError):
+        xp.bitwise_and(a, a)  # argument errors are raised at the call, not at the flush
+    y = a + 1.0
+    assert_equal(y, np.asarray(a) + np.float32(1))
+
+
+UNARY = {"neg": (lambda m, v: -v), "sq": (lambda m, v: v * v),
+         "sin": (lambda m, v: m.sin(v)), "abs": (lambda m, v: m.abs(v))}
+BINARY = {"add": (lambda m, v, w: v + w), "sub": (lambda m, v, w: v - w),
+          "mul": (lambda m, v, w: v * w),
+          "max": (lambda m, v, w: m.maximum(v, w)),
+          "where": (lambda m, v, w: m.where(v > w, v, w))}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(sorted(UNARY) + sorted(BINARY)),
+                          st.integers(0, 100), st.integers(0, 100), st.booleans()),
+                min_size=1, max_size=40),
+       st.integers(1, 20))
+def test_random_op_sequences_match_numpy(program, n):
+    """Random DAGs over a few arrays: operands picked from everything built so far (so
+    subexpressions are shared), sometimes an in-place update, sometimes a read midway."""
+    rng = np.random.default_rng(n)
+    base = [rng.uniform(-2, 2, n).astype(np.float32) for _ in range(3)]
+    ours = [xp.asarray(b) for b in base]
+    theirs = [b.copy() for b in base]
+    for name, i, j, inplace in program:
+        i, j = i % len(ours), j % len(ours)
+        if name in UNARY:
+            r1, r2 = UNARY[name](xp, ours[i]), UNARY[name](np, theirs[i])
+        else:
+            r1, r2 = BINARY[name](xp, ours[i], ours[j]), BINARY[name](np, theirs[i], theirs[j])
+        r2 = np.clip(r2, -1e6, 1e6).astype(np.float32)  # keep values finite
+        r1 = xp.clip(r1, -1e6, 1e6)
+        if inplace:
+            ours[i][...] = r1
+            theirs[i][...] = r2
+        else:
+            ours.append(r1)
+            theirs.append(r2)
+        if i == 7:
+            np.testing.assert_allclose(np.asarray(ours[-1]), theirs[-1], rtol=1e-5, atol=1e-5)
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(np.asarray(o), t, rtol=1e-5, atol=1e-5)
