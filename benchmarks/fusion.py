@@ -58,7 +58,7 @@ def mandelbrot_plain(xp, re, im, iters):
     """Iterations after which |z| < 2 (z ← z² + c from z = 0), in whole-array ops."""
     zr = xp.zeros_like(re)
     zi = xp.zeros_like(re)
-    count = xp.zeros(re.shape, dtype=xp.int32)
+    count = xp.zeros_like(re, dtype=xp.int32)
     for _ in range(iters):
         zr, zi = zr * zr - zi * zi + re, 2.0 * zr * zi + im
         count += _as_int(xp, zr * zr + zi * zi < 4.0)

@@ -19,7 +19,8 @@ from ._device import Device
 
 class Array:
     # _b is the buffer, or None while the array is pending: then _lazy is the expression
-    # node (_graph.py) that computes it, C-contiguous at offset 0
+    # node (_graph.py) that computes it, C-contiguous at offset 0. A computed array may keep
+    # the graph's leaf node reading it in _lazy.
     __slots__ = ("_b", "_lazy", "_dtype", "_shape", "_strides", "_offset", "_device",
                  "__weakref__")
 

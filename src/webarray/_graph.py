@@ -232,12 +232,11 @@ class Lazy:
         self.compute = compute
         self.value = value
         self.owner = None
-        if not args:
-            self.depth = 0
-        elif len(args) == 1:
-            self.depth = args[0].depth + 1
-        else:
-            self.depth = max([a.depth for a in args]) + 1
+        depth = 0
+        for a in args:
+            if a.depth >= depth:
+                depth = a.depth + 1
+        self.depth = depth
 
     def become_leaf(self, view) -> None:
         self.kind, self.value, self.args, self.depth, self.owner = "leaf", view, (), 0, None
@@ -262,9 +261,14 @@ class View:
 
 
 def _leaf(arr) -> Lazy:
-    buf = arr._buf  # computes a pending array
-    return Lazy("leaf", arr._dtype, value=View(buf, arr._dtype, arr._shape, arr._strides,
-                                                arr._offset))
+    """The leaf reading arr (computed first if pending). A computed array keeps its leaf in
+    ``_lazy``, so using it again costs nothing; a new buffer (rebinding) replaces it."""
+    buf = arr._buf
+    leaf = arr._lazy
+    if leaf is None:
+        leaf = arr._lazy = Lazy("leaf", arr._dtype, value=View(buf, arr._dtype, arr._shape,
+                                                               arr._strides, arr._offset))
+    return leaf
 
 
 def _lift(node: Node, inputs, scalars, shape, memo=None) -> Lazy:
@@ -409,9 +413,9 @@ def _compute(target, exclude=None) -> None:
     results = _launch(device, shape, [(e, None) for e in exprs], low.inputs, low.scalars)
     for arr, node, res in zip(owners, nodes, results):
         arr._b = res._b
-        arr._lazy = None
         _PENDING.pop(id(arr), None)
         node.become_leaf(View(arr._b, arr._dtype, arr._shape, arr._strides, 0))
+        arr._lazy = node  # now the leaf that reads it
 
 
 class _Lowering:

@@ -190,10 +190,11 @@ def generate(spec: ElementwiseSpec) -> str:
                     body.append(f"    let {w} = B{opnd.binding}[{at_}];")
                 loaded[n.slot, k] = w
 
-    # A float value that another op of this kernel consumes goes through wa_keep: shader
-    # compilers contract a * b + c into a fused multiply-add and simplify algebra as if it
-    # were exact (NIR: (a + b) - a -> b), so without it a fused kernel would round
-    # differently from the same ops run one by one (and from NumPy).
+    # A float value that another op of this kernel consumes has its bits XORed with
+    # zero_bits, a zero the compiler cannot prove (it depends on n): compilers contract a * b + c
+    # into a fused multiply-add and simplify algebra as if it were exact (NIR: (a + b) - a
+    # -> b), so without it a fused kernel would round differently from the same ops run one
+    # by one (and from NumPy). wa_keep is not enough: NVIDIA's compiler sees through it.
     consumed = {a.key for n in nodes for a in _args(n)}
     names: dict = {}
     for k, (i, _) in enumerate(at):
@@ -221,7 +222,7 @@ def generate(spec: ElementwiseSpec) -> str:
                     if op.result == "same":
                         e = lanes.wrap(n.dtype, e)
                     if lane == "f" and n.key in consumed:
-                        e = f"wa_keep({e})"
+                        e = f"bitcast<f32>(bitcast<u32>({e}) ^ zero_bits)"
                 name = f"v{len(names)}"
                 body.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
                 names[n.key, k, c] = name
@@ -251,7 +252,10 @@ def generate(spec: ElementwiseSpec) -> str:
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, "
         "@builtin(num_workgroups) nwg: vec3<u32>, "
         "@builtin(local_invocation_index) lid: u32) {\n"
-        "    let n = U[0];\n" + code + "\n}\n"
+        "    let n = U[0];\n"
+        + ("    let zero_bits = select(0u, 1u, n == 0xffffffffu);\n"
+           if "zero_bits" in code else "")
+        + code + "\n}\n"
     )
 
 
