@@ -27,7 +27,7 @@ stamp=.venv/.webarray-deps
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "setup: installing Python dependencies"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[test]"
+  .venv/bin/python -m pip install -q -e ".[test,ecosystem]"
   touch "$stamp"
 fi
 

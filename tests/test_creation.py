@@ -363,6 +363,28 @@ def test_asarray_numpy_with_dtype(src, dst, data):
     assert_equal(xp.asarray(a, dtype=D(dst)), a.astype(DTYPES[dst]))
 
 
+def test_asarray_numpy_float64_and_complex128_scalars():
+    # they subclass Python's float and complex, but keep their NumPy dtype like 0-d arrays
+    for v in (np.float64(0.5), np.complex128(1 + 2j)):
+        if np.dtype(type(v)).name not in SUPPORTED_NAMES:
+            with pytest.raises(TypeError, match=f"{np.dtype(type(v)).name} is not supported on"):
+                xp.asarray(v)
+    assert_equal(xp.asarray(np.float64(0.5), dtype=xp.float32), np.asarray(0.5, np.float32))
+    # inside a list they are Python floats and complexes
+    assert_equal(xp.asarray([np.float64(1.5)]), np.asarray([1.5], np.float32))
+    if HAS_COMPLEX64:
+        assert_equal(xp.asarray([np.complex128(1 + 1j), 2]), np.asarray([1 + 1j, 2], np.complex64))
+
+
+def test_asarray_of_an_array_to_an_unsupported_dtype_raises_at_once():
+    x = xp.asarray([3.0, 1.0, 2.0])
+    for name in UNSUPPORTED:
+        with pytest.raises(TypeError, match=f"{name} is not supported on"):
+            xp.asarray(x, dtype=D(name))
+    # nothing was left pending that a later computation would trip over
+    assert_equal(xp.sum(xp.sin(x)), np.sum(np.sin(np.asarray([3.0, 1.0, 2.0], np.float32))))
+
+
 def test_asarray_numpy_unsupported():
     for npd in UNSUPPORTED:
         if npd != "bool":

@@ -267,3 +267,35 @@ def test_random_op_sequences_match_numpy(program, n):
             np.testing.assert_allclose(np.asarray(ours[-1]), theirs[-1], rtol=1e-5, atol=1e-5)
     for o, t in zip(ours, theirs):
         np.testing.assert_allclose(np.asarray(o), t, rtol=1e-5, atol=1e-5)
+
+
+def test_a_copy_is_independent_of_its_source():
+    """A copy's node must be its own: computing the copy turns its node into a leaf of the
+    copy's buffer, which must not become the source's value (scikit-learn's _logsumexp
+    writes into a copy of a transposed view)."""
+    t = xp.asarray([[1.0, 5.0], [4.0, 2.0]]).T
+    c = xp.asarray(t, copy=True)
+    c[0, 0] = -1.0
+    assert_equal(t, np.asarray([[1.0, 4.0], [5.0, 2.0]], np.float32))
+    assert_equal(c, np.asarray([[-1.0, 4.0], [5.0, 2.0]], np.float32))
+    p = xp.asarray([1.0, 2.0]) * 3.0  # pending
+    d = xp.astype(p, xp.float32, copy=True)
+    e = xp.asarray(p, copy=True)
+    d[0] = 100.0
+    e += 1.0
+    assert_equal(p, np.asarray([3.0, 6.0], np.float32))
+    assert_equal(d, np.asarray([100.0, 6.0], np.float32))
+    assert_equal(e, np.asarray([4.0, 7.0], np.float32))
+    x = xp.asarray([1.0, 2.0]) + 0.0
+    y = xp.empty_like(x)
+    y[...] = x  # in place: y's value is x's, as a node of its own
+    y += 1.0
+    assert_equal(x, np.asarray([1.0, 2.0], np.float32))
+    assert_equal(y, np.asarray([2.0, 3.0], np.float32))
+
+
+def test_an_unsupported_dtype_is_refused_at_the_call():
+    x = xp.asarray([1.0, 2.0]) * 2.0
+    with pytest.raises(TypeError, match="float64"):
+        xp.asarray(x, dtype=xp.float64)
+    assert_equal(x, np.asarray([2.0, 4.0], np.float32))

@@ -140,14 +140,15 @@ def _flatten(obj) -> tuple[list, tuple[int, ...]]:
 
 
 def _infer(flat) -> dt.DType:
-    kinds = {type(v) for v in flat}
-    if not kinds:  # no values at all: the default floating dtype, as NumPy does
+    # isinstance, not type(): NumPy's float64 and complex128 scalars inside a list are
+    # Python floats and complexes
+    if not flat:  # no values at all: the default floating dtype, as NumPy does
         return _DEFAULT_FLOAT
-    if kinds <= {bool}:
+    if all(isinstance(v, bool) for v in flat):
         return dt.bool
-    if complex in kinds:
+    if any(isinstance(v, complex) for v in flat):
         return dt.complex64
-    if float in kinds:
+    if any(isinstance(v, float) for v in flat):
         return _DEFAULT_FLOAT
     return _DEFAULT_INT
 
@@ -233,6 +234,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy: bool | None = None) -> Arr
                     f"asarray(copy=False) cannot convert {obj.dtype.name} to {dtype.name} "
                     "without a copy"
                 )
+            obj.device.check_dtype(dtype)  # now, not when the pending copy is computed
             return _graph.copy_of(obj, dtype)
         return _graph.copy_of(obj) if copy else obj
     if copy is False:
@@ -243,6 +245,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy: bool | None = None) -> Arr
     device = resolve(device)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)) and not _is_numpy(obj):
         return from_dlpack(obj, device=device)
+    if _is_numpy_scalar(obj):
+        # before the Python scalars: NumPy's float64 and complex128 scalars subclass float
+        # and complex, yet keep their dtype here, as NumPy arrays do
+        return _from_buffer(__import__("numpy").asarray(obj), dtype, device)
     if not isinstance(obj, (bool, int, float, complex, list, tuple)):
         try:
             memoryview(obj)
@@ -250,8 +256,6 @@ def asarray(obj, /, *, dtype=None, device=None, copy: bool | None = None) -> Arr
             pass
         else:
             return _from_buffer(obj, dtype, device)
-        if _is_numpy_scalar(obj):
-            return _from_buffer(__import__("numpy").asarray(obj), dtype, device)
     flat, shape = _flatten(obj)
     if dtype is None:
         dtype = _infer(flat)

@@ -273,8 +273,12 @@ def _leaf(arr) -> Lazy:
 
 def _lift(node: Node, inputs, scalars, shape, memo=None) -> Lazy:
     """The Lazy node of one op's expression, with pending operands of the same shape inlined
-    (operands of another shape are broadcast: computed first and read as leaves)."""
+    (operands of another shape are broadcast: computed first and read as leaves). The root
+    is always a new node: a copy's value must not be the node of what it copies, which
+    turns into a leaf of the copy's buffer when the copy is computed."""
     if memo is None:
+        if isinstance(node, Input):
+            return Lazy("cast", node.dtype, (_lift(node, inputs, scalars, shape, {}),))
         memo = {}
     r = memo.get(id(node))
     if r is None:
@@ -310,6 +314,7 @@ def _rebindable(out) -> bool:
 def _pending(device, shape, root: Lazy):
     from ._array_object import Array
 
+    device.check_dtype(root.dtype)
     arr = Array._pending(root, shape, c_strides(shape), device)
     root.owner = _track(arr)
     if root.depth > MAX_DEPTH:
