@@ -299,3 +299,27 @@ def test_an_unsupported_dtype_is_refused_at_the_call():
     with pytest.raises(TypeError, match="float64"):
         xp.asarray(x, dtype=xp.float64)
     assert_equal(x, np.asarray([2.0, 4.0], np.float32))
+
+
+def test_a_kernel_error_surfaces_where_its_array_is_needed(monkeypatch):
+    """Computing one array also computes other pending arrays of its shape; if their shared
+    kernel fails, the target is computed alone, and the failure comes from the array whose
+    expression is broken."""
+    import dataclasses
+
+    from webarray.executors.protocol import KernelError
+    from webarray.kernels import ops
+    from webarray.kernels.expr import Apply, Input
+
+    broken = dataclasses.replace(ops.TABLE["negative"], name="broken",
+                                 wgsl={"f": "this_is_not_wgsl({0})"})
+    monkeypatch.setitem(ops.TABLE, "broken", broken)
+    a = xp.asarray(rand((12,), 60))
+    xp.fusion.flush(a)
+    bad = _graph.execute(a.device, a.shape, [(Apply("broken", (Input(0, a.dtype),), a.dtype,
+                                                    a.dtype), None)], [a])[0]
+    good = a * 2.0
+    assert_equal(good, np.asarray(a) * np.float32(2))
+    with pytest.raises(KernelError, match="this_is_not_wgsl"):
+        xp.fusion.flush(bad)
+    assert_equal(a + 1.0, np.asarray(a) + np.float32(1))  # the device keeps working

@@ -382,10 +382,10 @@ def _scan(root: Lazy, seen: set):
     return bufs, owners
 
 
-def _compute(target, exclude=None) -> None:
+def _compute(target, exclude=None, alone: bool = False) -> None:
     """One kernel that writes target, the live pending arrays that are nodes of its DAG, and
     other pending arrays of the same device and shape (but ``exclude``), as far as the
-    bindings allow."""
+    bindings allow; only target when ``alone``."""
     device, shape = target._device, target._shape
     limit = _bindings(device)
     seen: set = set()
@@ -398,8 +398,8 @@ def _compute(target, exclude=None) -> None:
             _compute(target)
         return
     owners = [target] + [o for o in owners if o is not target]
-    del owners[max(1, limit - len(bufs)):]
-    for ref in list(_PENDING.values()):
+    del owners[1 if alone else max(1, limit - len(bufs)):]
+    for ref in [] if alone else list(_PENDING.values()):
         other = ref()
         if (other is None or other._b is not None or other._device is not device
                 or other._shape != shape or id(other._lazy) in seen):
@@ -415,7 +415,13 @@ def _compute(target, exclude=None) -> None:
     low = _Lowering()
     nodes = [o._lazy for o in owners]
     exprs = [low.node(n) for n in nodes]
-    results = _launch(device, shape, [(e, None) for e in exprs], low.inputs, low.scalars)
+    try:
+        results = _launch(device, shape, [(e, None) for e in exprs], low.inputs, low.scalars)
+    except Exception:
+        if len(owners) == 1:
+            raise
+        # the failure may be another array's: let it surface where that array is needed
+        return _compute(target, alone=True)
     for arr, node, res in zip(owners, nodes, results):
         arr._b = res._b
         _PENDING.pop(id(arr), None)
