@@ -3,6 +3,7 @@ hand-written kernel, against NumPy, CuPy and PyTorch.
 
     python -m benchmarks.fusion                    # every backend found here
     python -m benchmarks.fusion --quick --size 256 --iters 100
+    python -m benchmarks.fusion --browser webgpu,webgl2 --size 256   # in headless Chromium
 
 Rows:
 - *single op*: µs per ``a + b`` on 16 elements, each result forced (what a loop of
@@ -17,7 +18,12 @@ Rows:
   CuPy), on a size×size grid for ``iters`` iterations. Both count the iterations after which
   |z| < 2, so their images are identical to NumPy's.
 
-The table goes to stdout, the record to ``benchmarks/results/fusion-<gpu>.json``.
+With ``--browser`` the same rows run inside Pyodide in headless Chromium (``python -m
+webarray.browser run``), once per backend; NumPy stays on the host and checks the image.
+The user kernel there is CuPy's C-like form, translated to WGSL or GLSL by webarray.cupy.
+
+The table goes to stdout, the record to ``benchmarks/results/fusion-<gpu>.json`` (with
+``--browser``: ``fusion-browser-<adapter>.json``).
 """
 
 from __future__ import annotations
@@ -240,6 +246,177 @@ def report(single, chain_rows, mandel) -> str:
     return "\n\n".join(out)
 
 
+# -- the same rows inside the browser ------------------------------------------------------
+
+BROWSER_SCRIPT = r'''
+import array, base64, json, sys, time
+import webarray as xp
+import webarray.cupy as wcp
+from webarray import _graph
+
+arg = sys.argv[1]
+cfg = json.loads(open(arg[1:]).read() if arg.startswith("@") else arg)
+exec(cfg["defs"])  # chain() and mandelbrot_plain(), as in benchmarks/fusion.py
+n, iters = cfg["size"], cfg["iters"]
+dev = xp.__array_namespace_info__().default_device()
+
+
+def grid(key):
+    return xp.reshape(xp.asarray(array.array("f", base64.b64decode(cfg[key]))), (n, n))
+
+
+def sync():
+    xp.fusion.flush()
+    dev.synchronize()
+
+
+def median(v):
+    return sorted(v)[len(v) // 2]
+
+
+def per_op(count):
+    a, b = xp.ones(16), xp.ones(16)
+    out = {}
+    for label, on in (("fused", True), ("eager", False)):
+        xp.fusion.set_enabled(on)
+        times = []
+        for r in range(5):
+            sync()
+            t0 = time.perf_counter()
+            for _ in range(count):
+                xp.fusion.flush(a + b)
+            sync()
+            times.append((time.perf_counter() - t0) / count)
+        out[label] = median(times[2:]) * 1e6
+    xp.fusion.set_enabled(True)
+    return out
+
+
+def chains(m):
+    a = xp.linspace(0.0, 1.0, m)
+    b = xp.linspace(1.0, 2.0, m)
+    out = {}
+    for label, on in (("fused", True), ("eager", False)):
+        xp.fusion.set_enabled(on)
+        for name, fn in (("chain", lambda: chain(xp, a, b)), ("add", lambda: a + b)):
+            times = []
+            for r in range(5):
+                sync()
+                t0 = time.perf_counter()
+                xp.fusion.flush(fn())
+                sync()
+                times.append(time.perf_counter() - t0)
+            out[f"{label}_{name}_ms"] = median(times[2:]) * 1e3
+    xp.fusion.set_enabled(True)
+    return out
+
+
+re, im = grid("re"), grid("im")
+xp.fusion.flush(re, im)
+kernel = wcp.ElementwiseKernel("float32 re, float32 im, int32 iters", "int32 count",
+                               cfg["c_body"], "webarray_bench_mandelbrot")
+runs = {"plain": lambda: mandelbrot_plain(xp, re, im, iters),
+        "eager": lambda: mandelbrot_plain(xp, re, im, iters),
+        "kernel": lambda: kernel(re, im, iters)}
+mandel = {}
+for label, fn in runs.items():
+    xp.fusion.set_enabled(label != "eager")
+    times = []
+    for r in range(cfg["rounds"] + 1):
+        sync()
+        t0 = time.perf_counter()
+        out = fn()
+        xp.fusion.flush(out)
+        sync()
+        times.append(time.perf_counter() - t0)
+    xp.fusion.set_enabled(True)
+    mandel[label] = {"first_s": times[0], "seconds": median(times[1:]),
+                     "counts": base64.b64encode(out._raw()).decode()}
+print("WEBARRAY_FUSION_JSON " + json.dumps({
+    "backend": dev.backend, "adapter": dev.executor.adapter_info,
+    "single_op_us": per_op(cfg["count"]), "chain": chains(cfg["chain_n"]), "mandelbrot": mandel}))
+'''
+
+
+def browser(backends_: list[str], size: int, iters: int, chain_n: int, count: int, rounds: int,
+            timeout: float, log) -> list[dict]:
+    import base64
+    import inspect
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    re, im = grid(size)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = mandelbrot_plain(np, re, im, iters)
+    defs = inspect.getsource(chain) + "\n" + inspect.getsource(_as_int) + "\n" + \
+        inspect.getsource(mandelbrot_plain)
+    cfg = {"size": size, "iters": iters, "chain_n": chain_n, "count": count, "rounds": rounds,
+           "defs": defs, "c_body": CUDA_BODY,
+           "re": base64.b64encode(re.tobytes()).decode(),
+           "im": base64.b64encode(im.tobytes()).decode()}
+    rows = []
+    for backend in backends_:
+        with tempfile.TemporaryDirectory() as tmp:
+            script = Path(tmp) / "fusion_browser.py"
+            script.write_text(BROWSER_SCRIPT)
+            arg = Path(tmp) / "cfg.json"
+            arg.write_text(json.dumps(cfg))
+            cmd = [sys.executable, "-m", "webarray.browser", "run", str(script), "--backend",
+                   backend, "--file", str(arg), "--timeout", str(timeout), "--",
+                   "@" + arg.name]
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 120,
+                               cwd=c.ROOT, env={**os.environ, "PYTHONPATH": str(c.ROOT / "src")})
+        line = next((x for x in r.stdout.splitlines() if x.startswith("WEBARRAY_FUSION_JSON ")),
+                    None)
+        if line is None:
+            raise RuntimeError(f"{backend}: the browser run failed (status {r.returncode}):\n"
+                               f"{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+        res = json.loads(line.split(" ", 1)[1])
+        for label, m in res["mandelbrot"].items():
+            got = np.frombuffer(base64.b64decode(m.pop("counts")), np.int32).reshape(want.shape)
+            m["mismatches"] = int(np.count_nonzero(got != want))
+        row = {"backend": backend, "adapter": res["adapter"], "size": size, "iters": iters,
+               "chain_n": chain_n, **res}
+        rows.append(row)
+        mb = res["mandelbrot"]
+        log(f"  {backend}: single add {res['single_op_us']['fused']:.0f} us fused, "
+            f"{res['single_op_us']['eager']:.0f} us eager; chain fused "
+            f"{res['chain']['fused_chain_ms']:.2f} ms, eager {res['chain']['eager_chain_ms']:.2f} ms; "
+            f"mandelbrot plain {mb['plain']['seconds']:.2f} s, eager {mb['eager']['seconds']:.2f} s, "
+            f"kernel {mb['kernel']['seconds']:.2f} s (mismatches "
+            f"{mb['plain']['mismatches']}/{mb['eager']['mismatches']}/{mb['kernel']['mismatches']})")
+    return rows
+
+
+def browser_report(rows) -> str:
+    out = []
+    for r in rows:
+        mb, ch = r["mandelbrot"], r["chain"]
+        out.append(c.table(
+            ["measure", "fused", "eager", "user kernel"],
+            [["single add, forced (µs)", f"{r['single_op_us']['fused']:.0f}",
+              f"{r['single_op_us']['eager']:.0f}", ""],
+             [f"10-op chain 2^{r['chain_n'].bit_length() - 1} (ms)",
+              f"{ch['fused_chain_ms']:.2f}", f"{ch['eager_chain_ms']:.2f}", ""],
+             [f"one add 2^{r['chain_n'].bit_length() - 1} (ms)", f"{ch['fused_add_ms']:.2f}",
+              f"{ch['eager_add_ms']:.2f}", ""],
+             [f"Mandelbrot {r['size']}x{r['size']}x{r['iters']} (s)",
+              f"{mb['plain']['seconds']:.2f}", f"{mb['eager']['seconds']:.2f}",
+              f"{mb['kernel']['seconds']:.2f}"],
+             ["  first run, with compiles (s)", f"{mb['plain']['first_s']:.2f}",
+              f"{mb['eager']['first_s']:.2f}", f"{mb['kernel']['first_s']:.2f}"],
+             ["  x the user kernel", f"{mb['plain']['seconds'] / mb['kernel']['seconds']:.2f}",
+              f"{mb['eager']['seconds'] / mb['kernel']['seconds']:.2f}", "1.00"],
+             ["  pixels != NumPy", str(mb["plain"]["mismatches"]),
+              str(mb["eager"]["mismatches"]), str(mb["kernel"]["mismatches"])]],
+            f"browser, {r['backend']} ({r['adapter'].get('device') or r['adapter'].get('renderer', '')})"))
+    return "\n\n".join(out)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.fusion", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -248,8 +425,22 @@ def main(argv=None) -> int:
     p.add_argument("--size", type=int, help="Mandelbrot grid side (default 1024)")
     p.add_argument("--iters", type=int, default=500, help="Mandelbrot iterations (default 500)")
     p.add_argument("--count", type=int, default=500, help="single ops per round (default 500)")
+    p.add_argument("--browser", help="run in headless Chromium on these backends instead "
+                   "(comma-separated: webgpu, webgl2)")
+    p.add_argument("--timeout", type=float, default=900, help="per browser run (s)")
     c.add_common_args(p, "fusion")
     args = p.parse_args(argv)
+    if args.browser:
+        size = args.size or 256
+        rows = browser([b.strip() for b in args.browser.split(",")], size, args.iters,
+                       (args.sizes or [1 << 20])[0], min(args.count, 200),
+                       1 if args.quick else 3, args.timeout, c.log)
+        rec = c.record("fusion-browser", [], {}, method={
+            "statistic": "median", "dtype": "float32",
+            "where": "Pyodide in headless Chromium (python -m webarray.browser run)"},
+            browser=rows)
+        rec["hardware"]["webgpu_adapter"] = rows[0]["adapter"]
+        return c.finish(rec, args.out, browser_report(rows))
 
     backends, skipped = c.open_backends(args.backends)
     cpu = c.on_cpu_adapter(backends)

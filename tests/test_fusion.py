@@ -323,3 +323,15 @@ def test_a_kernel_error_surfaces_where_its_array_is_needed(monkeypatch):
     with pytest.raises(KernelError, match="this_is_not_wgsl"):
         xp.fusion.flush(bad)
     assert_equal(a + 1.0, np.asarray(a) + np.float32(1))  # the device keeps working
+
+
+def test_single_ops_over_pending_constants_and_rebound_inputs():
+    """The one-op shortcut must read the operands as they were when the op was made."""
+    a = xp.asarray(np.arange(4, dtype=np.float32))
+    z = xp.zeros(4)  # pending: a scalar node, no buffer
+    y = z + a
+    assert_equal(y, np.arange(4, dtype=np.float32))
+    w = a * 2.0
+    a += 1.0  # a is its buffer's only view: rebinds, w still reads the old buffer
+    assert_equal(w, np.arange(4, dtype=np.float32) * 2)
+    assert_equal(a, np.arange(4, dtype=np.float32) + 1)

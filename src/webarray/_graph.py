@@ -74,7 +74,12 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     if _fusion and len(outputs) == 1 and not raw_inputs and 0 not in shape:
         node, out = outputs[0]
         if out is None:
-            return [_pending(device, shape, _lift(node, inputs, scalars, shape))]
+            root = _lift(node, inputs, scalars, shape)
+            if root.depth == 1 and all(a._b is not None for a in inputs):
+                # every operand is computed: keep the namespace's expression and the leaves'
+                # views, so computing this array alone launches exactly what eager would
+                root.expr = (node, [a._lazy.value for a in inputs], scalars)
+            return [_pending(device, shape, root)]
         if (not isinstance(out, tuple) and out._shape == shape and node.dtype is out._dtype
                 and _rebindable(out)):
             root = _lift(node, inputs, scalars, shape)
@@ -222,9 +227,10 @@ class Lazy:
     overestimate once nodes below have turned into leaves.
     """
 
-    __slots__ = ("kind", "dtype", "args", "op", "compute", "value", "depth", "owner")
+    __slots__ = ("kind", "dtype", "args", "op", "compute", "value", "depth", "owner", "expr")
 
     def __init__(self, kind, dtype, args=(), op=None, compute=None, value=None):
+        self.expr = None  # a one-op node over computed arrays: the op's own expression
         self.kind = kind
         self.dtype = dtype
         self.args = args
@@ -240,6 +246,7 @@ class Lazy:
 
     def become_leaf(self, view) -> None:
         self.kind, self.value, self.args, self.depth, self.owner = "leaf", view, (), 0, None
+        self.expr = None
 
 
 class View:
@@ -387,6 +394,11 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     other pending arrays of the same device and shape (but ``exclude``), as far as the
     bindings allow; only target when ``alone``."""
     device, shape = target._device, target._shape
+    root = target._lazy
+    if root.expr is not None and len(_PENDING) == 1:  # a single op, nothing else pending
+        node, views, scalars = root.expr
+        _finish([target], [root], _launch(device, shape, [(node, None)], views, scalars))
+        return
     limit = _bindings(device)
     seen: set = set()
     if exclude is not None:
@@ -422,11 +434,16 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
             raise
         # the failure may be another array's: let it surface where that array is needed
         return _compute(target, alone=True)
+    _finish(owners, nodes, results)
+
+
+def _finish(owners, nodes, results) -> None:
+    """Hand each computed array its buffer; its node becomes the leaf that reads it."""
     for arr, node, res in zip(owners, nodes, results):
         arr._b = res._b
         _PENDING.pop(id(arr), None)
         node.become_leaf(View(arr._b, arr._dtype, arr._shape, arr._strides, 0))
-        arr._lazy = node  # now the leaf that reads it
+        arr._lazy = node
 
 
 class _Lowering:
