@@ -1,8 +1,10 @@
-"""webarray in the browser against raw WebGPU in the same page, per transport.
+"""webarray in the browser against raw WebGPU in the same page, per transport, and the
+WebGL2 backend beside WebGPU.
 
     python -m benchmarks.browser                  # every configuration below
     python -m benchmarks.browser --quick --configs sab-worker
     python -m benchmarks.browser --repeat 3       # medians of 3 interleaved runs (noisy hosts)
+    python -m benchmarks.browser --configs sab-worker,webgl2 --json benchmarks/results/browser-webgl2-swiftshader.json
 
 Each configuration is one run of ``python -m webarray.browser run`` (headless Chromium,
 Pyodide in a worker). Inside, the script below measures webarray and, in the same page
@@ -16,7 +18,14 @@ does the same readbacks:
   (issue only, and with the sync), against the baseline's N dispatches in one pass;
 - readback: 64 bytes (median, 95th percentile, slowest) and 4 MiB back to Python, against
   copy + mapAsync in JS;
-- throughput: ``a + b`` on 2^20 float32 elements, K times then a sync, in GB/s.
+- throughput: ``a + b`` on 2^20 float32 elements, K times then a sync, in GB/s;
+- workloads (ms, with the sync; the only part with lazy fusion on, the rest measures
+  one dispatch per op): a fused chain ``sin(x)**2 + cos(x)**2``, ``sum``,
+  ``cumulative_sum`` on 2^20 float32, ``argsort`` of 2^16, a 256x256 matmul.
+
+The ``webgl2`` configuration runs the same script on the WebGL2 backend (Chromium without
+WebGPU). The raw-JS baseline replays WebGPU dispatches only, so its rows are empty there;
+the table adds the ratio WebGL2 / WebGPU (sab-worker) per measure.
 
 The ``-busy`` configurations keep the page's main thread busy 20 ms out of every 40 ms
 (a page with heavy UI work), which is what decides where the GPU thread should live.
@@ -45,6 +54,8 @@ CONFIGS = {
     # the page's main thread busy 20 ms out of every 40 ms (heavy UI work)
     "sab-worker-busy": ["--transport", "sab", "--gpu-thread", "worker", "--busy-main", "20"],
     "sab-main-busy": ["--transport", "sab", "--gpu-thread", "main", "--busy-main", "20"],
+    # the same page on WebGL2, WebGPU switched off (the fallback backend)
+    "webgl2": ["--backend", "webgl2", "--transport", "sab", "--gpu-thread", "worker"],
 }
 MARK = "WEBARRAY_BENCH_JSON "
 
@@ -54,11 +65,17 @@ import js
 from pyodide.code import run_js
 from pyodide.ffi import run_sync, to_js
 import webarray as xp
+from webarray import fusion
 
 cfg = json.loads(sys.argv[1])
+# the transport measures count one dispatch per op: no lazy fusion there
+fusion.set_enabled(False)
 ex = xp.__array_namespace_info__().default_device().executor
-baseline_js = run_sync(run_js(f"import({str(js.location.origin)!r} + '/webarray/baseline.js')"))
-base = run_sync(baseline_js.Baseline.create())
+# the raw-JS baseline replays WebGPU dispatches: only on WebGPU
+webgpu = ex.backend == "webgpu"
+if webgpu:
+    baseline_js = run_sync(run_js(f"import({str(js.location.origin)!r} + '/webarray/baseline.js')"))
+    base = run_sync(baseline_js.Baseline.create())
 now = time.perf_counter
 med = statistics.median
 out = {"transport": ex.transport, "adapter": dict(ex.adapter_info)}
@@ -93,7 +110,12 @@ def recorded(fn):
 
 
 def prepare(replay):
-    run_sync(base.prepare(to_js(replay, dict_converter=js.Object.fromEntries)))
+    if webgpu:
+        run_sync(base.prepare(to_js(replay, dict_converter=js.Object.fromEntries)))
+
+
+def baseline(fn, default=None):
+    return fn() if webgpu else default
 
 
 def rounds(fn, n):
@@ -139,8 +161,8 @@ ops = rounds(op_round, R)
 out["op_issue_us"] = med(o[0] for o in ops) / N * 1e6
 out["op_total_us"] = med(o[1] for o in ops) / N * 1e6
 out["dispatch_total_us"] = med(rounds(dispatch_round, R))
-run_sync(base.dispatch(N))
-out["baseline_op_us"] = med(rounds(lambda: run_sync(base.dispatch(N)) * 1e3 / N, R))
+baseline(lambda: run_sync(base.dispatch(N)))
+out["baseline_op_us"] = baseline(lambda: med(rounds(lambda: run_sync(base.dispatch(N)) * 1e3 / N, R)))
 
 # -- readback ---------------------------------------------------------------------------
 h = rec[0][1][0]
@@ -156,7 +178,7 @@ reads = sorted(read_each(64, cfg["reads"]))
 out["read64_us"] = med(reads)
 out["read64_p95_us"] = reads[int(0.95 * (len(reads) - 1))]
 out["read64_max_us"] = reads[-1]
-out["baseline_read64_us"] = med(x * 1e3 for x in run_sync(base.read(64, cfg["reads"])).to_py())
+out["baseline_read64_us"] = baseline(lambda: med(x * 1e3 for x in run_sync(base.read(64, cfg["reads"])).to_py()))
 
 # -- throughput on 2^20 elements --------------------------------------------------------
 n = 1 << 20
@@ -167,12 +189,34 @@ K = cfg["big_ops"]
 op_round(A, B, K)
 moved = 3 * 4 * n * K
 out["add_2p20_GBps"] = moved / med(rounds(lambda: op_round(A, B, K)[1], R)) / 1e9
-out["baseline_add_2p20_GBps"] = moved / med(rounds(lambda: run_sync(base.dispatch(K)) / 1e3, R)) / 1e9
+out["baseline_add_2p20_GBps"] = baseline(lambda: moved / med(rounds(lambda: run_sync(base.dispatch(K)) / 1e3, R)) / 1e9)
 h = rec[0][1][1]
 read_each(4 * n, 2)
 out["read4MiB_us"] = med(read_each(4 * n, cfg["big_reads"]))
-out["baseline_read4MiB_us"] = med(x * 1e3 for x in run_sync(base.read(4 * n, cfg["big_reads"])).to_py())
-base.destroy()
+out["baseline_read4MiB_us"] = baseline(lambda: med(x * 1e3 for x in run_sync(base.read(4 * n, cfg["big_reads"])).to_py()))
+if webgpu:
+    base.destroy()
+
+# -- workloads: the same calls on either backend (fused, as by default) ---------------------
+fusion.set_enabled(True)
+def timed(fn, times=R):
+    fusion.flush(fn())
+    ex.sync()
+    ts = []
+    for _ in range(times):
+        t = now()
+        fusion.flush(fn())
+        ex.sync()
+        ts.append((now() - t) * 1e3)
+    return med(ts)
+X = xp.linspace(0, 10, n)
+out["chain_2p20_ms"] = timed(lambda: xp.sin(X) ** 2 + xp.cos(X) ** 2)
+out["sum_2p20_ms"] = timed(lambda: xp.sum(X))
+out["cumsum_2p20_ms"] = timed(lambda: xp.cumulative_sum(X))
+S = xp.sin(xp.arange(1 << 16, dtype=xp.float32))
+out["argsort_2p16_ms"] = timed(lambda: xp.argsort(S))
+M = xp.reshape(xp.linspace(0, 1, 256 * 256), (256, 256))
+out["matmul_256_ms"] = timed(lambda: M @ M)
 print("WEBARRAY_BENCH_JSON " + json.dumps(out))
 '''
 
@@ -187,6 +231,11 @@ ROWS = [
     ("readback 64 B, slowest", "read64_max_us", None, "µs"),
     ("readback 4 MiB", "read4MiB_us", "baseline_read4MiB_us", "µs"),
     ("a + b, 2^20 float32", "add_2p20_GBps", "baseline_add_2p20_GBps", "GB/s"),
+    ("sin(x)**2 + cos(x)**2, 2^20 float32", "chain_2p20_ms", None, "ms"),
+    ("sum, 2^20 float32", "sum_2p20_ms", None, "ms"),
+    ("cumulative_sum, 2^20 float32", "cumsum_2p20_ms", None, "ms"),
+    ("argsort, 2^16 float32", "argsort_2p16_ms", None, "ms"),
+    ("matmul 256x256 float32", "matmul_256_ms", None, "ms"),
 ]
 
 
@@ -223,12 +272,17 @@ def main(argv=None) -> int:
             print(f"running {name} ({i + 1}/{args.repeat}) ...", file=sys.stderr, flush=True)
             runs[name].append(run_config(name, cfg, args.timeout))
     results = {
-        n: {k: (c.median([r[k] for r in rs]) if isinstance(rs[0][k], (int, float)) else rs[0][k])
+        n: {k: (c.median([r[k] for r in rs]) if isinstance(rs[0][k], (int, float))
+                and not isinstance(rs[0][k], bool) else rs[0][k])
             for k in rs[0]}
         for n, rs in runs.items()
     }
 
-    fmt = lambda v: f"{v:.1f}" if v >= 10 else f"{v:.2f}"  # noqa: E731
+    fmt = lambda v: "—" if v is None else f"{v:.1f}" if v >= 10 else f"{v:.2f}"  # noqa: E731
+    ratio = lambda v, b, unit: "—" if v is None or b is None else \
+        f"{(v / b if unit != 'GB/s' else b / v):.2f}x"  # noqa: E731
+    # the WebGPU configuration the WebGL2 one is compared with: same transport and thread
+    ref = "sab-worker" if "sab-worker" in names else None
     rows = []
     for label, key, base_key, unit in ROWS:
         vals = [results[n][key] for n in names]
@@ -238,15 +292,22 @@ def main(argv=None) -> int:
             rows.append(["    raw JS in the same page"] + [fmt(v) for v in base])
             # above 1: webarray is slower than the baseline
             rows.append(["    ratio webarray / raw JS"] +
-                        [f"{(v / b if unit != 'GB/s' else b / v):.2f}x" for v, b in zip(vals, base)])
+                        [ratio(v, b, unit) for v, b in zip(vals, base)])
+        if ref and "webgl2" in names:
+            # above 1: WebGL2 is slower than WebGPU
+            rows.append(["    ratio WebGL2 / WebGPU (sab-worker)"] +
+                        [ratio(results[n][key], results[ref][key], unit) if n == "webgl2" else ""
+                         for n in names])
     adapter = next(iter(results.values()))["adapter"]
+    adapters = {n: results[n]["adapter"].get("device") for n in names}
     print(c.table(["measure"] + names, rows,
                   title=f"webarray in headless Chromium on {adapter.get('device')} ({adapter.get('adapter_type')})"))
     rec = {
         "benchmark": "browser",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "hardware": {"host": platform.node(), "cpu": c.cpu_name(), "cpu_count": os.cpu_count(),
-                     "webgpu_adapter": adapter, "browser": "headless Chromium (Debian package)"},
+                     "webgpu_adapter": adapter, "adapters": adapters,
+                     "browser": "headless Chromium (Debian package)"},
         "versions": c.versions(),
         "settings": {**cfg, "repeat": args.repeat},
         "results": results,  # medians over the runs

@@ -4,8 +4,8 @@
 
 matmul: square n x n at 1024 and 4096 and a batched 64 x (128 x 128), in GFLOP/s (2 n^3
 per product). PyTorch runs with TF32 off, so every backend does float32 arithmetic.
-fft: one complex64 transform of 2^20 points, in ms. The decompositions of the linalg
-issue (cholesky/solve/svd at 1024) are not here yet: webarray's kernels stop at 64 x 64.
+fft: one complex64 transform of 2^20 points, in ms. cholesky (of A·Aᵀ + n·I), solve (one
+right-hand side) and svd (U, S and Vh) of a float32 n x n matrix at 1024, in ms.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ import numpy as np
 
 from . import _common as c
 
-CPU_CASES = [("matmul", (256,)), ("matmul", (512,)), ("batched", (16, 64)), ("fft", (1 << 16,))]
-GPU_CASES = [("matmul", (1024,)), ("matmul", (4096,)), ("batched", (64, 128)), ("fft", (1 << 20,))]
+CPU_CASES = [("matmul", (256,)), ("matmul", (512,)), ("batched", (16, 64)), ("fft", (1 << 16,)),
+             ("cholesky", (128,)), ("solve", (128,)), ("svd", (96,))]
+GPU_CASES = [("matmul", (1024,)), ("matmul", (4096,)), ("batched", (64, 128)), ("fft", (1 << 20,)),
+             ("cholesky", (1024,)), ("solve", (1024,)), ("svd", (1024,))]
 
 
 def _inputs(case, shape, rng):
@@ -29,13 +31,25 @@ def _inputs(case, shape, rng):
         b, n = shape
         return [rng.standard_normal((b, n, n), dtype=np.float32) for _ in range(2)]
     n = shape[0]
-    return [(rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)]
+    if case == "fft":
+        return [(rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)]
+    a = rng.standard_normal((n, n))
+    if case == "cholesky":
+        return [(a @ a.T + n * np.eye(n)).astype(np.float32)]
+    if case == "solve":
+        return [a.astype(np.float32), rng.standard_normal(n).astype(np.float32)]
+    return [a.astype(np.float32)]
 
 
 def _step(be, case, args):
     xp = be.xp
     if case == "fft":
         return lambda: xp.fft.fft(args[0])
+    if case in ("cholesky", "svd"):
+        f = getattr(xp.linalg, case)
+        return lambda: f(args[0])
+    if case == "solve":
+        return lambda: xp.linalg.solve(args[0], args[1])
     return lambda: xp.matmul(args[0], args[1])
 
 

@@ -268,9 +268,6 @@ def run(args) -> int:
     if missing:
         print(f"{missing}\n\n" + HOW_TO_GET.format(path=args.suite), file=sys.stderr)
         return 2
-    if args.target == "webgl2":
-        print("target 'webgl2': the WebGL2 backend does not exist yet", file=sys.stderr)
-        return 2
     xfails = read_xfails()
     with tempfile.TemporaryDirectory() as tmp:
         raw_json = Path(tmp) / "raw.json"

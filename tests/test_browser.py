@@ -1,5 +1,5 @@
-"""webarray in headless Chromium: the portable tests inside Pyodide on WebGPU, and the
-runner's failure modes. Each test starts ``python -m webarray.browser run`` (a browser,
+"""webarray in headless Chromium: the portable tests inside Pyodide on WebGPU and on
+WebGL2 (with WebGPU switched off), and the runner's failure modes. Each test starts ``python -m webarray.browser run`` (a browser,
 Pyodide and a GPU device), so these are the slow tests of the suite.
 
 They need what scripts/setup.sh installs (Chromium, node_modules, the Pyodide test
@@ -48,11 +48,13 @@ sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "test_core_portable.py"]))
 """
 
 
-@pytest.mark.parametrize("transport", ["sab", "jspi"])
-def test_portable_tests_pass_in_pyodide_on_webgpu(tmp_path, transport):
+@pytest.mark.parametrize("backend, transport",
+                         [("webgpu", "sab"), ("webgpu", "jspi"), ("webgl2", "sab")])
+def test_portable_tests_pass_in_pyodide(tmp_path, backend, transport):
     wheels = [a for w in sorted(WHEELS.glob("*.whl")) for a in ("--wheel", str(w))]
     files = ["--file", str(TESTS / "conftest.py"), "--file", str(TESTS / "test_core_portable.py")]
-    r = run_in_browser(tmp_path, PYTEST_IN_PYODIDE, "--transport", transport, *wheels, *files)
+    r = run_in_browser(tmp_path, PYTEST_IN_PYODIDE, "--backend", backend, "--transport", transport,
+                       *wheels, *files)
     summary = r.stdout.strip().splitlines()[-1:] or [""]
     assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-3000:]
     assert re.search(r"\d+ passed", summary[0]), summary
@@ -146,10 +148,11 @@ def test_jspi_needs_no_cross_origin_isolation(tmp_path):
     assert "transport jspi" in r.stdout
 
 
-def test_webgl2_reports_that_it_is_not_implemented(tmp_path):
-    r = run_in_browser(tmp_path, "print('unreachable')\n", "--backend", "webgl2")
-    assert r.returncode == 3
-    assert "WebGL2 backend is not implemented yet" in r.stderr
+def test_a_backend_that_cannot_start_is_explained(tmp_path):
+    # without WebGPU in the browser, asking for it fails at start-up with the reason
+    r = run_in_browser(tmp_path, "print('unreachable')\n", "--backend", "webgpu", "--no-webgpu")
+    assert r.returncode in (1, 3), r.stdout + r.stderr
+    assert "WebGPU" in r.stderr and "unreachable" not in r.stdout
 
 
 def test_missing_script_is_a_usage_error(tmp_path):

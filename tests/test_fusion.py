@@ -323,6 +323,14 @@ def test_a_kernel_error_surfaces_where_its_array_is_needed(monkeypatch):
     with pytest.raises(KernelError, match="this_is_not_wgsl"):
         xp.fusion.flush(bad)
     assert_equal(a + 1.0, np.asarray(a) + np.float32(1))  # the device keeps working
+    # a flush of everything (as before any in-place write) leaves the broken array pending
+    # with its error, which comes back where that array is needed
+    x = xp.asarray(rand((12,), 61))
+    x[0] = 5.0
+    xp.fusion.flush()
+    with pytest.raises(KernelError, match="this_is_not_wgsl"):
+        xp.fusion.flush(bad)
+    del bad
 
 
 def test_single_ops_over_pending_constants_and_rebound_inputs():

@@ -273,13 +273,12 @@ def test_singular_matrices():
     assert xp.linalg.inv(e).shape == (2, 0, 0) and xp.linalg.eigvalsh(e).shape == (2, 0)
 
 
-@pytest.mark.parametrize("name", ["cholesky", "inv", "det", "slogdet", "eigh", "eigvalsh"])
+@pytest.mark.parametrize("name", ["cholesky", "inv", "det", "slogdet", "eigh", "eigvalsh", "eig",
+                                  "eigvals"])
 def test_factorization_errors(name):
     f = getattr(xp.linalg, name)
     with pytest.raises(ValueError):
         f(xp.asarray(np.ones((2, 3), np.float32)))
-    with pytest.raises(ValueError):  # beyond the one-workgroup kernels
-        f(xp.asarray(np.eye(65, dtype=np.float32)))
     with pytest.raises(ValueError):
         f(xp.asarray(np.ones(3, np.float32)))
     with pytest.raises(TypeError):
@@ -392,8 +391,6 @@ def test_svd_rank_deficient_and_errors():
         xp.linalg.svd(xp.asarray(np.ones((2, 2), np.int32)))
     with pytest.raises(ValueError):
         xp.linalg.svdvals(xp.asarray(np.ones(3, np.float32)))
-    with pytest.raises(ValueError):
-        xp.linalg.svd(xp.asarray(np.ones((65, 3), np.float32)))
 
 
 @given(general_batches(20), st.sampled_from([None, 1e-3, 0.5]))
@@ -493,11 +490,166 @@ def test_complex_eigvalsh_and_svdvals(batch, m, n, seed):
     assert np.abs(np.asarray(w) - wn).max() <= 2e-5 * (np.abs(wn).max() + 1e-30) * max(1, np.sqrt(sq.shape[-1]))
 
 
-def test_complex_limits():
-    c = xp.asarray(np.eye(33, dtype=np.complex64))
+def _c128(a):
+    return a.astype(np.complex128)
+
+
+def _ch(a):
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+@given(st.sampled_from(BATCHES), st.sampled_from([1, 2, 5, 17, 33]), st.sampled_from([1, 3, 17, 33]),
+       st.booleans(), st.integers(0, 2**32 - 1))
+@settings(max_examples=12, deadline=None)
+def test_complex_svd_and_pinv(batch, m, n, full, seed):
+    rng = np.random.default_rng(seed)
+    shape = batch + (m, n)
+    a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    if n > 1:
+        a[..., -1] = a[..., 0]  # rank deficient
+    k = min(m, n)
+    res = xp.linalg.svd(xp.asarray(a), full_matrices=full)
+    un, sn, vhn = np.linalg.svd(_c128(a), full_matrices=full)
+    assert res.U.shape == un.shape and res.Vh.shape == vhn.shape and res.S.shape == sn.shape
+    assert res.U.dtype == res.Vh.dtype == xp.complex64 and res.S.dtype == xp.float32
+    u, s, vh = (_c128(np.asarray(z)) for z in res)
+    assert np.abs(s - sn).max() <= 2e-5 * sn.max() * max(1, np.sqrt(k))
+    assert _rel((u[..., :k] * s[..., None, :]) @ vh[..., :k, :] - a, a) < 2e-5 * max(1, np.sqrt(k))
+    assert np.abs(_ch(u) @ u - np.eye(u.shape[-1])).max() < 2e-5 * max(1, np.sqrt(m))
+    assert np.abs(vh @ _ch(vh) - np.eye(vh.shape[-2])).max() < 2e-5 * max(1, np.sqrt(n))
+    p = np.asarray(xp.linalg.pinv(xp.asarray(a)))
+    ref = np.linalg.pinv(_c128(a), rtol=max(m, n) * np.finfo(np.float32).eps)
+    assert p.shape == ref.shape and p.dtype == np.complex64
+    assert np.abs(p - ref).max() <= 1e-3 * (np.abs(ref).max() + 1)
+
+
+@given(st.sampled_from(BATCHES), st.sampled_from([1, 2, 5, 17, 33]), st.integers(0, 2**32 - 1))
+@settings(max_examples=12, deadline=None)
+def test_complex_eigh(batch, n, seed):
+    rng = np.random.default_rng(seed)
+    shape = batch + (n, n)
+    a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    h = np.tril(_c128(a), -1)
+    h = h + _ch(h) + np.real(np.diagonal(a, 0, -2, -1))[..., None] * np.eye(n)
+    ref = np.linalg.eigvalsh(h)
+    w, v = xp.linalg.eigh(xp.asarray(a))
+    assert w.dtype == xp.float32 and v.dtype == xp.complex64
+    w, v = np.asarray(w).astype(np.float64), _c128(np.asarray(v))
+    scale = np.abs(ref).max() + 1e-30
+    tol = 2e-5 * scale * max(1, np.sqrt(n))
+    assert np.abs(w - ref).max() <= tol
+    assert np.abs(h @ v - v * w[..., None, :]).max() <= tol
+    assert np.abs(_ch(v) @ v - np.eye(n)).max() < 2e-5 * max(1, np.sqrt(n))
+
+
+# ---- matrices beyond one workgroup (65 a side and more: one launch per step) -------------
+
+@given(st.sampled_from([(), (2,)]), st.sampled_from([65, 97]), st.booleans(), st.integers(0, 2**32 - 1))
+@settings(max_examples=3, deadline=None)
+def test_large_factorizations(batch, n, cplx, seed):
+    rng = np.random.default_rng(seed)
+    shape = batch + (n, n)
+    a = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if cplx else 0)
+    a = a.astype(np.complex64 if cplx else np.float32)
+    x, a64 = xp.asarray(a), _c128(a)
+    cond = np.linalg.cond(a64).max()
+    spd = (a64 @ _ch(a64) + n * np.eye(n)).astype(a.dtype)
+    c = _c128(np.asarray(xp.linalg.cholesky(xp.asarray(spd))))
+    assert np.array_equal(c, np.tril(c)) and _rel(c @ _ch(c) - spd, spd) < 1e-5
+    b = rng.standard_normal((n, 3)).astype(np.float32)
+    sol = _c128(np.asarray(xp.linalg.solve(x, xp.asarray(b))))
+    assert np.abs(a64 @ sol - b).max() < 1e-6 * cond * n * (np.abs(b).max() + 1)
+    assert np.abs(a64 @ _c128(np.asarray(xp.linalg.inv(x))) - np.eye(n)).max() < 1e-6 * cond * n
+    sign, logabs = np.linalg.slogdet(a64)
+    res = xp.linalg.slogdet(x)
+    assert np.abs(np.asarray(res.logabsdet) - logabs).max() < 1e-5 * n
+    assert np.abs(np.asarray(res.sign) - sign).max() < 1e-4 * n
+    q, r = (_c128(np.asarray(z)) for z in xp.linalg.qr(x[..., :, : n - 7]))
+    assert _rel(q @ r - a64[..., :, : n - 7], a64) < 1e-5
+    assert np.abs(_ch(q) @ q - np.eye(n - 7)).max() < 1e-5
+    sn = np.linalg.svd(a64, compute_uv=False)
+    u, s, vh = (_c128(np.asarray(z)) for z in xp.linalg.svd(x))
+    assert np.abs(s - sn).max() <= 2e-5 * sn.max() * np.sqrt(n)
+    assert _rel((u * s[..., None, :]) @ vh - a64, a64) < 2e-5 * np.sqrt(n)
+    h = np.tril(a64, -1)
+    h = h + _ch(h) + np.real(np.diagonal(a64, 0, -2, -1))[..., None] * np.eye(n)
+    ref = np.linalg.eigvalsh(h)
+    w = np.asarray(xp.linalg.eigvalsh(x)).astype(np.float64)
+    assert np.abs(w - ref).max() <= 2e-5 * np.abs(ref).max() * np.sqrt(n)
+
+
+# ---- eig and eigvals ---------------------------------------------------------------
+
+def _match(got, ref):
+    """The largest distance from an eigenvalue of one list to the nearest of the other."""
+    d = np.abs(got[..., :, None] - ref[..., None, :])
+    return max(d.min(-1).max(initial=0), d.min(-2).max(initial=0))
+
+
+@given(st.sampled_from(BATCHES), st.sampled_from([1, 2, 3, 5, 8, 17, 33]), st.booleans(),
+       st.integers(0, 2**32 - 1))
+@settings(max_examples=15, deadline=None)
+def test_eig_residual(batch, n, cplx, seed):
+    rng = np.random.default_rng(seed)
+    shape = batch + (n, n)
+    a = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if cplx else 0)
+    a = a.astype(np.complex64 if cplx else np.float32)
+    a64 = _c128(a)
+    w, v = xp.linalg.eig(xp.asarray(a))
+    assert w.dtype == v.dtype == xp.complex64 and w.shape == batch + (n,) and v.shape == shape
+    w, v = _c128(np.asarray(w)), _c128(np.asarray(v))
+    scale = np.abs(a64).max() * n
+    assert np.abs(a64 @ v - v * w[..., None, :]).max() <= 2e-6 * scale
+    assert np.abs(np.linalg.norm(v, axis=-2) - 1).max() < 1e-5
+    big = np.take_along_axis(v, np.abs(v).argmax(-2)[..., None, :], -2)
+    assert np.abs(big.imag).max() < 1e-6 and (big.real > 0).all()
+    ref = np.linalg.eigvals(a64)
+    for idx in np.ndindex(batch):
+        assert _match(w[idx], ref[idx]) <= 1e-4 * scale
+        assert _match(_c128(np.asarray(xp.linalg.eigvals(xp.asarray(a[idx])))), ref[idx]) <= 1e-4 * scale
+
+
+def test_eig_special_matrices():
+    cases = [np.zeros((3, 3)), np.eye(4), np.diag([3.0, -1.0, 2.0]),
+             np.array([[0.0, -1.0], [1.0, 0.0]]),  # ±i
+             np.array([[2.0, 1.0], [0.0, 2.0]]),  # defective: one eigenvector
+             np.array([[1.0, 2.0], [2.0, 4.0]]),  # singular
+             np.triu(np.ones((5, 5)))]
+    for a in cases:
+        w, v = xp.linalg.eig(xp.asarray(a.astype(np.float32)))
+        w, v = np.asarray(w), np.asarray(v)
+        assert _match(w, np.linalg.eigvals(a)) < 1e-5 * max(1, np.abs(a).max())
+        assert np.abs(a @ v - v * w).max() < 1e-5 * max(1, np.abs(a).max())
+        assert np.isfinite(v).all()
+    e = xp.linalg.eig(xp.asarray(np.zeros((2, 0, 0), np.float32)))
+    assert e.eigenvalues.shape == (2, 0) and e.eigenvectors.shape == (2, 0, 0)
     with pytest.raises(ValueError):
-        xp.linalg.svdvals(c)
-    with pytest.raises(TypeError):  # complex singular vectors are not computed yet
-        xp.linalg.svd(xp.asarray(np.eye(3, dtype=np.complex64)))
-    with pytest.raises(TypeError):
-        xp.linalg.eigh(xp.asarray(np.eye(3, dtype=np.complex64)))
+        xp.linalg.eigvals(xp.asarray(np.ones((2, 3), np.float32)))
+
+
+def test_eig_large():
+    a = np.random.default_rng(3).standard_normal((70, 70)).astype(np.float32)
+    w, v = xp.linalg.eig(xp.asarray(a))
+    w, v = _c128(np.asarray(w)), _c128(np.asarray(v))
+    assert np.abs(a @ v - v * w).max() < 2e-6 * 70 * np.abs(a).max()
+    assert _match(w, np.linalg.eigvals(a.astype(np.float64))) < 1e-4
+
+
+@pytest.mark.parametrize("n", [3, 66])
+def test_inputs_left_alone_and_calls_repeatable(n):
+    """The factorizations overwrite work copies in place: the input, read again through
+    the graph (x + 0) or by a second call, must not see that."""
+    a = np.random.default_rng(11).standard_normal((n, n)).astype(np.float32)
+    x = xp.asarray(a)
+    spd = xp.asarray((a @ a.T + n * np.eye(n)).astype(np.float32))
+    calls = [lambda: xp.linalg.svd(x), lambda: xp.linalg.pinv(x), lambda: xp.linalg.eigh(x),
+             lambda: xp.linalg.qr(x), lambda: xp.linalg.inv(x), lambda: xp.linalg.cholesky(spd),
+             lambda: xp.linalg.eig(x[:5, :5]), lambda: xp.linalg.svdvals(x.mT)]
+    def run(f):
+        r = f()
+        return [np.asarray(z) for z in (r if isinstance(r, tuple) else (r,))]
+
+    for f in calls:
+        for p, q in zip(run(f), run(f)):
+            np.testing.assert_array_equal(p, q)
+        np.testing.assert_array_equal(np.asarray(x + 0), a)

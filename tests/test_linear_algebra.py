@@ -104,3 +104,24 @@ def test_matrix_transpose():
     assert_equal(xp.matrix_transpose(xp.asarray(a)), np.swapaxes(a, -1, -2))
     with pytest.raises(ValueError):
         xp.matrix_transpose(xp.asarray([1, 2]))
+
+
+@given(st.sampled_from([1, 4, 64, 127, 128, 129, 200]), st.sampled_from([4, 8, 12, 36, 3, 17]),
+       st.sampled_from([4, 128, 132, 260, 5]), st.sampled_from([(), (2,), (2, 1)]),
+       st.sampled_from(["plain", "aT", "bT", "offset"]), st.integers(0, 2**32 - 1))
+def test_matmul_float32_tiles(m, k, n, batch, layout, seed):
+    """The 128×128 float32 kernel across block edges: vec4 loads (aligned rows, K and N
+    multiples of 4) and element loads (transposed or offset views, other shapes)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(batch + (m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    if layout == "aT":
+        x = xp.asarray(np.ascontiguousarray(np.swapaxes(a, -1, -2))).mT
+    else:
+        x = xp.asarray(a)
+    y = xp.asarray(np.ascontiguousarray(b.T)).mT if layout == "bT" else xp.asarray(b)
+    if layout == "offset":
+        full = np.concatenate([np.zeros((4, n), np.float32), b])
+        y = xp.asarray(full)[4:]
+    expected = (a.astype(np.float64) @ b).astype(np.float32)
+    assert_equal(x @ y, expected, rtol=1e-5, atol=1e-5 * k)

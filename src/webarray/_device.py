@@ -12,6 +12,7 @@ import os
 import sys
 
 from . import _dtypes as dt
+from . import _split
 from .executors.pool import BufferPool
 
 # dtypes each backend stores exactly today; the info API and every dtype check read this
@@ -19,7 +20,24 @@ _NARROW = (dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32,
 # Stored as word pairs (_storage.py). WEBARRAY_WIDE_DTYPES=0 (or Device(...,
 # wide_dtypes=False)) leaves them out, e.g. to compare with the one-word world.
 _WIDE = (dt.int64, dt.uint64, dt.complex64)
-_SUPPORTED = {"native": _NARROW + _WIDE, "webgpu": _NARROW + _WIDE}
+# WebGL2 keeps to one 32-bit word per element (kernels/webgl2/, docs/webgl2.md)
+_SUPPORTED = {"native": _NARROW + _WIDE, "webgpu": _NARROW + _WIDE, "webgl2": _NARROW}
+
+
+def _registry(backend: str):
+    """The kernel registry (layer 3) for a backend's shader language: a package whose
+    modules ``elementwise``, ``reduction``, ``scan``, ``sort``, ``matmul``, ``linalg``,
+    ``linalg_steps`` and ``fft`` are the generators every launch site reaches through
+    ``Device.kernels``."""
+    if backend == "webgl2":
+        from .kernels import webgl2
+
+        return webgl2
+    from .kernels import webgpu
+    from .kernels.webgpu import (elementwise, fft, linalg, linalg_steps, matmul,  # noqa: F401
+                                 reduction, scan, sort)
+
+    return webgpu
 
 
 class Device:
@@ -34,10 +52,20 @@ class Device:
         self.dtypes = tuple(d for d in _SUPPORTED[executor.backend]
                             if wide_dtypes or d not in _WIDE)
         self._kernels: dict = {}
+        self.kernels = _registry(self.backend)
+        # launches binding a larger buffer run in pieces (_split.py)
+        self._piece_bytes = _split.piece_bytes(executor)
 
     def __repr__(self) -> str:
         info = self.executor.adapter_info
-        return f"Device({self.backend!r}, {info.get('device', '')!r})"
+        lost = " (lost)" if self.lost else ""
+        return f"Device({self.backend!r}, {info.get('device', '')!r}){lost}"
+
+    @property
+    def lost(self) -> str | None:
+        """Why the GPU device is gone (arrays on it raise DeviceLost), or None."""
+        ex = self.executor
+        return getattr(ex, "lost", None) or getattr(ex, "_lost", None)
 
     def kernel(self, key, make_source) -> int:
         """The compiled kernel for a generator key, generating and compiling it once."""
@@ -49,14 +77,21 @@ class Device:
 
     def launch(self, key, make_source, buffers, uniforms: bytes, grid) -> None:
         """Enqueue the kernel of a generator key over Buffer objects (bindings 1..n)."""
+        limit = self._piece_bytes
+        for b in buffers:
+            if b.nbytes > limit:
+                _split.launch(self, key, make_source, buffers, uniforms, grid)
+                return
         self.executor.dispatch(self.kernel(key, make_source), [b.handle for b in buffers],
                                uniforms, grid)
 
     def check_dtype(self, dtype: dt.DType) -> None:
         if dtype not in self.dtypes:
             names = ", ".join(d.name for d in self.dtypes)
+            why = (" (WebGL2 kernels hold one 32-bit word per element)"
+                   if self.backend == "webgl2" else "")
             raise TypeError(
-                f"{dtype.name} is not supported on {self!r}; this device supports {names}"
+                f"{dtype.name} is not supported on {self!r}{why}; this device supports {names}"
             )
 
     def synchronize(self) -> None:
@@ -82,8 +117,9 @@ def _make_executor(kind: str):
 
 
 def default_device() -> Device:
+    """The device new arrays go to; a fresh one replaces a device that was lost."""
     global _default
-    if _default is None:
+    if _default is None or _default.lost:
         kind = os.environ.get("WEBARRAY_DEVICE")
         if kind is None:
             kind = "webgpu" if sys.platform == "emscripten" else "native"

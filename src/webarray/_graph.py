@@ -182,8 +182,8 @@ def _launch(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     )
     ex = device.executor
     launches += 1
-    device.launch(("ew", spec.key), lambda: ew.generate(spec), bindings, uniforms,
-                  ew.grid_for(n, vec4, ex.max_workgroups_per_dim))
+    device.launch(("ew", spec.key), lambda: device.kernels.elementwise.generate(spec), bindings,
+                  uniforms, device.kernels.elementwise.grid_for(n, vec4, ex.max_workgroups_per_dim))
     return [r[0] if isinstance(r, tuple) else r for r in results]
 
 
@@ -227,10 +227,12 @@ class Lazy:
     overestimate once nodes below have turned into leaves.
     """
 
-    __slots__ = ("kind", "dtype", "args", "op", "compute", "value", "depth", "owner", "expr")
+    __slots__ = ("kind", "dtype", "args", "op", "compute", "value", "depth", "owner", "expr",
+                 "error")
 
     def __init__(self, kind, dtype, args=(), op=None, compute=None, value=None):
         self.expr = None  # a one-op node over computed arrays: the op's own expression
+        self.error = None  # why computing it failed (flush leaves it pending)
         self.kind = kind
         self.dtype = dtype
         self.args = args
@@ -338,7 +340,8 @@ def _bound(arr) -> None:
         for ref in list(_PENDING.values()):
             other = ref()
             if (other is not None and other is not arr and other._b is None
-                    and other._device is arr._device and other._shape == arr._shape):
+                    and other._lazy.error is None and other._device is arr._device
+                    and other._shape == arr._shape):
                 _compute(other, exclude=arr)
                 break
         if arr._b is None and _depth(arr._lazy, {}) > MAX_DEPTH:
@@ -356,6 +359,8 @@ def materialize(arrays) -> None:
     """Compute pending arrays, each with the live pending arrays its DAG contains."""
     for arr in arrays:
         if arr._b is None:
+            if arr._lazy.error is not None:
+                raise arr._lazy.error
             _compute(arr)
 
 
@@ -413,7 +418,8 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     del owners[1 if alone else max(1, limit - len(bufs)):]
     for ref in [] if alone else list(_PENDING.values()):
         other = ref()
-        if (other is None or other._b is not None or other._device is not device
+        if (other is None or other._b is not None or other._lazy.error is not None
+                or other._device is not device
                 or other._shape != shape or id(other._lazy) in seen):
             continue
         trial = set(seen)
@@ -499,11 +505,21 @@ def _split(target) -> None:
 
 
 def flush(device=None) -> None:
-    """Compute every pending array (of one device, or of all)."""
+    """Compute every pending array (of one device, or of all). An array whose kernel fails
+    to build is left pending with its error, raised again where the array itself is
+    needed, so it cannot break an unrelated operation that flushes; running out of memory
+    is raised at once (it may pass, and a write may be waiting for this flush)."""
     for ref in list(_PENDING.values()):
         arr = ref()
-        if arr is not None and arr._b is None and (device is None or arr._device == device):
-            _compute(arr)
+        if (arr is not None and arr._b is None and arr._lazy.error is None
+                and (device is None or arr._device == device)):
+            try:
+                _compute(arr)
+            except MemoryError:
+                raise
+            except Exception as e:
+                if arr._b is None:
+                    arr._lazy.error = e
 
 
 def set_fusion(flag: bool) -> None:

@@ -3,8 +3,13 @@
 cross, diagonal, outer, trace, vector_norm, matrix_norm and matrix_power are compositions
 of namespace functions and views. cholesky, inv, solve, det, slogdet, qr, eigh, eigvalsh,
 svd and svdvals launch the one-workgroup-per-matrix kernels of kernels/webgpu/linalg.py
-on float32 or complex64 copies of their input; pinv and matrix_rank are built on svd. Everything runs
-on the GPU; nothing waits for it, so singular inputs give inf/NaN instead of errors.
+on float32 or complex64 copies of their input for matrices up to 64 a side, and the
+multi-launch kernels of kernels/webgpu/linalg_steps.py beyond that (and for complex
+eigh/svd); eig and eigvals always use the latter. pinv and matrix_rank are built on svd.
+Everything runs on the GPU and singular inputs give inf/NaN instead of errors; the host
+waits only where an iteration's end is decided: Jacobi sweeps (one small readback per
+sweep from the fourth), eig's QR iteration (one per doubling of its step budget) and
+svd's check for zero singular values before completing U or V.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from ._array_object import Array
 from ._linear_algebra import matmul
 from ._searching import where
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matrix_norm",
+__all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_norm",
            "matrix_power", "matrix_rank", "outer", "pinv", "qr", "slogdet", "solve", "svd",
            "svdvals", "trace", "vector_norm"]
 
@@ -159,7 +164,7 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepd
 
 def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
     """ord 'fro', ±1 and ±inf for float32 and complex64 by reductions; ord ±2 and 'nuc' from
-    svdvals, so up to 64×64 (complex64: 32×32) matrices."""
+    svdvals."""
     x = _matrices(x, "matrix_norm", "floating-point")
     keepdims = _bool(keepdims, "matrix_norm: keepdims")
     a = _abs_real(x)
@@ -216,11 +221,11 @@ def matrix_power(x: Array, n: int, /) -> Array:
     return astype(x, x.dtype, copy=True) if result is x else result
 
 
-# ---- factorizations (kernels/webgpu/linalg.py) ---------------------------------------
+# ---- factorizations (kernels/webgpu/linalg.py up to 64 a side, linalg_steps.py beyond) ---
 
-def _supported(x, name: str, complex_ok: bool = False, square: bool = False) -> Array:
+def _supported(x, name: str, complex_ok: bool = True, square: bool = False) -> Array:
     """x as matrices of a dtype the kernels take (float32; complex64 where complex_ok),
-    square if asked, and within the kernels' size."""
+    square if asked."""
     x = _matrices(x, name, "floating-point")
     allowed = (dt.float32, dt.complex64) if complex_ok else (dt.float32,)
     if x.dtype not in allowed:
@@ -228,35 +233,36 @@ def _supported(x, name: str, complex_ok: bool = False, square: bool = False) -> 
                         f"this device, got {x.dtype.name}")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{name} requires square matrices, got shape {x.shape}")
-    return _check_size(x, name)
-
-
-def _check_size(x: Array, name: str) -> Array:
-    from .kernels.webgpu.linalg import MAX_N
-
-    if max(x.shape[-2:]) > MAX_N:
-        raise ValueError(
-            f"{name}: matrices up to {MAX_N}x{MAX_N} are supported on this device (one "
-            f"workgroup per matrix), got shape {x.shape}")
     return x
 
 
+def _small(*sides: int) -> bool:
+    """Whether the one-workgroup-per-matrix kernels take matrices of these sides."""
+    from .kernels.webgpu.linalg import MAX_N
+
+    return max(sides) <= MAX_N
+
+
 def _work_copy(x: Array, shape, dtype=dt.float32) -> Array:
-    """A new C-contiguous array of shape and dtype holding x broadcast to it."""
-    return _graph.copy_of(mp.broadcast_to(x, tuple(shape)), dtype)
+    """A new C-contiguous array of shape and dtype holding x broadcast to it, in a buffer
+    of its own that the kernels here may overwrite: made with fusion off, since a pending
+    copy may share its graph node with x and so hand x its buffer once computed."""
+    from . import fusion
+
+    with fusion.enabled(False):
+        return _graph.copy_of(mp.broadcast_to(x, tuple(shape)), dtype)
 
 
 def _launch(kind: str, bufs, m: int, n: int, k: int = 0, sweeps: int = 0) -> None:
     """Launch kernels/webgpu/linalg.py's kind over the matrices of bufs[0] (m×n, its
     dtype choosing the real or complex kernel), one workgroup each; k is the LU's
     right-hand-side count; with sweeps, that many Jacobi sweeps in chunks of pairs."""
-    from .kernels.webgpu import linalg as lk
-
     a = bufs[0]
     count = math.prod(a.shape[:-2])
     if m == 0 or n == 0 or count == 0:
         return
     device = a.device
+    lk = device.kernels.linalg  # this device's generators (WebGL2: NotImplementedError)
     cplx = a.dtype is dt.complex64
     make = getattr(lk, kind)
     key = ("linalg", kind, cplx)
@@ -272,15 +278,48 @@ def _launch(kind: str, bufs, m: int, n: int, k: int = 0, sweeps: int = 0) -> Non
             device.launch(key, source, buffers, words, (min(limit, count - z0), 1, 1))
 
 
+def _steps(arrays, count: int, launches, cplx: bool = True) -> None:
+    """Launch kernels of kernels/webgpu/linalg_steps.py over the arrays' buffers, in
+    order: launches yields (kernel name, uniform words, (gx, gy)); word 2 is the batch
+    base, filled here as the batch is cut to the per-dimension workgroup limit."""
+    if count == 0:
+        return
+    device = arrays[0].device
+    ls = device.kernels.linalg_steps  # this device's generators (WebGL2: NotImplementedError)
+    limit = device.executor.max_workgroups_per_dim
+    buffers = [a._buf for a in arrays]
+    for name, words, (gx, gy) in launches:
+        if gx == 0 or gy == 0:
+            continue
+        make = getattr(ls, name)
+        source = (lambda: make(cplx)) if name in ls.TYPED else make
+        for z0 in range(0, count, limit):
+            w = list(words)
+            w[2] = z0
+            device.launch(("linalg_steps", name, cplx), source, buffers, ls.words(*w),
+                          (gx, gy, min(limit, count - z0)))
+
+
+def _tiles(n: int) -> int:
+    return -(-n // 16)
+
+
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """float32 and complex64 (A = L·Lᴴ; only the lower triangle is read, and the imaginary
     parts of the diagonal are ignored). A matrix that is not positive definite does not
     raise (the check would wait for the GPU): its factor holds NaN from the first
     non-positive pivot on."""
-    x = _supported(x, "cholesky", complex_ok=True, square=True)
+    from ._creation import tril
+
+    x = _supported(x, "cholesky", square=True)
     upper = _bool(upper, "cholesky: upper")
+    n = x.shape[-1]
     a = _work_copy(x, x.shape, x.dtype)
-    _launch("cholesky", (a,), x.shape[-1], x.shape[-1])
+    if _small(n):
+        _launch("cholesky", (a,), n, n)
+    else:
+        _blocked_cholesky(a)
+        a = tril(a)
     if not upper:
         return a
     return astype(ew.conj(a).mT if a.dtype.kind == "c" else a.mT, a.dtype, copy=True)
@@ -298,8 +337,100 @@ def _lu(x: Array, b: Array | None, batch, dtype=dt.float32):
     else:
         rhs = _work_copy(b, tuple(batch) + b.shape[-2:], dtype)
         k = b.shape[-1]
-    _launch("lu", (a, rhs, s), n, n, k)
+    if _small(n):
+        _launch("lu", (a, rhs, s), n, n, k)
+        return a, rhs, s
+    _blocked_lu(a, rhs, s, k)
     return a, rhs, s
+
+
+def _block(x: Array, r0: int, c0: int, m: int, w: int) -> Array:
+    """The m×w block at (r0, c0) of every matrix of the C-contiguous x, as a view."""
+    ld = x.shape[-1]
+    return Array._view(x._buf, x.dtype, x.shape[:-2] + (m, w), x._strides[:-2] + (ld, 1),
+                       x._offset + r0 * ld + c0, x.device)
+
+
+def _subtract(x: Array, p: Array, r0: int, c0: int, assign: bool = False) -> None:
+    """x's block at (r0, c0) −= p (batch, m, w), or = p if assign, in place."""
+    m, w = p.shape[-2:]
+    ld = x.shape[-1]
+    _steps((x, p), math.prod(x.shape[:-2]),
+           [("sub_block", (m, w, 0, r0, c0, ld, ld * x.shape[-2], int(assign)), (_tiles(w), _tiles(m)))],
+           x.dtype is dt.complex64)
+
+
+def _tri_inv(a: Array, inv: Array, k0: int, b: int, mode: int) -> Array:
+    """The inverse of a's triangular diagonal block at k0 (b a side) as a view of inv
+    (batch, NB, NB): mode 0 unit lower, 1 lower, 2 upper."""
+    n = a.shape[-1]
+    _steps((a, inv), math.prod(a.shape[:-2]), [("tri_inv", (n, 0, 0, k0, b, mode), (1, 1))],
+           a.dtype is dt.complex64)
+    return inv[..., :b, :b]
+
+
+def _blocked_cholesky(a: Array) -> None:
+    """Right-looking blocked Cholesky of the C-contiguous a in place (lower triangle; the
+    upper one is left with garbage): per NB columns the diagonal block in one launch,
+    its inverse, then L21 = A21·L11⁻ᴴ and the trailing matrix less L21·L21ᴴ by the tiled
+    matmul."""
+    from .kernels.webgpu.linalg_steps import NB
+
+    n = a.shape[-1]
+    count = math.prod(a.shape[:-2])
+    cplx = a.dtype is dt.complex64
+    inv = Array._empty(a.shape[:-2] + (NB, NB), a.dtype, a.device)
+    herm = (lambda z: ew.conj(z).mT) if cplx else (lambda z: z.mT)
+    for k0 in range(0, n, NB):
+        b = min(NB, n - k0)
+        k1 = k0 + b
+        _steps((a,), count, [("chol_panel", (n, 0, 0, k0, b), (1, 1))], cplx)
+        if k1 == n:
+            break
+        x = _tri_inv(a, inv, k0, b, 1)
+        l21 = matmul(_block(a, k1, k0, n - k1, b), _graph.copy_of(herm(x)))
+        _subtract(a, l21, k1, k0, assign=True)
+        _subtract(a, matmul(l21, _graph.copy_of(herm(l21))), k1, k1)
+
+
+def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
+    """Right-looking blocked LU with partial pivoting of a in place, applied to the k
+    columns of rhs, then (k > 0) blocked back substitution, so rhs ends as a⁻¹·rhs.
+    Per NB columns: the panel in one launch (its row swaps span all of a and rhs), the
+    inverse of its unit lower block, then U12 = L11⁻¹·A12, B1 = L11⁻¹·B1 and the
+    trailing A22 −= L21·U12, B2 −= L21·B1 by the tiled matmul."""
+    from .kernels.webgpu.linalg_steps import NB
+
+    n = a.shape[-1]
+    count = math.prod(a.shape[:-2])
+    cplx = a.dtype is dt.complex64
+    inv = Array._empty(a.shape[:-2] + (NB, NB), a.dtype, a.device)
+    for k0 in range(0, n, NB):
+        b = min(NB, n - k0)
+        k1 = k0 + b
+        right = n - k1
+        _steps((a, rhs, s), count, [("lu_panel", (n, k, 0, k0, b), (1, 1))], cplx)
+        if k1 == n and not k:
+            break
+        x = _tri_inv(a, inv, k0, b, 0)
+        l21 = _block(a, k1, k0, right, b)
+        if right:
+            u12 = matmul(x, _block(a, k0, k1, b, right))
+            _subtract(a, u12, k0, k1, assign=True)
+            _subtract(a, matmul(l21, u12), k1, k1)
+        if k:
+            b1 = matmul(x, _block(rhs, k0, 0, b, k))
+            _subtract(rhs, b1, k0, 0, assign=True)
+            if right:
+                _subtract(rhs, matmul(l21, b1), k1, 0)
+    if not k:
+        return
+    for k0 in reversed(range(0, n, NB)):
+        b = min(NB, n - k0)
+        x1 = matmul(_tri_inv(a, inv, k0, b, 2), _block(rhs, k0, 0, b, k))
+        _subtract(rhs, x1, k0, 0, assign=True)
+        if k0:
+            _subtract(rhs, matmul(_block(a, 0, k0, k0, b), x1), 0, 0)
 
 
 def solve(x1: Array, x2: Array, /) -> Array:
@@ -307,7 +438,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     shape (M,) is one right-hand side for every matrix (result (..., M)); otherwise x2 is
     (..., M, K) with batch dimensions broadcast against x1's. Singular systems give
     inf/NaN rather than an error."""
-    x1 = _supported(x1, "solve", complex_ok=True, square=True)
+    x1 = _supported(x1, "solve", square=True)
     x2 = _array(x2, "solve")
     dt.check_category(x2.dtype, "floating-point", "solve")
     if x2.dtype not in (dt.float32, dt.complex64):
@@ -330,7 +461,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
 def inv(x: Array, /) -> Array:
     """float32 and complex64, by LU with partial pivoting against the identity. Singular
     matrices give inf/NaN rather than an error."""
-    x = _supported(x, "inv", complex_ok=True, square=True)
+    x = _supported(x, "inv", square=True)
     from ._creation import eye
 
     e = eye(x.shape[-1], dtype=x.dtype, device=x.device)
@@ -342,7 +473,7 @@ def slogdet(x: Array, /):
     """float32 and complex64 (sign complex, logabsdet float32), from LU with partial
     pivoting: sign = parity · Π sign(u_ii), logabsdet = Σ log|u_ii|. A singular matrix
     gives (0, -inf), as in NumPy."""
-    x = _supported(x, "slogdet", complex_ok=True, square=True)
+    x = _supported(x, "slogdet", square=True)
     lu_, _, s = _lu(x, None, x.shape[:-2], x.dtype)
     d = diagonal(lu_)
     sign = ew.multiply(s, stat.prod(ew.sign(d), axis=-1))
@@ -353,30 +484,46 @@ def slogdet(x: Array, /):
 def det(x: Array, /) -> Array:
     """float32 and complex64, the product of LU's pivots times the permutation's parity
     (so it overflows to ±inf where the determinant exceeds float32 range)."""
-    x = _supported(x, "det", complex_ok=True, square=True)
+    x = _supported(x, "det", square=True)
     lu_, _, s = _lu(x, None, x.shape[:-2], x.dtype)
     return ew.multiply(s, stat.prod(diagonal(lu_), axis=-1))
 
 
-def qr(x: Array, /, *, mode: str = "reduced"):
-    """float32 and complex64, by Householder reflections (kernels/webgpu/linalg.py), up to
-    64×64. R's diagonal is -phase(a_kk)·‖column‖ at each step (real negative or positive
-    as LAPACK's for float32; complex for complex64, where LAPACK makes it real), so R
-    matches NumPy's up to the phases of its rows. Q is formed as M×M and sliced for
-    mode='reduced'."""
+def _identities(n: int, batch, device, dtype=dt.float32) -> Array:
     from ._creation import eye
 
-    x = _supported(x, "qr", complex_ok=True)
+    return _work_copy(eye(n, dtype=dtype, device=device), tuple(batch) + (n, n), dtype)
+
+
+def qr(x: Array, /, *, mode: str = "reduced"):
+    """float32 and complex64, by Householder reflections. R's diagonal is
+    -phase(a_kk)·‖column‖ at each step (real negative or positive as LAPACK's for float32;
+    complex for complex64, where LAPACK makes it real), so R matches NumPy's up to the
+    phases of its rows. Q is formed as M×M and sliced for mode='reduced'."""
+    x = _supported(x, "qr")
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
     m, n = x.shape[-2:]
     batch = x.shape[:-2]
-    r = _work_copy(x, x.shape, x.dtype)
-    q = astype(mp.broadcast_to(eye(m, dtype=x.dtype, device=x.device), batch + (m, m)),
-               x.dtype, copy=True)
-    if m > 1:
+    q = _identities(m, batch, x.device, x.dtype)
+    if m <= 1 or n == 0:
+        r = _work_copy(x, x.shape, x.dtype)
+    elif _small(m, n):
+        r = _work_copy(x, x.shape, x.dtype)
         scratch = Array._empty(batch + (m,), x.dtype, x.device)
         _launch("qr", (r, q, scratch), m, n)
+    else:
+        at = _work_copy(x.mT, batch + (n, m), x.dtype)  # columns as rows
+        v = Array._empty(batch + (m,), x.dtype, x.device)
+        tau = Array._empty(batch + (1,), dt.float32, x.device)
+
+        def launches():
+            for k in range(min(m - 1, n)):
+                yield "qr_house", (m, n, 0, k), (1, 1)
+                yield "qr_apply", (m, n, 0, k), (n - k - 1 + m, 1)
+
+        _steps((at, q, v, tau), math.prod(batch), launches(), x.dtype is dt.complex64)
+        r = astype(at.mT, x.dtype, copy=True)
     k = min(m, n)
     if mode == "reduced" and k < m:
         q = astype(q[..., :k], x.dtype, copy=True)
@@ -390,83 +537,134 @@ def _sweeps() -> int:
     return lk.SWEEPS
 
 
-def _identities(n: int, batch, device) -> Array:
-    from ._creation import eye
-
-    return astype(mp.broadcast_to(eye(n, dtype=dt.float32, device=device), tuple(batch) + (n, n)),
-                  dt.float32, copy=True)
-
-
-def _sorted_by(keys: Array, vals: Array, vecs: Array | None, descending: bool):
+def _sorted_by(keys: Array, vals: Array, vecs: Array | None, descending: bool, axis: int = -1):
+    """vals sorted by keys along the last axis; vecs' columns (axis=-1) or rows (axis=-2)
+    in the same order."""
     from ._indexing import take_along_axis
     from ._sorting import argsort
 
     order = argsort(keys, axis=-1, descending=descending, stable=True)
     vals = take_along_axis(vals, order, axis=-1)
     if vecs is not None:
-        idx = mp.broadcast_to(mp.expand_dims(order, axis=-2), vecs.shape)
-        vecs = take_along_axis(vecs, idx, axis=-1)
+        idx = mp.expand_dims(order, axis=-2 if axis == -1 else -1)
+        vecs = take_along_axis(vecs, mp.broadcast_to(idx, vecs.shape), axis=axis)
     return vals, vecs
 
 
-def _eigh(x: Array, vectors: bool):
-    x = _supported(x, "eigh" if vectors else "eigvalsh", square=True)
+def _jacobi(w: Array, vt: Array) -> None:
+    """One-sided Jacobi in place on the rows of w (batch, N, M) until they are orthogonal,
+    the rotations accumulated into the rows of vt (batch, N, N). Sweeps run until a
+    sweep rotates nothing (checked on the host after every sweep from the fourth on, one
+    small readback each) or for at most MAX_SWEEPS."""
+    from ._creation import zeros
+    from .kernels.webgpu import linalg_steps as ls
+
+    n, m = w.shape[-2:]
+    batch = w.shape[:-2]
+    count = math.prod(batch)
+    if n < 2 or m == 0 or count == 0:
+        return
+    sweeps = ls.MAX_SWEEPS
+    flags = zeros(batch + (sweeps + 1,), dtype=dt.uint32, device=w.device)
+    ne = n + n % 2
+    tol = 2.0 * 1.1920929e-07 * math.sqrt(max(m, 16))
+    for s in range(sweeps):
+        rounds = (("jacobi_round", (n, m, 0, r, s, sweeps + 1, 1, tol, ne), (ne // 2, 1))
+                  for r in range(ne - 1))
+        _steps((w, vt, flags), count, rounds, w.dtype is dt.complex64)
+        if s >= 3 and int(stat.max(flags[..., s + 1])) == 0:
+            break
+
+
+def _hermitian_lower(x: Array) -> Array:
+    """The Hermitian matrix of x's lower triangle (the real part of its diagonal)."""
     from ._creation import tril
 
+    low = tril(x, k=-1)
+    h = ew.add(low, ew.conj(low).mT if x.dtype.kind == "c" else low.mT)
+    d = ew.real(diagonal(x)) if x.dtype.kind == "c" else diagonal(x)
+    e = _identities(x.shape[-1], (), x.device, x.dtype)
+    return ew.add(h, ew.multiply(astype(d, x.dtype)[..., None], e))
+
+
+def _eigh(x: Array, vectors: bool, name: str):
+    x = _supported(x, name, square=True)
     n = x.shape[-1]
     batch = x.shape[:-2]
-    low = tril(x)
-    a = _graph.copy_of(ew.add(low, tril(low, k=-1).mT))  # NumPy's UPLO='L'
-    v = _identities(n, batch, x.device)
-    _launch("eigh", (a, v), n, n, sweeps=_sweeps())
-    w = astype(diagonal(a), dt.float32, copy=True)
-    return _sorted_by(w, w, v if vectors else None, descending=False)
+    h = _work_copy(_hermitian_lower(x), x.shape, x.dtype)  # NumPy's UPLO='L'
+    if x.dtype is dt.float32 and _small(n):
+        v = _identities(n, batch, x.device)
+        _launch("eigh", (h, v), n, n, sweeps=_sweeps())
+        w = astype(diagonal(h), dt.float32, copy=True)
+        return _sorted_by(w, w, v if vectors else None, descending=False)
+    # one-sided Jacobi on h + σ·I, σ = ‖h‖_F: positive semidefinite, so its right singular
+    # vectors are h's eigenvectors and its singular values are h's eigenvalues plus σ
+    sigma = _norm_of_abs(ew.abs(h), (-2, -1), True, 2)
+    b = ew.add(h, ew.multiply(astype(sigma, x.dtype), _identities(n, (), x.device, x.dtype)))
+    wrows = _work_copy(b.mT, b.shape, x.dtype)
+    vt = _identities(n, batch, x.device, x.dtype)
+    _jacobi(wrows, vt)
+    # Rayleigh quotients vᴴ·h·v: errors of second order in those of v, where the
+    # rotated columns' norms carry drift and rounding of order ε·σ
+    v = _polish(vt.mT)
+    hv = ew.multiply(ew.conj(v) if x.dtype.kind == "c" else v, matmul(h, v))
+    w = stat.sum(ew.real(hv) if x.dtype.kind == "c" else hv, axis=-2)
+    vals, v = _sorted_by(w, w, v if vectors else None, descending=False)
+    return vals, (astype(v, x.dtype, copy=True) if vectors else None)
 
 
 def eigh(x: Array, /):
-    """float32, by cyclic Jacobi rotations (one workgroup per matrix). Only the lower
-    triangle is read, as NumPy's default. Eigenvalues ascending, eigenvectors in columns
-    with unspecified signs."""
-    w, v = _eigh(x, True)
+    """float32 and complex64. Only the lower triangle is read, as NumPy's default.
+    Eigenvalues ascending (float32), eigenvectors in columns with unspecified signs
+    (phases). Real matrices up to 64 a side by cyclic two-sided Jacobi rotations in one
+    workgroup; larger and complex ones by one-sided Jacobi on A + ‖A‖_F·I (absolute
+    eigenvalue errors of order ε·‖A‖_F)."""
+    w, v = _eigh(x, True, "eigh")
     return EighResult(w, v)
 
 
-def _real_embedding(x: Array, name: str) -> Array:
-    """[[Re x, -Im x], [Im x, Re x]]: a real matrix twice the size whose eigenvalues /
-    singular values are x's, each twice."""
-    from .kernels.webgpu.linalg import MAX_N
-
-    if 2 * max(x.shape[-2:]) > MAX_N:
-        raise ValueError(f"{name}: complex64 matrices up to {MAX_N // 2}x{MAX_N // 2} are "
-                         f"supported on this device, got shape {x.shape}")
-    re, im = ew.real(x), ew.imag(x)
-    return mp.concat([mp.concat([re, ew.negative(im)], axis=-1), mp.concat([im, re], axis=-1)],
-                     axis=-2)
-
-
 def eigvalsh(x: Array, /) -> Array:
-    """float32 and complex64 (result float32), ascending; see eigh. A Hermitian complex64
-    matrix (lower triangle read; up to 32×32) is solved as its real embedding
-    [[Re, −Im], [Im, Re]], whose eigenvalues come in equal pairs."""
-    x = _matrices(x, "eigvalsh", "floating-point")
-    if x.dtype is dt.complex64:
-        from ._creation import tril
-
-        _supported(x, "eigvalsh", complex_ok=True, square=True)
-        low = tril(x)
-        h = ew.add(tril(low, k=-1), ew.conj(tril(low, k=-1)).mT)
-        h = ew.add(h, ew.multiply(astype(ew.real(diagonal(x)), dt.complex64)[..., None],
-                                  astype(_identities(x.shape[-1], (), x.device), dt.complex64)))
-        return astype(_eigh(_real_embedding(h, "eigvalsh"), False)[0][..., ::2], dt.float32, copy=True)
-    return _eigh(x, False)[0]
+    """float32 and complex64 (result float32), ascending; see eigh."""
+    return _eigh(x, False, "eigvalsh")[0]
 
 
-def _svd(x: Array, name: str, vectors: bool):
-    x = _supported(x, name)
+def _svd_jacobi(x: Array, vectors: bool):
+    """(S descending, U, Vh) of x by one-sided Jacobi on the columns of x (of xᴴ when
+    M < N); U has zero columns where S is zero. The rotations are accumulated even for S
+    alone: their rounding makes the rotated columns' norms drift (by ~1e-5 relative at
+    n = 200), so S and U come from x·V with V polished orthonormal."""
     m, n = x.shape[-2:]
     batch = x.shape[:-2]
     wide = m < n
-    a = _graph.copy_of(x.mT if wide else x)
+    cols = m if wide else n
+    cj = ew.conj if x.dtype.kind == "c" else (lambda z: z)
+    tall = cj(x).mT if wide else x  # tall = U·S·Vᴴ
+    wrows = _work_copy(tall.mT, batch + (cols, tall.shape[-2]), x.dtype)  # its columns as rows
+    vt = _identities(cols, batch, x.device, x.dtype)
+    _jacobi(wrows, vt)
+    v = _polish(vt.mT)
+    us = matmul(tall, v)
+    a = ew.abs(us)
+    s = ew.sqrt(stat.sum(ew.multiply(a, a), axis=-2))
+    if not vectors:
+        return _sorted_by(s, s, None, descending=True)[0], None, None
+    s_sorted, us = _sorted_by(s, s, us, descending=True)
+    _, v = _sorted_by(s, s, v, descending=True)
+    u = ew.divide(us, astype(where(ew.equal(s_sorted, 0.0), 1.0, s_sorted), x.dtype)[..., None, :])
+    if wide:  # x = V·S·Uᴴ in the factors of xᴴ
+        return s_sorted, v, cj(u).mT
+    return s_sorted, u, cj(v).mT
+
+
+def _svd(x: Array, name: str, vectors: bool):
+    """(S, U, Vh): U (M×K) with zero columns where S is zero, Vh (K×N) orthonormal rows."""
+    x = _supported(x, name)
+    m, n = x.shape[-2:]
+    if x.dtype is dt.complex64 or not _small(m, n):
+        return _svd_jacobi(x, vectors)
+    batch = x.shape[:-2]
+    wide = m < n
+    a = _work_copy(x.mT if wide else x, batch + ((n, m) if wide else (m, n)))
     rows, cols = (n, m) if wide else (m, n)
     v = _identities(cols, batch, x.device)
     _launch("svd", (a, v), rows, cols, sweeps=_sweeps())
@@ -476,32 +674,69 @@ def _svd(x: Array, name: str, vectors: bool):
     s_sorted, a = _sorted_by(s, s, a, descending=True)
     _, v = _sorted_by(s, s, v, descending=True)
     u = ew.divide(a, where(ew.equal(s_sorted, 0.0), 1.0, s_sorted)[..., None, :])
-    return s_sorted, (v, u) if wide else (u, v), wide
+    return (s_sorted, v, u.mT) if wide else (s_sorted, u, v.mT)
 
 
 def svd(x: Array, /, *, full_matrices: bool = True):
-    """float32, by one-sided Jacobi (Hestenes) rotations of the columns (of xᵀ when
-    M < N), one workgroup per matrix. Singular values descending; singular vectors have
-    unspecified signs. Columns of U for zero singular values, and with full_matrices the
-    M − K extra columns, come from a complete QR of the thin U, so U is orthogonal."""
+    """float32 and complex64, by one-sided (Hestenes) Jacobi rotations of the columns (of
+    xᴴ when M < N): one workgroup per real matrix up to 64 a side, one workgroup per
+    column pair and one launch per round beyond that and for complex64. Singular values
+    descending; singular vectors have unspecified signs (phases). Columns of U (of V when
+    M < N) for zero singular values, and with full_matrices the extra columns, come from
+    a complete QR, so the factors are unitary."""
     full_matrices = _bool(full_matrices, "svd: full_matrices")
-    s, (u, v), _ = _svd(x, "svd", True)
+    s, u, vh = _svd(x, "svd", True)
     m, n = x.shape[-2:]
-    k = min(m, n)
-    if full_matrices or k:
-        u = _complete(u, full_matrices)
-        v = _complete(v, full_matrices)
-    return SVDResult(u, s, astype(v.mT, dt.float32, copy=True))
+    # columns a·v/s for s at rounding level (relative to the largest) are noise, not
+    # vectors: those need a QR to complete them; one small readback tells
+    tiny = ew.less_equal(s, ew.multiply(s[..., :1], max(m, n) * 1.1920929e-07)) if s.size else s
+    complete = (full_matrices and m != n) or not s.size or \
+        int(stat.sum(astype(tiny, dt.int32))) > 0
+    # the square factor accumulates rounding over every rotation (one symmetric polishing
+    # step), the columns a·v/s carry errors of order ε·‖a‖/s (Cholesky QR, which like
+    # Gram-Schmidt leaves the columns of large s alone), and missing ones need a QR
+    if m >= n:
+        vh = _polish(vh.mT).mT
+        u = _complete(u, full_matrices) if complete else _cholesky_qr(u)
+    else:
+        u = _polish(u)
+        cj = ew.conj if x.dtype.kind == "c" else (lambda z: z)
+        v = cj(vh).mT
+        vh = cj(_complete(v, full_matrices) if complete else _cholesky_qr(v)).mT
+    return SVDResult(astype(u, x.dtype, copy=True), s, astype(vh, x.dtype, copy=True))
+
+
+def _polish(u: Array) -> Array:
+    """One Newton–Schulz step u·(3I − uᴴu)/2 towards the nearest matrix with orthonormal
+    columns: the columns a·v/s of one-sided Jacobi carry errors of order ε/s relative to
+    the smallest singular values, and one step squares them away."""
+    uh = ew.conj(u).mT if u.dtype.kind == "c" else u.mT
+    return ew.subtract(ew.multiply(u, 1.5), ew.multiply(matmul(u, matmul(uh, u)), 0.5))
+
+
+def _cholesky_qr(u: Array) -> Array:
+    """u·R⁻¹ with Rᴴ·R = uᴴu: orthonormal columns from nearly orthonormal ones, column j
+    corrected only by columns 0..j, as Gram-Schmidt would (one Gram matrix, one Cholesky,
+    one inverse and one product, all on the device)."""
+    uh = ew.conj(u).mT if u.dtype.kind == "c" else u.mT
+    r = cholesky(matmul(uh, u), upper=True)
+    return matmul(u, inv(r))
 
 
 def _complete(u: Array, full: bool) -> Array:
     """Orthonormal columns from u's (M×K, orthonormal where nonzero): Q of a complete QR,
-    its first K columns turned to u's signs; all M columns if full, else K."""
+    its first K columns turned to u's phases; all M columns if full, else K."""
     m, k = u.shape[-2:]
     if k == 0:
-        return _identities(m, u.shape[:-2], u.device) if full else u
+        return _identities(m, u.shape[:-2], u.device, u.dtype) if full else u
     q, r = qr(u, mode="complete")
-    sgn = ew.subtract(1.0, ew.multiply(2.0, astype(ew.less(diagonal(r), 0.0), dt.float32)))
+    d = diagonal(r)
+    if u.dtype.kind == "c":
+        mag = ew.abs(d)
+        sgn = ew.divide(d, astype(where(ew.equal(mag, 0.0), 1.0, mag), u.dtype))
+        sgn = where(ew.equal(mag, 0.0), astype(ew.add(mag, 1.0), u.dtype), sgn)
+    else:
+        sgn = ew.subtract(1.0, ew.multiply(2.0, astype(ew.less(d, 0.0), dt.float32)))
     first = ew.multiply(q[..., :k], sgn[..., None, :])
     if not full or k == m:
         return first
@@ -509,13 +744,7 @@ def _complete(u: Array, full: bool) -> Array:
 
 
 def svdvals(x: Array, /) -> Array:
-    """float32 and complex64 (result float32), descending; see svd. complex64 matrices
-    (up to 32 a side) go through their real embedding [[Re, −Im], [Im, Re]], whose
-    singular values come in equal pairs."""
-    x = _matrices(x, "svdvals", "floating-point")
-    if x.dtype is dt.complex64:
-        s = _svd(_real_embedding(x, "svdvals"), "svdvals", False)[0]
-        return astype(s[..., ::2], dt.float32, copy=True)
+    """float32 and complex64 (result float32), descending; see svd."""
     return _svd(x, "svdvals", False)[0]
 
 
@@ -533,9 +762,9 @@ def _rtol(x: Array, rtol, name: str):
 
 
 def matrix_rank(x: Array, /, *, rtol=None) -> Array:
-    """float32 and complex64 (up to 32 a side): the number of singular values above rtol ·
-    the largest (int32, the default integer dtype of this device)."""
-    x = _supported(x, "matrix_rank", complex_ok=True)
+    """float32 and complex64: the number of singular values above rtol · the largest
+    (int32, the default integer dtype of this device)."""
+    x = _supported(x, "matrix_rank")
     cut = _rtol(x, rtol, "matrix_rank")
     s = svdvals(x)
     if s.shape[-1] == 0:
@@ -545,20 +774,96 @@ def matrix_rank(x: Array, /, *, rtol=None) -> Array:
 
 
 def pinv(x: Array, /, *, rtol=None) -> Array:
-    """float32, V·diag(1/s)·Uᵀ from svd(full_matrices=False), singular values at or below
-    rtol · the largest taken as zero."""
+    """float32 and complex64, V·diag(1/s)·Uᴴ from the thin svd, singular values at or
+    below rtol · the largest taken as zero."""
     x = _supported(x, "pinv")
     cut = _rtol(x, rtol, "pinv")
-    u, s, vh = svd(x, full_matrices=False)
+    s, u, vh = _svd(x, "pinv", True)
     if s.shape[-1] == 0:
-        return astype(mp.broadcast_to(_zero_like_t(x), x.shape[:-2] + x.shape[-2:][::-1]),
-                      dt.float32, copy=True)
+        from ._creation import zeros
+
+        return zeros(x.shape[:-2] + x.shape[-2:][::-1], dtype=x.dtype, device=x.device)
     keep = ew.greater(s, ew.multiply(cut, s[..., :1]))
     inv_s = where(keep, ew.divide(1.0, where(keep, s, ew.add(s, 1.0))), ew.multiply(s, 0.0))
-    return matmul(ew.multiply(vh.mT, inv_s[..., None, :]), u.mT)
+    cj = ew.conj if x.dtype.kind == "c" else (lambda z: z)
+    return matmul(ew.multiply(cj(vh).mT, astype(inv_s, x.dtype)[..., None, :]), cj(u).mT)
 
 
-def _zero_like_t(x: Array) -> Array:
-    from ._creation import zeros
+# ---- eig and eigvals (kernels/webgpu/linalg_steps.py, complex64) -----------------------
 
-    return zeros(x.shape[-2:][::-1], dtype=dt.float32, device=x.device)
+def _eig(x: Array, vectors: bool, name: str):
+    """Eigenvalues (and eigenvectors) of general square matrices, in complex64: Hessenberg
+    reduction, shifted QR to the Schur form, then back substitution. A matrix whose QR
+    iteration stalls gets NaN eigenvalues (NumPy raises LinAlgError)."""
+    from ._creation import full, zeros
+    from .kernels.webgpu import linalg_steps as ls
+
+    x = _supported(x, name, square=True)
+    n = x.shape[-1]
+    batch = x.shape[:-2]
+    count = math.prod(batch)
+    c64 = dt.complex64
+    h = _work_copy(x, x.shape, c64)
+    z = _identities(n, batch, x.device, c64) if vectors else Array._empty((1,), c64, x.device)
+    if n == 0 or count == 0:
+        w = Array._empty(batch + (n,), c64, x.device)
+        return w, (h if vectors else None)
+    per = -(-n // ls.T_WG)
+    if n > 2:
+        v = Array._empty(batch + (n,), c64, x.device)
+        chunk = max(1, ls.BUDGET // (6 * n * -(-n // ls.T_HESS) + 3 * n))
+        _steps((h, z, v), count, (("hessenberg", (n, int(vectors), 0, k, min(k + chunk, n - 2)), (1, 1))
+                                  for k in range(0, n - 2, chunk)))
+    st = _work_copy(mp.stack([full(batch, n, dtype=dt.int32, device=x.device)] +
+                             [zeros(batch, dtype=dt.int32, device=x.device)] * 3, axis=-1),
+                    batch + (4,), dt.uint32)
+    per_launch = max(1, ls.BUDGET // (n * (3 * per + 1) + n))
+    done, limit = 0, n * (ls.MAX_ITS + 1)
+    target = 4 * n
+    while True:
+        launches = -(-(target - done) // per_launch)
+        _steps((h, z, st), count, (("schur", (n, int(vectors), 0, per_launch), (1, 1))
+                                   for _ in range(launches)))
+        done += launches * per_launch
+        if done >= limit or int(stat.max(st[..., 0])) == 0:
+            break
+        target = min(limit, 2 * done)
+    w = astype(diagonal(h), c64, copy=True)
+    w = where(ew.not_equal(st[..., 2:3], 0), astype(ew.multiply(ew.abs(w), math.nan), c64), w)
+    if not vectors:
+        return w, None
+    xv = _identities(n, batch, x.device, c64)
+    rows = max(1, ls.BUDGET // max(n, 1))
+    _steps((h, xv), count, (("trevc", (n, 0, 0, hi, max(0, hi - rows)), (-(-n // 64), 1))
+                            for hi in range(n, 0, -rows)))
+    vec = matmul(z, xv)
+    a = ew.abs(vec)
+    vec = ew.divide(vec, astype(ew.sqrt(stat.sum(ew.multiply(a, a), axis=-2, keepdims=True)), c64))
+    # the largest component of each vector real and positive, as LAPACK's zgeev
+    from ._indexing import take_along_axis
+    from ._searching import argmax
+
+    big = take_along_axis(vec, argmax(ew.abs(vec), axis=-2, keepdims=True), axis=-2)
+    mag = ew.abs(big)
+    ph = ew.divide(ew.conj(big), astype(where(ew.equal(mag, 0.0), 1.0, mag), c64))
+    return w, ew.multiply(vec, ph)
+
+
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+
+
+def eig(x: Array, /):
+    """float32 and complex64 → complex64 eigenvalues (in no particular order, as NumPy)
+    and eigenvectors in columns, each of unit norm with its largest component real.
+    Complex Householder reduction to Hessenberg form and single-shift QR (Wilkinson
+    shifts) to the Schur form on the GPU, one workgroup per matrix; eigenvectors by back
+    substitution in the Schur form. A real matrix's complex eigenvalues are conjugate
+    pairs to rounding, not exactly. Eigenvectors of (nearly) repeated eigenvalues of
+    defective matrices are as ill-determined as in LAPACK."""
+    w, v = _eig(x, True, "eig")
+    return EigResult(w, v)
+
+
+def eigvals(x: Array, /) -> Array:
+    """float32 and complex64 → complex64, in no particular order; see eig."""
+    return _eig(x, False, "eigvals")[0]

@@ -1,14 +1,18 @@
 """Matrix products on the device: C = A @ B over broadcast batch dimensions.
 
 The namespace (``_linear_algebra.py``, ``linalg.py``) validates shapes and dtypes and
-passes views here; this module binds them to the tiled matmul kernel
-(``kernels/webgpu/matmul.py``).
+passes views here; this module binds them to a tiled matmul kernel of
+``Device.kernels.matmul`` (``kernels/webgpu/matmul.py`` on WebGPU): for float32 products
+where the generator's ``fast_applies`` says so, the register-blocked 128×128 one (vec4
+loads where rows are 16-byte aligned), otherwise the general 64×64 one, which also takes
+every other dtype.
 """
 
 from __future__ import annotations
 
 import math
 
+from . import _dtypes as dt
 from ._graph import broadcast_strides, execute
 from .kernels.expr import Scalar
 
@@ -17,11 +21,11 @@ def matmul(a, b, batch_shape, out_dtype):
     """C = A @ B over broadcast batch dimensions; a and b are at least 2-D views already
     cast to out_dtype. Returns a new C-contiguous array of batch_shape + (M, N)."""
     from ._array_object import Array
-    from .kernels.webgpu import matmul as mm
 
     m, k = a.shape[-2:]
     n = b.shape[-1]
     device = a.device
+    mm = device.kernels.matmul  # this device's generator
     out = Array._empty(tuple(batch_shape) + (m, n), out_dtype, device)
     batch = math.prod(batch_shape)
     if m == 0 or n == 0 or batch == 0:
@@ -33,12 +37,22 @@ def matmul(a, b, batch_shape, out_dtype):
     b_b = broadcast_strides(b, tuple(batch_shape) + b.shape[-2:])[:nb]
     ex = device.executor
     limit = ex.max_workgroups_per_dim
+    a_view = (a._offset, a._strides[-2], a._strides[-1])
+    b_view = (b._offset, b._strides[-2], b._strides[-1])
+    if out_dtype is dt.float32 and mm.fast_applies(m, n, batch):
+        # vec4 tiles where every row of A and B starts on a 16-byte boundary
+        starts = (a._offset, a._strides[-2], b._offset, b._strides[-2], k, n) + tuple(a_b) + tuple(b_b)
+        vec = a._strides[-1] == 1 and b._strides[-1] == 1 and all(v % 4 == 0 for v in starts)
+        key = ("matmul_f32", vec, nb)
+        source = lambda: mm.generate_f32(vec, nb)  # noqa: E731
+        tile = mm.FAST_TILE
+    else:
+        key = ("matmul", out_dtype.name, nb)
+        source = lambda: mm.generate(out_dtype, nb)  # noqa: E731
+        tile = mm.TILE
+    gx, gy = -(-n // tile), -(-m // tile)
     for z0 in range(0, batch, limit):
-        gx, gy, _ = mm.grid(m, n, 1)
-        uniforms = mm.pack_uniforms(
-            m, n, k, z0, (a._offset, a._strides[-2], a._strides[-1]),
-            (b._offset, b._strides[-2], b._strides[-1]), batch_shape, a_b, b_b,
-        )
-        device.launch(("matmul", out_dtype.name, nb), lambda: mm.generate(out_dtype, nb),
-                      [a._buf, b._buf, out._buf], uniforms, (gx, gy, min(limit, batch - z0)))
+        uniforms = mm.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b)
+        device.launch(key, source, [a._buf, b._buf, out._buf], uniforms,
+                      (gx, gy, min(limit, batch - z0)))
     return out

@@ -8,7 +8,7 @@ How an array is reduced: the kept axes (in order) and the reduced axes are descr
 without copying as *rows*, each a run of equally spaced columns. Size-1 axes are dropped and
 neighbours that address memory as one axis are merged; when the reduced axes still do not
 form one run, all but the innermost are folded into the rows and a later pass finishes
-them. Each pass is one launch of the reduction kernel (kernels/webgpu/reduction.py): groups
+them. Each pass is one launch of the reduction kernel (``Device.kernels.reduction``): groups
 of S threads reduce chunks of S·P columns by a tree, writing either the result or a
 row-major (rows, chunks) array of partials, which the next pass reduces as contiguous rows
 until one chunk per row is left. S is chosen per pass from the row length: a thread per row
@@ -26,8 +26,6 @@ from . import _storage
 from ._array_object import Array
 from .kernels.expr import Scalar
 from .kernels.webgpu import lanes
-from .kernels.webgpu import reduction as rk
-from .kernels.webgpu import scan as sk
 
 __all__ = ["reduce", "argreduce", "mean", "var", "scan", "normalize_axes", "normalize_axis",
            "REDUCTIONS", "SCANS"]
@@ -125,6 +123,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Array, *,
     """
     device = out.device
     ex = device.executor
+    rk, sk = device.kernels.reduction, device.kernels.scan  # this device's generators
     arg = combine in ("argmin", "argmax")
     indices = None
     while True:
@@ -307,6 +306,7 @@ def _scan_rows(buf, in_dtype, offset, dims, n, stride, out, out_offset, out_stri
     """Scan rows (dims: (size, input stride, output stride)) of n columns into out."""
     device = out.device
     ex = device.executor
+    rk, sk = device.kernels.reduction, device.kernels.scan  # this device's generators
     acc = out.dtype
     colmode = bool(dims) and abs(stride) != 1 and abs(dims[-1][1]) < abs(stride)
     group = _group_size(n, sk.P, _COL_GROUP_CAP if colmode else rk.WORKGROUP)

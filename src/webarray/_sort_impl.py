@@ -1,4 +1,5 @@
-"""Launching the sort and search kernels of kernels/webgpu/sort.py.
+"""Launching the sort and search kernels of ``Device.kernels.sort`` (kernels/webgpu/sort.py,
+or its WebGL2 counterpart, whose BLOCK and MAX_FUSED of 1 make every step one launch).
 
 ``sort_rows`` sorts every row of a C-contiguous (rows, n) block of values into (key,
 index) pairs, rows padded to a power of two P: one ``block_sort`` launch sorts runs of up
@@ -25,7 +26,6 @@ from . import _dtypes as dt
 from . import _graph
 from ._array_object import Array
 from .kernels.expr import Apply, Gather, Input, Scalar
-from .kernels.webgpu import sort as gen
 from .kernels.webgpu.grid import fold
 
 _U32 = dt.uint32
@@ -80,6 +80,7 @@ def sort_rows(values: Array, rows: int, n: int, descending: bool = False):
     if total == 0:
         return keys, idx, p
     flip = 0xFFFFFFFF if descending else 0
+    gen = device.kernels.sort
     block = gen.BLOCK
     _launch(device, ("block", values.dtype.name), lambda: gen.block_sort(values.dtype),
             [values, keys, idx],
@@ -149,6 +150,7 @@ def search(sorted_: Array, queries: Array, *, sorted_keys: bool, member: bool = 
     if q == 0:
         return out
     key = ("search", queries.dtype.name, sorted_keys, member)
+    gen = device.kernels.sort
     _launch(device, key, lambda: gen.search(queries.dtype, sorted_keys, member),
             [sorted_, queries, out],
             _words(sorted_.size, sorted_._offset, q, queries._offset, int(right), int(invert)),

@@ -111,9 +111,13 @@ def _rows(x: Array, inverse: bool) -> Array:
     for r in radices:
         out = Array._empty((batch, n), dt.complex64, device)
         total = batch * (n // r)
-        device.launch(("fft", r, inverse), lambda r=r: kfft.generate(r, inverse),
-                      [src._buf, table._buf, out._buf], kfft.pack_uniforms(n, ns, total, offset),
-                      kfft.grid(total, device.executor.max_workgroups_per_dim))
+        limit = device.executor.max_workgroups_per_dim
+        if r == kfft.BIG:
+            make, grid = (lambda: device.kernels.fft.generate_big(inverse)), kfft.grid_big(total, limit)
+        else:
+            make, grid = (lambda r=r: device.kernels.fft.generate(r, inverse)), kfft.grid(total, limit)
+        device.launch(("fft", r, inverse), make, [src._buf, table._buf, out._buf],
+                      kfft.pack_uniforms(n, ns, total, offset), grid)
         src, offset = out, 0
         ns *= r
     return src

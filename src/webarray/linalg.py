@@ -1,15 +1,15 @@
 """The linalg extension: the functions shared with the main namespace
 (``_linear_algebra.py``) and those of the extension alone (``_linalg_impl.py``).
-Not yet provided: eig and eigvals (they need complex eigenvalue kernels)."""
+"""
 
 from __future__ import annotations
 
-from ._linalg_impl import (cholesky, cross, det, diagonal, eigh, eigvalsh, inv, matrix_norm,
+from ._linalg_impl import (cholesky, cross, det, diagonal, eig, eigh, eigvals, eigvalsh, inv, matrix_norm,
                            matrix_power, matrix_rank, outer, pinv, qr, slogdet, solve, svd,
                            svdvals, trace, vector_norm)
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
+__all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul",
            "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv",
            "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
            "vector_norm"]

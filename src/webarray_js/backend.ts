@@ -1,11 +1,11 @@
 /**
  * What a GPU API must offer to run webarray's commands: the device protocol of
  * src/webarray/executors/protocol.py, seen from the GPU thread. Handles and kernel
- * ids are chosen by Python. WebGPU implements it in webgpu.ts; WebGL2 will be
- * another implementation of the same interface.
+ * ids are chosen by Python. WebGPU implements it in webgpu.ts, WebGL2 in webgl2.ts.
  */
 
-import { DeviceError, STATUS_UNSUPPORTED } from "./protocol";
+import type { DeviceError } from "./protocol";
+import { WebGL2Backend } from "./webgl2";
 import { WebGPUBackend } from "./webgpu";
 
 export type BackendKind = "webgpu" | "webgl2";
@@ -22,6 +22,8 @@ export interface BackendInfo {
   };
   max_buffer_size: number;
   max_binding_size: number;
+  /** buffers one kernel may bind (WebGL2: textures one draw may sample) */
+  max_storage_buffers: number;
   max_workgroups_per_dim: number;
   binding_alignment: number;
 }
@@ -50,14 +52,13 @@ export interface Backend {
    * recorded work has been checked for errors. */
   takeError(): Promise<DeviceError | null>;
   destroy(): void;
+  /** Testing aid (SIMULATE_LOSS): lose the device now, restore it after ms if the API can. */
+  simulateLoss?(ms: number): void;
 }
 
 export async function createBackend(kind: BackendKind): Promise<Backend> {
   if (kind === "webgpu") return WebGPUBackend.create();
-  throw new DeviceError(
-    STATUS_UNSUPPORTED,
-    "the WebGL2 backend is not implemented yet; use backend 'webgpu' (or 'auto' where WebGPU exists)",
-  );
+  return WebGL2Backend.create();
 }
 
 /** The backend 'auto' stands for in this context. */

@@ -17,11 +17,13 @@ import {
   OP_INFO,
   OP_PING,
   OP_READ,
+  OP_SIMULATE_LOSS,
   OP_SYNC,
   OP_WRITE,
   STATUS_DEVICE_LOST,
   STATUS_INTERNAL,
   STATUS_OK,
+  STATUS_UNSUPPORTED,
   type Status,
 } from "./protocol";
 
@@ -122,6 +124,12 @@ export class Processor {
         case OP_DESTROY:
           b.destroy();
           return this.reply(words[2], undefined);
+        case OP_SIMULATE_LOSS:
+          if (!b.simulateLoss) {
+            throw new DeviceError(STATUS_UNSUPPORTED, `the ${b.info.backend} backend cannot simulate a device loss`);
+          }
+          b.simulateLoss(words[3]);
+          return this.reply(words[2], undefined);
         default:
           throw new DeviceError(STATUS_INTERNAL, `unknown command ${op} (size ${words[1]})`);
       }
@@ -143,6 +151,7 @@ export class Processor {
       case OP_INFO:
       case OP_PING:
       case OP_DESTROY:
+      case OP_SIMULATE_LOSS:
         return words[2];
       default:
         return 0;

@@ -40,6 +40,7 @@ export const OP_SYNC = 8;
 export const OP_INFO = 9;
 export const OP_PING = 10;
 export const OP_DESTROY = 11;
+export const OP_SIMULATE_LOSS = 12; // testing aid: [seq, ms] lose the device, restore after ms
 
 export const STATUS_OK = 0;
 export const STATUS_KERNEL = 1; // shader failed to compile

@@ -39,8 +39,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("script", help="the Python file to run as __main__")
     p.add_argument("args", nargs="*", help="arguments for the script (after --)")
-    p.add_argument("--backend", choices=["webgpu", "webgl2", "auto"], default="webgpu",
-                   help="the GPU API (default: webgpu; webgl2 is not implemented yet)")
+    p.add_argument("--backend", choices=["webgpu", "webgl2", "auto"], default="auto",
+                   help="the GPU API (default: auto, WebGPU where the browser has an adapter, "
+                   "else WebGL2); with webgl2, Chromium runs without WebGPU")
+    p.add_argument("--no-webgpu", action="store_true",
+                   help="start Chromium without WebGPU, like a browser that lacks it "
+                   "(--backend auto then picks WebGL2)")
     p.add_argument("--transport", choices=["sab", "jspi", "auto"], default="sab",
                    help="sab: SharedArrayBuffer ring to a GPU thread; jspi: device on the "
                    "Python thread, blocking with run_sync (default: sab)")
@@ -75,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         ns.script, ns.args + extra, backend=ns.backend, transport=ns.transport, gpu_thread=ns.gpu_thread,
         wheels=ns.wheel, files=ns.file, timeout=ns.timeout, env=env, verbose=ns.verbose,
         isolation=not ns.no_isolation, busy_main_ms=ns.busy_main,
+        webgpu=False if ns.no_webgpu else None,
     )
 
 

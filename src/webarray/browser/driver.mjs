@@ -1,7 +1,8 @@
 // Drives headless Chromium for `python -m webarray.browser run` (runner.py starts it).
 //
 // Usage: node driver.mjs CONFIG_JSON, where the config holds root (the checkout, whose
-// node_modules has playwright-core), chromium, url, timeout (s) and verbose. The page
+// node_modules has playwright-core), chromium, url, timeout (s), verbose and webgpu
+// (false: start Chromium without WebGPU, like a browser that lacks it). The page
 // reports through window.__webarrayReport({type, ...}): stdout/stderr text is written
 // through, "exit" ends the run with the script's status, "fatal" with EXIT_BROWSER.
 // Exit statuses: the script's; 3 for a browser-side failure; 124 on timeout.
@@ -13,10 +14,11 @@ import { join } from "node:path";
 
 const EXIT_BROWSER = 3;
 const EXIT_TIMEOUT = 124;
+const cfg = JSON.parse(process.argv[2]);
 const FLAGS = [
   "--headless",
   "--no-sandbox",
-  "--enable-unsafe-webgpu",
+  ...(cfg.webgpu === false ? ["--disable-features=WebGPU"] : ["--enable-unsafe-webgpu"]),
   "--disable-quic",
   "--no-first-run",
   "--disable-background-networking",
@@ -24,7 +26,6 @@ const FLAGS = [
   "--disable-sync",
 ];
 
-const cfg = JSON.parse(process.argv[2]);
 const { chromium } = createRequire(join(cfg.root, "package.json"))("playwright-core");
 const profile = mkdtempSync(join(tmpdir(), "webarray-chromium-"));
 let context = null;

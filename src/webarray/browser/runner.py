@@ -65,7 +65,7 @@ def run(
     script: str | os.PathLike,
     argv: Sequence[str] = (),
     *,
-    backend: str = "webgpu",
+    backend: str = "auto",
     transport: str = "sab",
     gpu_thread: str = "worker",
     wheels: Sequence[str | os.PathLike] = (),
@@ -75,11 +75,14 @@ def run(
     verbose: bool = False,
     isolation: bool = True,
     busy_main_ms: float = 0,
+    webgpu: bool | None = None,
 ) -> int:
     """Run a script in headless Chromium; its stdout/stderr go to ours. Returns the exit
     status (see ``python -m webarray.browser run --help``). ``busy_main_ms`` keeps the
     page's main thread busy that long out of every twice that long (a page with heavy
-    UI work), to measure how the GPU thread's placement copes."""
+    UI work), to measure how the GPU thread's placement copes. ``webgpu=False`` starts
+    Chromium without WebGPU (a browser that lacks it); None: without it for the webgl2
+    backend only, so that a WebGL2 run cannot touch WebGPU."""
     script = Path(script)
     if not script.is_file():
         print(f"webarray.browser: no such script: {script}", file=sys.stderr)
@@ -129,6 +132,7 @@ def run(
             "url": f"{server.url}/run.html",
             "timeout": timeout,
             "verbose": verbose,
+            "webgpu": (backend != "webgl2") if webgpu is None else webgpu,
         }
         driver = Path(__file__).with_name("driver.mjs")
         proc = subprocess.Popen([node, str(driver), json.dumps(driver_cfg)], start_new_session=True)

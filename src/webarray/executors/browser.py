@@ -43,6 +43,7 @@ OP_SYNC = 8
 OP_INFO = 9
 OP_PING = 10
 OP_DESTROY = 11
+OP_SIMULATE_LOSS = 12
 
 STATUS_OK = 0
 STATUS_KERNEL = 1
@@ -159,7 +160,8 @@ class _Direct(_Link):
 
 
 class BrowserExecutor:
-    """The device protocol on the page's WebGPU device (WebGL2: not implemented yet)."""
+    """The device protocol on the page's WebGPU device or WebGL2 context (the JS side's
+    ``webgpu.ts`` / ``webgl2.ts``; kernels arrive in the device's shader language)."""
 
     def __init__(self, kind: str = "webgpu"):
         bridge = _bridge()
@@ -247,7 +249,8 @@ class BrowserExecutor:
             self._request(OP_COMPILE, (kid, len(code)), "compiling a kernel", code)
         except KernelError as e:
             numbered = "\n".join(f"{i + 1:4d}  {line}" for i, line in enumerate(source.splitlines()))
-            raise KernelError(f"WGSL kernel failed to compile:\n{e}\n--- source ---\n{numbered}") from None
+            lang = "GLSL" if self.backend == "webgl2" else "WGSL"
+            raise KernelError(f"{lang} kernel failed to compile:\n{e}\n--- source ---\n{numbered}") from None
         self.kernel_sources.append(source)
         self._kernel_ids[source] = kid
         return kid
@@ -287,6 +290,13 @@ class BrowserExecutor:
     def destroy(self) -> None:
         """Destroy the GPU device; every later command raises DeviceLost."""
         self._request(OP_DESTROY, (), "destroying the device")
+
+    def simulate_loss(self, restore_after_ms: int = 0) -> None:
+        """Testing aid: the browser loses the GPU context now (WebGL2's WEBGL_lose_context)
+        and restores it ``restore_after_ms`` after the loss. Raises DeviceLost, as every
+        later command of this device does; once restored, ``default_device()`` starts a
+        new device."""
+        self._request(OP_SIMULATE_LOSS, (restore_after_ms,), "simulating a device loss")
 
     # -- plumbing ------------------------------------------------------------------------
 

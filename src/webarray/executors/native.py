@@ -10,7 +10,15 @@ creation: kernels whose bindings are all storage buffers (every generated kernel
 explicit layout whose binding 0 takes a dynamic offset into the arena, and their bind
 groups are cached by (layout, binding size, buffers) until one of the buffers is freed.
 Recorded work is submitted early once it binds ``_SUBMIT_BYTES``, so the GPU runs large ops
-while Python records the next ones.
+while Python records the next ones; that bound also keeps one submit short enough for an OS
+GPU watchdog (docs/reliability.md).
+
+A binding may be a range of a buffer, ``(handle, offset, size)``: how arrays above the
+device's storage-binding limit are processed in pieces (``_split.py``).
+
+Device loss: wgpu-native reports it only as the error of the next call ("Parent device is
+lost"); every call that reaches the device turns such an error into ``DeviceLost`` and marks
+the executor lost, after which every command raises ``DeviceLost`` at once.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ import re
 from collections import OrderedDict
 from typing import Sequence
 
-from .protocol import DeviceLost, KernelError, buffer_size
+from .protocol import DeviceLost, KernelError, buffer_size, is_loss
 
 _BATCH_LIMIT = 4096  # dispatches recorded before a submit is forced
 # Bytes of buffers bound by the recorded dispatches after which they are submitted at once,
@@ -60,6 +68,7 @@ def _wgpu():
 
 class NativeExecutor:
     backend = "native"
+    binding_ranges = True
 
     def __init__(self, power_preference: str = "high-performance"):
         os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
@@ -116,7 +125,7 @@ class NativeExecutor:
         self._arena_slack = 0  # largest dynamic binding of the batch, past its last offset
         self._arena_buf = None
         self._arena_size = 0
-        self._lost: str | None = None
+        self.lost: str | None = None
 
     # -- buffers -------------------------------------------------------------------------
 
@@ -126,8 +135,10 @@ class NativeExecutor:
         try:
             buf = self._device.create_buffer(size=nbytes, usage=self._usage)
         except Exception as e:
+            self._raise_if_lost(e)
             raise MemoryError(
-                f"allocating {nbytes} bytes failed on {self.adapter_info['device']}: {e}"
+                f"allocating {nbytes} bytes failed on {self.adapter_info['device']} "
+                f"(largest buffer {self.max_buffer_size} bytes): {e}"
             ) from e
         handle = self._next_handle
         self._next_handle += 1
@@ -142,7 +153,7 @@ class NativeExecutor:
         self._sizes.pop(handle, None)
         for key in self._bind_groups_of.pop(handle, ()):
             self._bind_groups.pop(key, None)
-        if buf is not None and not self._pending:
+        if buf is not None and not self._pending and self.lost is None:
             buf.destroy()
 
     def write(self, handle: int, offset: int, data) -> None:
@@ -150,14 +161,22 @@ class NativeExecutor:
         if self._pending:
             # queue.write_buffer runs before commands not yet submitted; keep order.
             self.flush()
-        self._queue.write_buffer(self._buffers[handle], offset, data)
+        try:
+            self._queue.write_buffer(self._buffers[handle], offset, data)
+        except Exception as e:
+            self._raise_if_lost(e)
+            raise
 
     def read(self, handle: int, offset: int, nbytes: int) -> bytes:
         self._check_alive()
         self.flush()
         if nbytes == 0:
             return b""
-        return bytes(self._queue.read_buffer(self._buffers[handle], offset, nbytes))
+        try:
+            return bytes(self._queue.read_buffer(self._buffers[handle], offset, nbytes))
+        except Exception as e:
+            self._raise_if_lost(e)
+            raise
 
     # -- kernels -------------------------------------------------------------------------
 
@@ -180,6 +199,7 @@ class NativeExecutor:
                     compute=stage,
                 )
         except Exception as e:
+            self._raise_if_lost(e)
             numbered = "\n".join(
                 f"{i + 1:4d}  {line}" for i, line in enumerate(source.splitlines())
             )
@@ -203,8 +223,14 @@ class NativeExecutor:
                 entries=entries)
         return layout
 
-    def dispatch(self, kernel: int, bindings: Sequence[int], uniforms: bytes, grid) -> None:
+    def dispatch(self, kernel: int, bindings: Sequence, uniforms: bytes, grid) -> None:
         self._check_alive()
+        limit = self.max_workgroups_per_dim
+        if grid[0] > limit or grid[1] > limit or grid[2] > limit:
+            raise ValueError(
+                f"a dispatch of {tuple(grid)} workgroups exceeds this device's "
+                f"{limit} workgroups per dimension"
+            )
         align = self.binding_alignment
         start = (len(self._arena) + align - 1) // align * align
         self._arena.extend(b"\0" * (start - len(self._arena)))
@@ -215,21 +241,34 @@ class NativeExecutor:
         if window > self._arena_slack:
             self._arena_slack = window
         handles = tuple(bindings)
-        bufs = [self._buffers[h] for h in handles]
-        self._pending.append((kernel, bufs, handles, start, size, window, grid))
-        sizes = self._sizes
+        buffers, sizes = self._buffers, self._sizes
+        bufs = []
         for h in handles:
-            self._pending_bytes += sizes[h]
+            if h.__class__ is int:
+                bufs.append(buffers[h])
+                self._pending_bytes += sizes[h]
+            else:  # (handle, offset, size): one range of the buffer
+                bufs.append({"buffer": buffers[h[0]], "offset": h[1], "size": h[2]})
+                self._pending_bytes += h[2]
+        self._pending.append((kernel, bufs, handles, start, size, window, grid))
         if len(self._pending) >= _BATCH_LIMIT or self._pending_bytes >= _SUBMIT_BYTES:
             self.flush()
 
     def flush(self) -> None:
         if not self._pending:
             return
+        self._check_alive()
         pending, self._pending = self._pending, []
         self._pending_bytes = 0
         arena, self._arena = self._arena, bytearray()
         slack, self._arena_slack = self._arena_slack, 0
+        try:
+            self._submit(pending, arena, slack)
+        except Exception as e:
+            self._raise_if_lost(e)
+            raise
+
+    def _submit(self, pending, arena, slack) -> None:
         wgpu = self._wgpu
         need = (len(arena) + 15) // 16 * 16
         if self._arena_size < need + slack:
@@ -258,7 +297,8 @@ class NativeExecutor:
                 entries = [{"binding": 0, "resource": {
                     "buffer": arena_buf, "offset": start, "size": (size + 3) // 4 * 4}}]
                 for i, b in enumerate(bufs):
-                    entries.append({"binding": i + 1, "resource": {"buffer": b}})
+                    entries.append({"binding": i + 1,
+                                    "resource": b if b.__class__ is dict else {"buffer": b}})
                 cpass.set_bind_group(0, create(layout=layout, entries=entries))
             else:
                 key = (signature, window, handles)
@@ -267,9 +307,11 @@ class NativeExecutor:
                     entries = [{"binding": 0, "resource": {
                         "buffer": arena_buf, "offset": 0, "size": window}}]
                     for i, b in enumerate(bufs):
-                        entries.append({"binding": i + 1, "resource": {"buffer": b}})
+                        entries.append({"binding": i + 1,
+                                        "resource": b if b.__class__ is dict else {"buffer": b}})
                     group = create(layout=layout, entries=entries)
-                    if all(h in live for h in handles):  # never cache a freed buffer
+                    if all((h if h.__class__ is int else h[0]) in live for h in handles):
+                        # never cache a freed buffer
                         self._remember(key, group)
                 else:
                     cache.move_to_end(key)
@@ -282,17 +324,31 @@ class NativeExecutor:
         cache = self._bind_groups
         cache[key] = group
         for h in key[2]:
-            self._bind_groups_of.setdefault(h, set()).add(key)
+            self._bind_groups_of.setdefault(h if h.__class__ is int else h[0], set()).add(key)
         while len(cache) > _BIND_GROUP_CACHE:
             old, _ = cache.popitem(last=False)
             for h in old[2]:
-                keys = self._bind_groups_of.get(h)
+                keys = self._bind_groups_of.get(h if h.__class__ is int else h[0])
                 if keys is not None:
                     keys.discard(old)
 
     def buffer_count(self) -> int:
         return len(self._buffers)
 
+    def simulate_loss(self) -> None:
+        """Destroy the wgpu device behind this executor, as a driver reset or a removed GPU
+        would; the executor finds out at its next command (for tests)."""
+        self._device.destroy()
+
     def _check_alive(self) -> None:
-        if self._lost is not None:
-            raise DeviceLost(f"the native WebGPU device was lost: {self._lost}")
+        if self.lost is not None:
+            raise DeviceLost(f"the native WebGPU device is gone ({self.lost}); arrays on it "
+                             "cannot be used, new arrays go to a fresh device")
+
+    def _raise_if_lost(self, error: Exception) -> None:
+        if is_loss(error):
+            self.lost = str(error).strip().splitlines()[-1].strip()
+            self._pending, self._arena, self._pending_bytes = [], bytearray(), 0
+            self._bind_groups.clear()
+            self._bind_groups_of.clear()
+            raise DeviceLost(f"the native WebGPU device was lost: {self.lost}") from error

@@ -1,8 +1,10 @@
 """Size-class buffer pool over an executor, and the Buffer object arrays hold.
 
 A Buffer returns to the pool when the last array (view) that holds it dies. Size classes
-are four per octave, so a reused buffer wastes at most 25%. When an allocation fails, the
-pool is emptied and the allocation retried once before MemoryError reaches the caller.
+are four per octave, so a reused buffer wastes at most 25% (a request whose class would
+exceed the device's largest buffer gets its own size). When an allocation fails, the pool
+is emptied and the allocation retried once before MemoryError, naming the requested and
+held sizes, reaches the caller.
 """
 
 from __future__ import annotations
@@ -56,6 +58,15 @@ class BufferPool:
 
     def acquire(self, nbytes: int) -> Buffer:
         size = size_class(nbytes)
+        largest = getattr(self.executor, "max_buffer_size", size)
+        if size > largest:
+            # the class would not fit the device, the request itself may
+            size = (nbytes + 15) // 16 * 16
+            if size > largest:
+                raise MemoryError(
+                    f"cannot allocate {nbytes} bytes on the {self.executor.backend} device: "
+                    f"the largest buffer it allows is {largest} bytes"
+                )
         free = self._free.get(size)
         if free:
             handle = free.pop()
@@ -73,8 +84,16 @@ class BufferPool:
             try:
                 handle = self.executor.alloc(size)
             except MemoryError:
+                released = self.pooled_bytes
                 self.trim()
-                handle = self.executor.alloc(size)
+                try:
+                    handle = self.executor.alloc(size)
+                except MemoryError as e:
+                    raise MemoryError(
+                        f"cannot allocate {nbytes} bytes on the {self.executor.backend} "
+                        f"device, even after giving back {released} pooled bytes; webarray "
+                        f"holds {self.used_bytes} bytes in live arrays (the device said: {e})"
+                    ) from e
         self.used_bytes += size
         return Buffer(self, handle, size)
 

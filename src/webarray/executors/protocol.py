@@ -7,7 +7,10 @@ generators' business.
 
 Binding convention for every kernel: ``@group(0) @binding(0)`` is a read-only storage
 buffer of u32 words holding the dispatch's *uniforms* (the executor packs them into one
-arena per batch); bindings 1..n are the buffers in ``bindings`` order.
+arena per batch); bindings 1..n are the buffers in ``bindings`` order. A binding is a
+handle (the whole buffer) or, where ``binding_ranges`` is true, ``(handle, offset, size)`` in
+bytes (offset a multiple of ``binding_alignment``): how arrays larger than
+``max_binding_size`` are processed in pieces (``_split.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,19 @@ class KernelError(RuntimeError):
     """A generated or user kernel failed to compile; the message carries the source."""
 
 
+class BindingTooLarge(MemoryError):
+    """A kernel would bind more bytes of one buffer than the device allows in one binding,
+    and it cannot be split into pieces that fit; the message names the sizes. A
+    MemoryError, like every "too large for this device" error of webarray."""
+
+
+def is_loss(error: BaseException) -> bool:
+    """Whether a GPU API error says that the device is gone (wgpu-native: "Parent device
+    is lost"; browsers: "device was lost" / "Device is lost")."""
+    text = str(error).lower()
+    return "device is lost" in text or "device was lost" in text or "device lost" in text
+
+
 class Executor(Protocol):
     #: short backend name: "native", "webgpu", "webgl2"
     backend: str
@@ -34,6 +50,10 @@ class Executor(Protocol):
     max_workgroups_per_dim: int
     #: alignment (bytes) of a storage buffer binding offset
     binding_alignment: int
+    #: whether ``dispatch`` takes ``(handle, offset, size)`` bindings
+    binding_ranges: bool
+    #: the reason the device was lost, or None while it works
+    lost: str | None
 
     def alloc(self, nbytes: int) -> int:
         """A new buffer of at least nbytes (contents undefined). MemoryError when it cannot."""
@@ -57,7 +77,8 @@ class Executor(Protocol):
         uniforms: bytes,
         grid: tuple[int, int, int],
     ) -> None:
-        """Enqueue one dispatch of ``grid`` workgroups."""
+        """Enqueue one dispatch of ``grid`` workgroups (each at most
+        ``max_workgroups_per_dim``, else ValueError)."""
 
     def flush(self) -> None:
         """Submit everything enqueued so far (does not wait)."""

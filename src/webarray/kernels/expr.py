@@ -105,6 +105,37 @@ class Cast(Node):
         self.key = intern(("cast", dtype.name, arg.key))
 
 
+class UserCall(Node):
+    """A call of a user function (an ElementwiseKernel body) on argument nodes.
+
+    Its value is the record of the function's outputs, read through UserOut nodes, so a
+    body with several outputs runs once per element. ``fn`` names the function uniquely
+    (``fn.name``, which depends on its source) and gives its source per shader language
+    (``fn.source("wgsl")``, ``fn.source("glsl")``); the function takes the argument
+    registers in order and returns a struct with one field ``o<k>`` per output.
+    """
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn, args: tuple):
+        self.fn = fn
+        self.args = tuple(args)
+        self.dtype = None
+        self.key = intern(("call", fn.name) + tuple(a.key for a in self.args))
+
+
+class UserOut(Node):
+    """Output ``index`` of a UserCall, as a register of ``dtype``."""
+
+    __slots__ = ("call", "index")
+
+    def __init__(self, call: UserCall, index: int, dtype: DType):
+        self.call = call
+        self.index = index
+        self.dtype = dtype
+        self.key = intern(("uout", index, dtype.name, call.key))
+
+
 def walk(roots) -> list[Node]:
     """Distinct nodes reachable from roots, arguments before their users."""
     seen: dict = {}
@@ -114,9 +145,11 @@ def walk(roots) -> list[Node]:
         if n.key in seen:
             return
         seen[n.key] = True
-        if isinstance(n, Apply):
+        if isinstance(n, (Apply, UserCall)):
             for a in n.args:
                 visit(a)
+        elif isinstance(n, UserOut):
+            visit(n.call)
         elif isinstance(n, Cast):
             visit(n.arg)
         elif isinstance(n, Gather):

@@ -18,7 +18,8 @@ and converted.
 
 Uniform words, in order: n; the output shape (when anything is strided or the index is
 used); per input, its offset and (if strided) its strides; the same per output; then each
-scalar operand's word(s).
+scalar operand's word(s); then, when the DAG reads the element index, the index of the
+launch's first element (0, unless the launch runs in pieces: ``_split.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
-from ..expr import Apply, Cast, Gather, Index, Input, Scalar, walk
+from ..expr import Apply, Cast, Gather, Index, Input, Scalar, UserCall, UserOut, walk
 from ..ops import TABLE, lane_of
 from . import lanes
 from .grid import fold
@@ -93,11 +94,20 @@ class ElementwiseSpec:
         return uses
 
     @property
+    def uses_index(self) -> bool:
+        key = self.key
+        uses = _USES_INDEX.get(key)
+        if uses is None:
+            uses = _USES_INDEX[key] = any(isinstance(n, Index) for n in walk(self.roots))
+        return uses
+
+    @property
     def roots(self) -> list:
         return [o[0] for o in self.outputs] + [o[2] for o in self.outputs if o[1].raw]
 
 
 _USES_SHAPE: dict = {}
+_USES_INDEX: dict = {}
 
 
 # -- lanes: reading and writing one-word registers (the vec4 path works word by word) -----
@@ -146,6 +156,7 @@ def generate(spec: ElementwiseSpec) -> str:
     for d in spec.scalars:
         sc_at.append(pos)
         pos += lanes.words(d)
+    base_at = pos  # the first element's index (uniform word present when Index is used)
 
     # Thread t of workgroup g handles words g*per*WORKGROUP + t + k*WORKGROUP, k < per, so
     # each of its `per` loads is coalesced across the workgroup.
@@ -201,25 +212,34 @@ def generate(spec: ElementwiseSpec) -> str:
         for c in comps:
             sfx = f".{c}" if c else ""
             for n in nodes:
-                lane = lane_of(n.dtype)
+                lane = lane_of(n.dtype) if n.dtype is not None else None  # None: a UserCall
                 if isinstance(n, Input):
                     w = loaded[n.slot, k]
                     e = w if lanes.words(n.dtype) == 2 else _from_word(lane, w + sfx)
                 elif isinstance(n, Scalar):
                     e = lanes.scalar_expr(n.dtype, sc_at[n.slot])
                 elif isinstance(n, Index):
-                    e = f"i32({i} * 4u + {_COMPONENTS.index(c)}u)" if c else f"i32({i})"
+                    e = (f"i32({i} * 4u + U[{base_at}] + {_COMPONENTS.index(c)}u)" if c
+                         else f"i32({i} + U[{base_at}])")
                 elif isinstance(n, Gather):
                     opnd = spec.inputs[n.slot][1]
                     e = lanes.load(n.dtype, f"B{opnd.binding}", f"u32({names[n.index.key, k, c]})")
                 elif isinstance(n, Cast):
                     e = cast_expr(n.arg.dtype, n.dtype, names[n.arg.key, k, c])
+                elif isinstance(n, UserCall):
+                    args = ", ".join(names[a.key, k, c] for a in n.args)
+                    name = f"v{len(names)}"
+                    body.append(f"    let {name} = {n.fn.name}({args});")
+                    names[n.key, k, c] = name
+                    continue
+                elif isinstance(n, UserOut):
+                    e = lanes.wrap(n.dtype, f"{names[n.call.key, k, c]}.o{n.index}")
                 else:
                     assert isinstance(n, Apply)
                     op = TABLE[n.op]
                     tmpl = op.wgsl[lane_of(n.compute)]
                     e = tmpl.format(*(names[a.key, k, c] for a in n.args))
-                    if op.result == "same":
+                    if op.result in ("same", "real"):  # abs is "real": abs(int8 -128) wraps
                         e = lanes.wrap(n.dtype, e)
                     if lane == "f" and n.key in consumed:
                         e = f"bitcast<f32>(bitcast<u32>({e}) ^ zero_bits)"
@@ -247,7 +267,9 @@ def generate(spec: ElementwiseSpec) -> str:
         access = "read_write" if w else "read"
         decls.append(f"@group(0) @binding({b}) var<storage, {access}> B{b}: array<{elem}>;")
     code = "\n".join(body)
-    return "\n".join(decls) + "\n" + helpers_for(code) + (
+    # user functions (ElementwiseKernel bodies), once each, before the helpers they call
+    user = "".join(dict.fromkeys(n.fn.source("wgsl") for n in nodes if isinstance(n, UserCall)))
+    return "\n".join(decls) + "\n" + helpers_for(code + user) + user + (
         f"@compute @workgroup_size({WORKGROUP})\n"
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, "
         "@builtin(num_workgroups) nwg: vec3<u32>, "
@@ -274,6 +296,8 @@ def pack_uniforms(spec: ElementwiseSpec, n: int, shape, in_views, out_views, sca
         if opnd.strided:
             words += strides
     words += scalar_words
+    if spec.uses_index:
+        words.append(0)
     packer = _PACKERS.get(len(words))
     if packer is None:
         packer = _PACKERS[len(words)] = struct.Struct(f"<{len(words)}I")

@@ -1,16 +1,17 @@
 """WGSL generator for one pass of a batched Stockham FFT over complex64 rows.
 
 Rows of length n lie back to back (row b at element b * n). A transform of n = R1 * R2 *
-... is one dispatch per radix R (2, 3, 4, 5 or 7), reading one buffer and writing another;
+... is one dispatch per radix R (32, 16, 4, 2, 3, 5 or 7), reading one buffer and writing another;
 the Stockham ordering leaves the result in natural order without a bit-reversal pass.
 In a pass each thread takes one butterfly of one row: with T = n / R and Ns the product of
 the radices of the earlier passes, thread j reads elements j + r * T, multiplies element r
 by the twiddle w^(k r) (k = j mod Ns, w = exp(-2 pi i / (Ns R))), applies a length-R DFT
-written out with literal constants, and writes output q at (j div Ns) * Ns * R + k + q * Ns.
+written out with literal constants (32 and 16 as one split into DFTs of 4, 8 = 4·2 and 4), and writes output q at (j div Ns) * Ns * R + k + q * Ns.
 
 Twiddles come from a table of exp(-2 pi i m / n), m < n, computed on the host in float64:
-WGSL only bounds sin/cos to an absolute error of 2^-11. The inverse transform conjugates
-the table entries and the DFT constants.
+WGSL only bounds sin/cos to an absolute error of 2^-11. A thread reads the entries for
+r a power of two and multiplies them for the other r (scattered reads were the cost of a
+pass). The inverse transform conjugates the table entries and the DFT constants.
 
 Uniform words: n, Ns, number of butterflies (rows * T), element offset of the input.
 """
@@ -26,12 +27,20 @@ from .grid import fold
 from .wgsl_lib import helpers_for
 
 WORKGROUP = 64
-RADICES = (4, 2, 3, 5, 7)
+# 8 is left out: on an H100 seven passes of 8 and 4 took twice as long as ten of 4, while
+# four of 32 took 0.09 ms against 0.10 for five of 16 and 0.15 for ten of 4 (2^20 points)
+RADICES = (32, 16, 4, 2, 3, 5, 7)
 
 
 def factor(n: int) -> list[int] | None:
-    """The radices of the passes for length n (4s first), or None if n has another prime."""
+    """The radices of the passes for length n (1024 by workgroups where n has it 16
+    times over, then 32s: every pass is a full read and write of the data), or None
+    if n has a prime other than 2, 3, 5, 7."""
     out = []
+    full = n
+    while n % BIG == 0 and full >= BIG * 16:  # at least 16 transforms per row in the pass
+        out.append(BIG)
+        n //= BIG
     for r in RADICES:
         while n % r == 0:
             out.append(r)
@@ -54,6 +63,40 @@ def _rotate(v: str, m: int, radix: int, sign: int) -> str:
     return f"wa_cmul({v}, vec2<f32>({math.cos(a)!r}, {math.sin(a)!r}))"
 
 
+def _dft(w, names: list[str], sign: int, tag: str) -> list[str]:
+    """Emit a straight-line DFT of the registers names (length 2, 3, 4, 5, 7 directly,
+    products of those by one decimation-in-time split into sub-DFTs); returns the names
+    holding the outputs in order."""
+    r = len(names)
+    if r in (2, 3, 4, 5, 7):
+        outs = []
+        for q in range(r):
+            terms = " + ".join(_rotate(names[a], a * q, r, sign) for a in range(r))
+            w(f"    let {tag}_{q} = {terms};")
+            outs.append(f"{tag}_{q}")
+        return outs
+    r1 = 4 if r % 4 == 0 else 2
+    r2 = r // r1
+    subs = [_dft(w, names[a::r1], sign, f"{tag}{a}") for a in range(r1)]
+    outs = [""] * r
+    for k in range(r2):
+        tw = []
+        for a in range(r1):
+            m = (a * k) % r
+            v = subs[a][k]
+            if m == 0:
+                tw.append(v)
+            elif (4 * m) % r == 0:
+                tw.append(_rotate(v, 4 * m // r, 4, sign))
+            else:
+                ang = sign * 2.0 * math.pi * m / r
+                w(f"    let {tag}t{a}_{k} = wa_cmul({v}, vec2<f32>({math.cos(ang)!r}, {math.sin(ang)!r}));")
+                tw.append(f"{tag}t{a}_{k}")
+        for q, o in enumerate(_dft(w, tw, sign, f"{tag}k{k}")):
+            outs[k + r2 * q] = o
+    return outs
+
+
 def generate(radix: int, inverse: bool) -> str:
     sign = 1 if inverse else -1
     load_x = lambda i: lanes.load(complex64, "X", i)  # noqa: E731
@@ -73,17 +116,20 @@ def generate(radix: int, inverse: bool) -> str:
     w(f"    let step = n / (ns * {radix}u);")
     w("    let src = U[3] + b * n + j;")
     w(f"    let v0 = {load_x('src')};")
+    # twiddles w^(k r): the table entries for r a power of two, products of those for the
+    # others (at most log2(R) roundings), so a thread makes log2(R) scattered table reads
     for r in range(1, radix):
-        tw = lanes.load(complex64, "W", f"k * {r}u * step")
-        if inverse:
-            w(f"    let w{r} = {tw} * vec2<f32>(1.0, -1.0);")
+        high = 1 << (r.bit_length() - 1)
+        if high == r:
+            tw = lanes.load(complex64, "W", f"k * {r}u * step")
+            w(f"    let w{r} = {tw}{' * vec2<f32>(1.0, -1.0)' if inverse else ''};")
         else:
-            w(f"    let w{r} = {tw};")
+            w(f"    let w{r} = wa_cmul(w{high}, w{r - high});")
         w(f"    let v{r} = wa_cmul({load_x(f'src + {r}u * t')}, w{r});")
+    outs = _dft(w, [f"v{r}" for r in range(radix)], sign, "d")
     w(f"    let dst = b * n + (j / ns) * ns * {radix}u + k;")
     for q in range(radix):
-        terms = " + ".join(_rotate(f"v{r}", r * q, radix, sign) for r in range(radix))
-        w(f"    {lanes.store(complex64, 'Y', f'dst + {q}u * ns', terms)}")
+        w(f"    {lanes.store(complex64, 'Y', f'dst + {q}u * ns', outs[q])}")
     w("}")
     code = "\n".join(lines) + "\n"
     return code + helpers_for(code)
@@ -108,3 +154,83 @@ def roots(n: int) -> list[complex]:
             a = -2.0 * math.pi * m / n
             out.append(complex(math.cos(a), math.sin(a)))
     return out
+
+
+# ---- radix 1024 = 32 × 32 by workgroups: two passes for 2^20 points ----------------------
+
+BIG = 1024
+BIG_GROUP = 4  # transforms per workgroup: 4 neighbouring ones fill 32-byte memory sectors
+
+
+def _powers(w, base: str, names: str, count: int, inverse: bool, mul_one: bool) -> None:
+    """Emit names{e} = base^e for e < count from table reads of base^(2^i) (index
+    expression base.format(p=2^i)) and at most log2(count) products each."""
+    conj = " * vec2<f32>(1.0, -1.0)" if inverse else ""
+    w(f"    let {names}0 = vec2<f32>(1.0, 0.0);")
+    for e in range(1, count):
+        high = 1 << (e.bit_length() - 1)
+        if high == e:
+            w(f"    let {names}{e} = bitcast<vec2<f32>>(W[{base.format(p=e)}]){conj};")
+        else:
+            w(f"    let {names}{e} = wa_cmul({names}{high}, {names}{e - high});")
+
+
+def generate_big(inverse: bool) -> str:
+    """One Stockham pass of radix 1024 (uniforms as generate's, U[2] counting transforms):
+    32 threads per transform, BIG_GROUP transforms per workgroup. Thread b reads elements
+    r = 32a + b (a < 32), applies the pass's twiddles, a 32-point DFT over a and the
+    twiddle w_1024^(b c); the values cross threads through workgroup memory (real, then
+    imaginary parts: 16 KiB; xor-swizzled against bank conflicts), and thread c's 32-point
+    DFT over b gives outputs q = c + 32 d."""
+    sign = 1 if inverse else -1
+    lines = []
+    w = lines.append
+    w("@group(0) @binding(0) var<storage, read> U: array<u32>;")
+    w("@group(0) @binding(1) var<storage, read> X: array<vec2<u32>>;")
+    w("@group(0) @binding(2) var<storage, read> W: array<vec2<u32>>;")
+    w("@group(0) @binding(3) var<storage, read_write> Y: array<vec2<u32>>;")
+    w(f"var<workgroup> S: array<f32, {BIG_GROUP * BIG}>;")
+    w(f"@compute @workgroup_size({32 * BIG_GROUP})")
+    w("fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>,")
+    w("        @builtin(local_invocation_id) lid: vec3<u32>) {")
+    w("    let n = U[0]; let ns = U[1];")
+    w(f"    let gi = lid.x >> 5u; let t = lid.x & 31u;")
+    w(f"    let gj = (wg.y * nw.x + wg.x) * {BIG_GROUP}u + gi;")
+    w("    let valid = gj < U[2];")
+    w(f"    let T = n / {BIG}u; let row = gj / T; let j = gj % T; let k = j % ns;")
+    w(f"    let step = n / (ns * {BIG}u);")
+    w("    let src = U[3] + row * n + j;")
+    # pass twiddles w_(ns·1024)^(k r), r = 32a + t: W[k t step] · (W[32 k step])^a
+    w("    let kt = bitcast<vec2<f32>>(W[k * t * step])" + (" * vec2<f32>(1.0, -1.0);" if inverse else ";"))
+    _powers(w, "k * 32u * {p}u * step", "pa", 32, inverse, False)
+    for a in range(32):
+        w(f"    var v{a} = vec2<f32>(0.0);")
+        w(f"    if (valid) {{ v{a} = wa_cmul(bitcast<vec2<f32>>(X[src + ({32 * a}u + t) * T]), wa_cmul(kt, pa{a})); }}")
+    ys = _dft(w, [f"v{a}" for a in range(32)], sign, "y")
+    # w_1024^(t c) = w_n^(t c n / 1024)
+    _powers(w, "t * {p}u * T", "pc", 32, inverse, False)
+    base = f"gi * {BIG}u"
+    for part in ("x", "y"):
+        for c in range(32):
+            val = ys[c] if c == 0 else f"wa_cmul({ys[c]}, pc{c})"
+            w(f"    S[{base} + t * 32u + ({c}u ^ t)] = ({val}).{part};")
+        w("    workgroupBarrier();")
+        for b in range(32):
+            if part == "x":
+                w(f"    var z{b} = vec2<f32>(S[{base} + {b * 32}u + (t ^ {b}u)], 0.0);")
+            else:
+                w(f"    z{b}.y = S[{base} + {b * 32}u + (t ^ {b}u)];")
+        w("    workgroupBarrier();")
+    outs = _dft(w, [f"z{b}" for b in range(32)], sign, "o")
+    w(f"    let dst = row * n + (j / ns) * ns * {BIG}u + k;")
+    w("    if (valid) {")
+    for d in range(32):
+        w(f"        Y[dst + (t + {32 * d}u) * ns] = bitcast<vec2<u32>>({outs[d]});")
+    w("    }")
+    w("}")
+    code = "\n".join(lines) + "\n"
+    return code + helpers_for(code)
+
+
+def grid_big(transforms: int, max_per_dim: int) -> tuple[int, int, int]:
+    return fold(-(-transforms // BIG_GROUP), max_per_dim)

@@ -1,0 +1,381 @@
+"""Launches in pieces: arrays above the device's storage-binding limit, and watchdog bounds.
+
+A WebGPU kernel binds a buffer whole or a range of it, and no binding may exceed the
+device's ``maxStorageBufferBindingSize`` (128 MiB by default and on lavapipe, often 2-4 GiB
+on discrete GPUs). ``Device.launch`` sends a launch here when one of its buffers is larger
+than ``piece_bytes(executor)`` (the binding limit, capped at ``PIECE_BYTES``). A *planner*
+per kernel family reads the launch's uniforms (their layout is documented by each
+generator) and returns the same kernel as a sequence of dispatches, each binding only the
+byte range its piece touches and with offsets rebased to that range:
+
+- elementwise (``kernels/webgpu/elementwise.py``): the output is cut along one dimension
+  into blocks (the outermost dimension whose slab still fits), every operand's footprint
+  over a block is bound, its offset rebased; a kernel that reads the element index gets
+  the index of the piece's first element. Kernels that gather or scatter through raw
+  buffers are bound whole.
+- reductions (``kernels/webgpu/reduction.py``): many rows are cut into blocks of rows (a
+  multiple of 8, so the output range stays aligned); one long row is cut into blocks of
+  chunks whose partial results land in the matching range of the partials array; rows
+  that each span the whole buffer (a reduction over a leading axis) are cut into blocks
+  of chunks for all rows at once, each block's partials written to a temporary and copied
+  into their columns of the partials array. Not for argmin/argmax (their partial indices
+  count from the start of what a launch sees), nor for a one-chunk pass over a view wider
+  than a piece.
+
+When no plan exists and a buffer exceeds the binding limit, ``BindingTooLarge`` names the
+kernel and the sizes: never a dispatch that would read or write the wrong elements. A
+plan exists only where the executor takes binding ranges (``binding_ranges``).
+
+``PIECE_BYTES`` is also the watchdog bound: an elementwise or reduction dispatch touches at
+most that many bytes of each operand (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+from .executors.protocol import BindingTooLarge
+from .kernels import expr
+from .kernels.webgpu import elementwise as ew
+from .kernels.webgpu import reduction as rk
+from .kernels.webgpu.grid import fold
+
+PIECE_BYTES = 128 << 20  # at most this many bytes of one operand per dispatch
+_MAX_PIECES = 1 << 16
+_WIDE = ("int64", "uint64", "complex64")
+
+
+def piece_bytes(executor) -> int:
+    """Buffers larger than this send a launch through ``launch`` below."""
+    if not getattr(executor, "binding_ranges", False):
+        return executor.max_binding_size
+    return min(executor.max_binding_size, PIECE_BYTES)
+
+
+def launch(device, key, make_source, buffers, uniforms: bytes, grid) -> None:
+    ex = device.executor
+    cap = piece_bytes(ex)
+    planner = _PLANNERS.get(key[0]) if getattr(ex, "binding_ranges", False) else None
+    plan = planner(device, key, buffers, uniforms, cap) if planner else f"{key[0]} kernels"
+    if isinstance(plan, str):
+        big = [b.nbytes for b in buffers if b.nbytes > ex.max_binding_size]
+        if big:
+            raise BindingTooLarge(
+                f"a {key[0]!r} kernel would bind {max(big)} bytes of one buffer, above this "
+                f"device's {ex.max_binding_size}-byte storage-binding limit, and it cannot "
+                f"run in pieces ({plan}); split the array, or use a device with a larger "
+                "maxStorageBufferBindingSize"
+            )
+        ex.dispatch(device.kernel(key, make_source), [b.handle for b in buffers], uniforms, grid)
+        return
+    kid = device.kernel(key, make_source)
+    for step in plan:
+        if callable(step):  # e.g. copy a piece's partial results into place
+            step()
+        else:
+            ex.dispatch(kid, *step)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+def _words(uniforms: bytes) -> list[int]:
+    return list(struct.unpack(f"<{len(uniforms) // 4}I", uniforms))
+
+
+def _signed(w: int) -> int:
+    return w - (1 << 32) if w >= 1 << 31 else w
+
+
+def _pack(words) -> bytes:
+    return struct.pack(f"<{len(words)}I", *(w & 0xFFFFFFFF for w in words))
+
+
+def _span(dims) -> tuple[int, int]:
+    """Lowest and highest element offset of a box of (size, stride) dims from its base."""
+    lo = hi = 0
+    for n, s in dims:
+        if n > 1:
+            lo += min(0, (n - 1) * s)
+            hi += max(0, (n - 1) * s)
+    return lo, hi
+
+
+def _window(lo: int, hi: int, unit: int, align: int, nbytes: int) -> tuple[int, int]:
+    """(offset, size) in bytes of the aligned range holding units lo..hi of a buffer."""
+    start = lo * unit // align * align
+    end = min(nbytes, (hi + 1) * unit)
+    return start, (end - start + 3) // 4 * 4
+
+
+def _dtype_words(name: str) -> int:
+    return 2 if name in _WIDE else 1
+
+
+_STRUCTURES: dict[int, tuple] = {}
+
+
+def _structure(node_key: int) -> tuple:
+    """The structure a hash-consed node key stands for (kernels/expr.py)."""
+    found = _STRUCTURES.get(node_key)
+    if found is None:
+        _STRUCTURES.update((v, k) for k, v in expr._KEYS.items())
+        found = _STRUCTURES[node_key]
+    return found
+
+
+def _node_dtype(node_key: int) -> str:
+    st = _structure(node_key)
+    return st[{"op": 3, "in": 2, "sc": 2, "gather": 2, "idx": 1, "cast": 1, "uout": 2}[st[0]]]
+
+
+
+# -- elementwise -----------------------------------------------------------------------------
+
+def _plan_elementwise(device, key, buffers, uniforms: bytes, cap: int):
+    ex = device.executor
+    spec_key = key[1]
+    inputs, _scalars, outputs, _writable, ndim, vec4 = spec_key[:6]
+    if any(o.raw for _, o in inputs) or any(o[1].raw for o in outputs):
+        return "it gathers or scatters through whole buffers"
+    uses_shape = ew._USES_SHAPE.get(spec_key)
+    has_index = ew._USES_INDEX.get(spec_key)
+    if uses_shape is None or has_index is None:
+        return "its uniform layout is unknown"
+    words = _words(uniforms)
+    n = words[0]
+    pos = 1
+    shape_words = []
+    if uses_shape:
+        shape_words = words[1:1 + ndim]
+        pos += ndim
+    # a vec4 kernel never computes coordinates (its shape words, if any, stay as they are)
+    shape = list(shape_words) if uses_shape and not vec4 else [n]
+    pad = int(not shape)  # a 0-d launch: one dimension of size 1 that its uniforms lack
+    if pad:
+        shape = [1]
+    operands = []  # (binding, unit bytes, offset, strides) over ``shape``
+    for opnd, dtype in [(o, d) for d, o in inputs] + [(o[1], _node_dtype(o[0])) for o in outputs]:
+        off = words[pos]
+        pos += 1
+        if opnd.strided or pad:
+            strides = [_signed(w) for w in words[pos:pos + ndim]] + [0] * pad
+            pos += ndim if opnd.strided else 0
+        else:
+            strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+        unit = 16 if vec4 else 4 * _dtype_words(dtype)
+        operands.append((opnd.binding, unit, off, strides))
+    tail = words[pos:]  # scalar words, then the first element's index if it is read
+    if n == 0:
+        return "it is empty"
+    align = ex.binding_alignment
+    # the largest block along dimension d whose footprint fits every operand
+    d, k = None, 0
+    for dim in range(len(shape)):
+        best = shape[dim]
+        for _, unit, _off, strides in operands:
+            lo, hi = _span([(1, 0)] + [(shape[e], strides[e]) for e in range(dim + 1, len(shape))])
+            room = (cap - align) // unit - (hi - lo + 1)
+            if room < 0:
+                best = 0
+                break
+            s = abs(strides[dim])
+            if s:
+                best = min(best, room // s + 1)
+        if best >= 1:
+            d, k = dim, best
+            break
+    if d is None:
+        return "one element of it exceeds the piece size"
+    if d == 0 and k >= shape[0]:
+        blocks = [((), 0, shape[0])]  # one piece: only rebase the offsets
+    else:
+        outer = shape[:d]
+        count = math.prod(outer) * -(-shape[d] // k)
+        if count > _MAX_PIECES:
+            return f"it would take {count} pieces"
+        blocks = []
+        for flat in range(math.prod(outer)):
+            coords = []
+            for size in reversed(outer):
+                coords.append(flat % size)
+                flat //= size
+            coords.reverse()
+            for b0 in range(0, shape[d], k):
+                blocks.append((tuple(coords), b0, min(k, shape[d] - b0)))
+    per = ew.VEC4_PER_THREAD if vec4 else 1
+    plan = []
+    for coords, b0, kb in blocks:
+        sub = [1] * d + [kb] + shape[d + 1:]
+        count = math.prod(sub)
+        bases = []
+        ranges: dict[int, list[int]] = {}
+        for binding, unit, off, strides in operands:
+            base = off + sum(c * s for c, s in zip(coords, strides)) + b0 * strides[d]
+            lo, hi = _span([(n_, s) for n_, s in zip(sub, strides)])
+            r = ranges.setdefault(binding, [base + lo, base + hi, unit])
+            r[0], r[1] = min(r[0], base + lo), max(r[1], base + hi)
+            bases.append(base)
+        windows = {}
+        for binding, (lo, hi, unit) in ranges.items():
+            buf = buffers[binding - 1]
+            windows[binding] = _window(lo, hi, unit, align, buf.nbytes)
+        new = [count]
+        if uses_shape:
+            new += shape_words if vec4 else sub[pad:]
+        for (binding, unit, _off, strides), (opnd, base) in zip(
+                operands, zip([o for _, o in inputs] + [o[1] for o in outputs], bases)):
+            new.append(base - windows[binding][0] // unit)
+            if opnd.strided:
+                new += strides[pad:]
+        new += tail
+        if has_index:  # the piece is one run of the output's flat (C-order) indices
+            first = sum(c * math.prod(shape[e + 1:]) for e, c in enumerate(coords))
+            new[-1] = (first + b0 * math.prod(shape[d + 1:])) * (4 if vec4 else 1)
+        bindings = [(b.handle,) + windows[i + 1] for i, b in enumerate(buffers)]
+        plan.append((bindings, _pack(new), fold(-(-count // (ew.WORKGROUP * per)),
+                                                ex.max_workgroups_per_dim)))
+    return plan
+
+
+# -- reductions ------------------------------------------------------------------------------
+
+def _plan_reduction(device, key, buffers, uniforms: bytes, cap: int):
+    ex = device.executor
+    _, combine, mapping, in_name, acc_name, out_name, final, _t, vec4, per_thread = key[:10]
+    arg = combine in ("argmin", "argmax")
+    if mapping == "pairs":
+        return "it reduces partial results of an arg reduction"
+    w = _words(uniforms)
+    M, N, C, S = w[0], w[1], w[2], w[3]
+    offset, stride, fold_rows, aux = _signed(w[9]), _signed(w[10]), w[11], w[12]
+    nd = w[14]
+    dims = [(w[15 + 2 * i], _signed(w[16 + 2 * i])) for i in range(nd)]
+    unit = 16 if vec4 else 4 * _dtype_words(in_name)
+    loads = per_thread // (4 if vec4 else 1)
+    align = ex.binding_alignment
+    values = buffers[0]
+    # every other buffer (means, output, partial indices) is bound whole
+    if any(b.nbytes > ex.max_binding_size for b in buffers[1:]):
+        return "its output is itself above the limit"
+    whole = [(b.handle, 0, b.nbytes) for b in buffers[1:]]
+    room = (cap - align) // unit
+
+    def piece(first, row_dims, cols, rows, chunks, out_at, grid_groups, aux_at):
+        lo, hi = _span(row_dims + [(cols, stride)])
+        start, size = _window(first + lo, first + hi, unit, align, values.nbytes)
+        words = list(w)
+        words[0], words[1], words[2] = rows, cols, chunks
+        words[9] = first - start // unit
+        words[12] = aux_at
+        words[14] = len(row_dims)
+        words[15:] = [x for d in row_dims for x in d]
+        bindings = [(values.handle, start, size)]
+        for (h, _, nbytes), where in zip(whole, out_at):
+            bindings.append((h, where, nbytes - where) if where is not None else (h, 0, nbytes))
+        return bindings, _pack(words), fold(-(-grid_groups // (rk.WORKGROUP // S)),
+                                             ex.max_workgroups_per_dim)
+
+    lo, hi = _span(dims + [(N, stride)])
+    if hi - lo + 1 <= room:  # one piece: bind only the view's footprint
+        return [piece(offset, dims, N, M, C, [None] * len(whole), M * C, aux)]
+    names = ["values"] + (["means"] if mapping == "sqdev" else []) + ["out"] + (
+        ["out_indices"] if arg and not final else [])
+    out_bytes = 4 * _dtype_words(out_name if final else acc_name)
+
+    def out_offsets(first_row: int, first_chunk: int = 0):
+        at = first_row * (1 if final else C) + first_chunk
+        return [None if nm in ("values", "means") else at * (4 if nm == "out_indices" else out_bytes)
+                for nm in names[1:]]
+
+    if M == 1:
+        if arg:
+            return "argmin/argmax over one row longer than the piece size"
+        if final:
+            return "a one-chunk reduction of a sparse view"
+        per_chunk = S * loads * max(1, abs(stride))
+        block = (room - S * loads) // per_chunk // 8 * 8
+        if block < 8:
+            return "its chunks are too far apart"
+        plan = []
+        for c0 in range(0, C, block):
+            nb = min(block, C - c0)
+            cols0 = c0 * S * loads
+            cols = min(N - cols0, nb * S * loads)
+            plan.append(piece(offset + cols0 * stride, [], cols, 1, nb, out_offsets(0, c0), nb, aux))
+        return plan
+    if fold_rows != 1 or not dims:
+        return _column_blocks(device, key, buffers, w, cap) or "its rows continue one another"
+    size0, s0 = dims[0]
+    inner = dims[1:]
+    ilo, ihi = _span(inner + [(N, stride)])
+    step = 8 // math.gcd(math.prod(n for n, _ in inner), 8)  # keeps first rows multiples of 8
+    k = size0 if not s0 else (room - (ihi - ilo + 1)) // abs(s0) + 1
+    k = min(size0, k) // step * step
+    if k < 1:
+        return (_column_blocks(device, key, buffers, w, cap)
+                or "a block of its rows is longer than the piece size")
+    inner_rows = math.prod(n for n, _ in inner)
+    if -(-size0 // k) > _MAX_PIECES:
+        return "it would take too many pieces"
+    plan = []
+    for k0 in range(0, size0, k):
+        kb = min(k, size0 - k0)
+        r0 = k0 * inner_rows
+        rows = kb * inner_rows
+        plan.append(piece(offset + k0 * s0, [(kb, s0)] + inner, N, rows, C,
+                          out_offsets(r0), rows * C, aux + r0))
+    return plan
+
+
+_PLANNERS = {"ew": _plan_elementwise, "reduce": _plan_reduction}
+
+
+def _column_blocks(device, key, buffers, w: list[int], cap: int):
+    """Blocks of chunks over all rows of a reduction pass, each into a temporary (M, B)
+    partials array copied into columns of the pass's (M, C) partials; None if impossible."""
+    from . import _dtypes as dt
+    from . import _graph
+    from ._array_object import Array
+    from .kernels.expr import Input
+
+    ex = device.executor
+    _, combine, mapping, in_name, acc_name, _out, final, _t, vec4, per_thread = key[:10]
+    if final or combine in ("argmin", "argmax"):
+        return None
+    M, N, C, S = w[0], w[1], w[2], w[3]
+    offset, stride = _signed(w[9]), _signed(w[10])
+    dims = [(w[15 + 2 * i], _signed(w[16 + 2 * i])) for i in range(w[14])]
+    unit = 16 if vec4 else 4 * _dtype_words(in_name)
+    loads = per_thread // (4 if vec4 else 1)
+    align = ex.binding_alignment
+    room = (cap - align) // unit
+    lo, hi = _span(dims)
+    width = S * loads  # columns of one chunk
+    block = (room - (hi - lo + 1)) // max(1, width * abs(stride))
+    if block < 1:
+        return None
+    acc = getattr(dt, acc_name)
+    values, out = buffers[0], buffers[-1]
+    means = [(b.handle, 0, b.nbytes) for b in buffers[1:-1]]
+    steps: list = []
+    for c0 in range(0, C, block):
+        nb = min(block, C - c0)
+        cols0 = c0 * width
+        cols = min(N - cols0, nb * width)
+        first = offset + cols0 * stride
+        plo, phi = _span(dims + [(cols, stride)])
+        start, size = _window(first + plo, first + phi, unit, align, values.nbytes)
+        temp = Array._empty((M, nb), acc, device)
+        words = list(w)
+        words[1], words[2], words[9] = cols, nb, first - start // unit
+        bindings = [(values.handle, start, size)] + means + [temp._buf.handle]
+        steps.append((bindings, _pack(words),
+                      fold(-(-(M * nb) // (rk.WORKGROUP // S)), ex.max_workgroups_per_dim)))
+
+        def place(temp=temp, c0=c0, nb=nb):
+            into = Array._view(out, acc, (M, nb), (C, 1), c0, device)
+            _graph._launch(device, (M, nb), [(Input(0, acc), into)], [temp])
+
+        steps.append(place)
+    return steps

@@ -1,0 +1,220 @@
+"""ElementwiseKernel: a user body run once per element, through the built-in machinery.
+
+The body becomes a function (``_kernel_lang``); a call builds the same expression nodes as
+a built-in op (``Input`` per array, ``Scalar`` per scalar, ``Index`` for ``i``) around one
+``UserCall`` node, and the elementwise generator and ``_graph`` do the rest: broadcasting,
+strided and vec4 access, scalars as uniforms, kernel caching by structure. As in CuPy:
+
+- inputs broadcast together; outputs are allocated with the broadcast shape and their
+  declared (or deduced) dtype, or passed after the inputs (then they must have that shape
+  exactly, and the body may read their current values);
+- ``size=n`` gives the number of elements when no argument is an array;
+- ``i`` in the body is the element's linear index (int32);
+- placeholders (``T x, T y``) take the dtype of the arrays given for them, then of scalars.
+
+An array whose dtype differs from a concrete parameter type is converted when NumPy calls
+the conversion safe (int8 to int32); otherwise ``TypeError`` names the parameter.
+"""
+
+from __future__ import annotations
+
+import math
+
+from webarray import _dtypes as dt
+from webarray import _graph
+from webarray._array_object import Array
+from webarray._elementwise import broadcast_shapes
+from webarray.executors.protocol import KernelError
+from webarray.kernels.expr import Index, Input, Scalar, UserCall, UserOut
+
+from . import _kernel_lang as lang
+from ._core import wrap
+from ._params import (check_scalar, classify, kernel_error, parse_params, register_of,
+                      safe_cast, scalar_dtype)
+
+
+class ElementwiseKernel:
+    """``ElementwiseKernel(in_params, out_params, operation, name='kernel')`` as in CuPy;
+    the body may be WGSL, GLSL or CuPy's C-like form (see ``docs/cupy.md``)."""
+
+    def __init__(self, in_params: str, out_params: str, operation: str, name: str = "kernel",
+                 reduce_dims: bool = True, preamble: str = "", no_return: bool = False,
+                 return_tuple: bool = False, loop_prep: str = "", after_loop: str = "",
+                 options=()):
+        """reduce_dims and options (compiler flags) are accepted and have no effect here."""
+        if preamble or loop_prep or after_loop:
+            raise NotImplementedError(
+                f"kernel {name!r}: preamble, loop_prep and after_loop are not supported")
+        self.name = name
+        self.in_params = parse_params(in_params, name, "input")
+        self.out_params = parse_params(out_params, name, "output")
+        clash = {p.name for p in self.in_params} & {p.name for p in self.out_params}
+        if clash:
+            raise ValueError(f"kernel {name!r}: {sorted(clash)} is both an input and an output")
+        if not self.out_params:
+            raise ValueError(f"kernel {name!r}: an ElementwiseKernel needs an output parameter")
+        self.operation = operation
+        self.no_return = no_return
+        self.return_tuple = return_tuple
+        self._uses_i = "i" not in {p.name for p in self.in_params + self.out_params} and (
+            any(t.kind == "id" and t.text == "i" for t in lang.tokenize(operation)))
+        self._functions: dict = {}
+        # a body with only concrete types is translated now, so errors show at once
+        if all(p.dtype is not None for p in self.in_params + self.out_params):
+            try:
+                regs = {p.name: register_of(p.dtype, name, p.name)
+                        for p in self.in_params + self.out_params}
+            except TypeError:
+                regs = None
+            if regs is not None:
+                self._function({}, regs, False)
+
+    def _function(self, placeholders: dict, regs: dict, readable: bool) -> lang.UserFunction:
+        key = (tuple(sorted(placeholders.items())), tuple(regs.items()), readable)
+        fn = self._functions.get(key)
+        if fn is None:
+            types = dict(lang.TYPE_NAMES)
+            types.update(placeholders)
+            inputs = [(p.name, regs[p.name]) for p in self.in_params]
+            if self._uses_i:
+                inputs.append(("i", "i32"))
+            outputs = [(p.name, regs[p.name]) for p in self.out_params]
+            fn = self._functions[key] = lang.UserFunction(
+                self.name, self.operation, inputs, outputs, types, readable)
+        return fn
+
+    def __call__(self, *args, size: int | None = None, block_size=None, stream=None):
+        n_in, n_out = len(self.in_params), len(self.out_params)
+        if len(args) not in (n_in, n_in + n_out):
+            raise TypeError(f"kernel {self.name!r} takes {n_in} inputs (and optionally "
+                            f"{n_out} outputs), got {len(args)} arguments")
+        ins = [classify(a, self.name, p.name) for p, a in zip(self.in_params, args)]
+        outs = list(args[n_in:])
+        for p, o in zip(self.out_params, outs):
+            if not isinstance(o, Array):
+                raise TypeError(f"kernel {self.name!r}: output {p.name!r} must be an array, "
+                                f"got {type(o).__name__}")
+
+        # placeholders: from arrays first (inputs, then given outputs), then scalars
+        bound: dict[str, dt.DType] = {}
+        for p, c in list(zip(self.in_params, ins)) + [
+                (p, ("array", o, o.dtype)) for p, o in zip(self.out_params, outs)]:
+            if p.dtype is None and c[0] == "array":
+                have = bound.setdefault(p.type, c[2])
+                if have is not c[2]:
+                    raise TypeError(
+                        f"kernel {self.name!r}: parameter {p.name!r} has type {p.type} = "
+                        f"{have.name} (from an earlier argument), got {c[2].name}")
+        for p, c in zip(self.in_params, ins):
+            if p.dtype is None and c[0] == "scalar" and p.type not in bound:
+                bound[p.type] = c[2] or scalar_dtype(c[1])
+
+        def dtype_of(p) -> dt.DType:
+            if p.dtype is not None:
+                return p.dtype
+            if p.type not in bound:
+                raise TypeError(f"kernel {self.name!r}: cannot tell the type {p.type} of "
+                                f"{p.name!r}; pass an array for it, or the outputs")
+            return bound[p.type]
+
+        arrays, scalars, nodes = [], [], []
+        device = None
+        regs = {}
+        for p, c in zip(self.in_params, ins):
+            d = dtype_of(p)
+            regs[p.name] = register_of(d, self.name, p.name)
+            if c[0] == "array":
+                a = c[1]
+                if a.dtype is not d:
+                    if not safe_cast(a.dtype, d):
+                        raise TypeError(f"kernel {self.name!r}: parameter {p.name!r} is "
+                                        f"{d.name}, got an array of {a.dtype.name}")
+                    a = _graph.copy_of(a, d)
+                if device is None:
+                    device = a.device
+                elif a.device != device:
+                    raise ValueError(f"kernel {self.name!r}: {p.name!r} is on {a.device!r}, "
+                                     f"other arguments on {device!r}")
+                nodes.append(Input(len(arrays), d))
+                arrays.append(a)
+            else:
+                scalars.append((d, check_scalar(c[1], d, self.name, p.name)))
+                nodes.append(Scalar(len(scalars) - 1, d))
+        out_dtypes = []
+        for k, p in enumerate(self.out_params):
+            d = dtype_of(p)
+            regs[p.name] = register_of(d, self.name, p.name)
+            if outs and outs[k].dtype is not d:
+                raise TypeError(f"kernel {self.name!r}: output {p.name!r} is {d.name}, got "
+                                f"an array of {outs[k].dtype.name}")
+            out_dtypes.append(d)
+
+        in_shapes = [a.shape for a in arrays]
+        if size is not None:
+            if in_shapes or outs:
+                raise ValueError(f"kernel {self.name!r}: size= can be given only when no "
+                                 "argument is an array")
+            shape = (int(size),)
+        elif in_shapes or outs:
+            # inputs broadcast to the outputs' shape; outputs are never broadcast
+            try:
+                shape = broadcast_shapes(*in_shapes, *(o.shape for o in outs))
+            except ValueError:
+                raise ValueError(f"kernel {self.name!r}: the argument shapes "
+                                 f"{in_shapes + [o.shape for o in outs]} do not broadcast "
+                                 "together") from None
+            for p, o in zip(self.out_params, outs):
+                if o.shape != shape:
+                    raise ValueError(f"kernel {self.name!r}: output {p.name!r} has shape "
+                                     f"{o.shape}, the arguments broadcast to {shape}")
+        else:
+            raise ValueError(f"kernel {self.name!r}: no argument is an array; pass size=")
+        for o in outs:
+            if device is None:
+                device = o.device
+            elif o.device != device:
+                raise ValueError(f"kernel {self.name!r}: an output is on another device")
+        if device is None:
+            from webarray._device import default_device
+
+            device = default_device()
+
+        readable = bool(outs)
+        fn = self._function({k: register_of(v, self.name, k) for k, v in bound.items()},
+                            regs, readable)
+        if self._uses_i:
+            nodes.append(Index(dt.int32))
+        if readable:
+            for o in outs:
+                nodes.append(Input(len(arrays), o.dtype))
+                arrays.append(o)
+        call = UserCall(fn, tuple(nodes))
+        targets = [(UserOut(call, k, d), outs[k] if outs else None)
+                   for k, d in enumerate(out_dtypes)]
+        results = run(device, shape, targets, arrays, scalars, self.name)
+        if not outs:
+            results = [wrap(r) for r in results]
+        if self.no_return:
+            return None
+        if len(results) == 1 and not self.return_tuple:
+            return results[0]
+        return tuple(results)
+
+
+def run(device, shape, targets, arrays, scalars, kernel: str):
+    """Launch one elementwise kernel now (user nodes are not lazy)."""
+    if not getattr(device.kernels.elementwise, "USER_CALLS", device.backend != "webgl2"):
+        raise NotImplementedError(
+            f"kernel {kernel!r}: the {device.backend} elementwise generator does not run "
+            "user kernels yet (it needs UserCall/UserOut nodes: UserFunction.glsl_outputs "
+            "gives their GLSL)")
+    if any(out is not None for _, out in targets):
+        # nothing pending may still read a buffer this kernel writes
+        _graph.flush(device)
+    if math.prod(shape) == 0:
+        return [out if out is not None else Array._empty(shape, node.dtype, device)
+                for node, out in targets]
+    try:
+        return _graph._launch(device, shape, targets, arrays, scalars)
+    except KernelError as e:
+        raise kernel_error(kernel, e, "wgsl") from None

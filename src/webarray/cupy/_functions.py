@@ -1,0 +1,839 @@
+"""NumPy-named functions of the CuPy layer, over the strict namespace.
+
+Each function converts its operands (arrays, NumPy arrays, sequences, Python and NumPy
+scalars), applies NumPy's promotion (``_core.result_type``), casts operands to the
+computing dtype (casts fuse into the kernel), calls the strict function and relabels the
+result as ``ndarray``. ``out=`` is honoured by writing the result into ``out``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import webarray as _wa
+from webarray import _dtypes as dt
+from webarray._array_object import Array
+from webarray.kernels.ops import TABLE
+
+from ._core import (as_dtype, cast_to, floating, fresh, ndarray, operand, scalar_value,
+                    to_array, wrap)
+from ._core import result_type as _promoted_dtype
+
+# -- elementwise ------------------------------------------------------------------------------
+
+
+def _finish(res, out, name: str):
+    if out is None:
+        return wrap(res)
+    if not isinstance(out, Array):
+        raise TypeError(f"{name}: out must be an array, got {type(out).__name__}")
+    out[...] = res
+    return out
+
+
+def _compute_dtype(name: str, strict: str, args) -> dt.DType:
+    d = _promoted_dtype(*args)
+    cat = TABLE[strict].inputs if strict in TABLE else "numeric"
+    if cat in ("floating-point", "real floating-point"):
+        return floating(d)
+    return d
+
+
+# NumPy computes these on bool arrays as logic
+_BOOL_AS = {"add": "logical_or", "multiply": "logical_and", "maximum": "logical_or",
+            "minimum": "logical_and"}
+
+
+def _ufunc(name: str, strict: str, nin: int):
+    def fn(*args, out=None, dtype=None, **kwargs):
+        if kwargs:
+            raise TypeError(f"{name}: unsupported arguments {sorted(kwargs)}")
+        if len(args) != nin:
+            raise TypeError(f"{name} takes {nin} array argument{'s' if nin > 1 else ''}, "
+                            f"got {len(args)}")
+        ops = [operand(a, name) for a in args]
+        if not builtins.any(isinstance(a, Array) for a in ops):
+            ops[0] = to_array(ops[0])
+        compute = as_dtype(dtype) or _compute_dtype(name, strict, ops)
+        op = strict
+        if strict in ("logical_and", "logical_or", "logical_xor", "logical_not"):
+            compute = dt.bool
+        elif compute is dt.bool:
+            op = _BOOL_AS.get(strict, strict)
+            if op in ("less", "less_equal", "greater", "greater_equal"):
+                compute = dt.uint8  # False < True, as NumPy orders bools
+        ops = [cast_to(a, compute) for a in ops]
+        return _finish(getattr(_wa, op)(*ops), out, name)
+
+    fn.__name__ = name
+    fn.__doc__ = f"NumPy's ``{name}`` (computes with the strict ``{strict}``)."
+    return fn
+
+
+_UNARY = {
+    "absolute": "abs", "abs": "abs", "fabs": "abs", "negative": "negative", "positive": "positive",
+    "sqrt": "sqrt", "square": "square", "exp": "exp", "expm1": "expm1", "log": "log",
+    "log1p": "log1p", "log2": "log2", "log10": "log10", "sin": "sin", "cos": "cos",
+    "tan": "tan", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sinh": "sinh",
+    "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh", "arccosh": "acosh",
+    "arctanh": "atanh", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "fix": "trunc",
+    "rint": "round", "sign": "sign", "signbit": "signbit", "isnan": "isnan", "isinf": "isinf",
+    "isfinite": "isfinite", "conj": "conj", "conjugate": "conj", "invert": "bitwise_invert",
+    "bitwise_not": "bitwise_invert", "logical_not": "logical_not", "reciprocal": "reciprocal",
+    "asin": "asin", "acos": "acos", "atan": "atan", "asinh": "asinh", "acosh": "acosh",
+    "atanh": "atanh", "bitwise_invert": "bitwise_invert",
+}
+_BINARY = {
+    "add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
+    "true_divide": "divide", "floor_divide": "floor_divide", "remainder": "remainder",
+    "mod": "remainder", "power": "pow", "pow": "pow", "arctan2": "atan2", "atan2": "atan2",
+    "hypot": "hypot", "maximum": "maximum", "minimum": "minimum", "copysign": "copysign",
+    "nextafter": "nextafter", "logaddexp": "logaddexp", "equal": "equal",
+    "not_equal": "not_equal", "less": "less", "less_equal": "less_equal",
+    "greater": "greater", "greater_equal": "greater_equal", "logical_and": "logical_and",
+    "logical_or": "logical_or", "logical_xor": "logical_xor", "bitwise_and": "bitwise_and",
+    "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
+    "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
+    "bitwise_left_shift": "bitwise_left_shift", "bitwise_right_shift": "bitwise_right_shift",
+}
+UFUNCS = {}
+for _name, _strict in _UNARY.items():
+    UFUNCS[_name] = _ufunc(_name, _strict, 1)
+for _name, _strict in _BINARY.items():
+    UFUNCS[_name] = _ufunc(_name, _strict, 2)
+globals().update(UFUNCS)
+
+add = UFUNCS["add"]
+subtract = UFUNCS["subtract"]
+multiply = UFUNCS["multiply"]
+true_divide = UFUNCS["true_divide"]
+floor_divide = UFUNCS["floor_divide"]
+remainder = UFUNCS["remainder"]
+power = UFUNCS["power"]
+bitwise_and = UFUNCS["bitwise_and"]
+bitwise_or = UFUNCS["bitwise_or"]
+bitwise_xor = UFUNCS["bitwise_xor"]
+left_shift = UFUNCS["left_shift"]
+right_shift = UFUNCS["right_shift"]
+equal = UFUNCS["equal"]
+not_equal = UFUNCS["not_equal"]
+less = UFUNCS["less"]
+less_equal = UFUNCS["less_equal"]
+greater = UFUNCS["greater"]
+greater_equal = UFUNCS["greater_equal"]
+isnan = UFUNCS["isnan"]
+
+
+def inplace(fn, x: Array, other):
+    """x op= other, NumPy style: the result is cast back to x's dtype under NumPy's
+    'same_kind' rule (float into an integer array raises), and written into x."""
+    other = operand(other, fn.__name__)
+    res = fn(x, other)
+    if res.dtype is not x.dtype:
+        if _kind_rank(res.dtype) > _kind_rank(x.dtype):
+            raise TypeError(
+                f"Cannot cast ufunc '{fn.__name__}' output from {res.dtype.name} to "
+                f"{x.dtype.name} with casting rule 'same_kind'")
+    if fn.__name__ in _BINARY and x.shape == res.shape:
+        strict = _BINARY[fn.__name__]
+        # an operation whose promotion keeps x's dtype runs as the strict in-place op,
+        # which the lazy graph can fuse
+        compute = _compute_dtype(fn.__name__, strict, [x, other])
+        if compute is x.dtype and res.dtype is x.dtype:
+            from webarray import _elementwise
+
+            _elementwise._inplace(strict, x, cast_to(other, x.dtype))
+            return x
+    x[...] = res if res.dtype is x.dtype else _wa.astype(res, x.dtype)
+    return x
+
+
+def _kind_rank(d: dt.DType) -> int:
+    return "biufc".index(d.kind) if d.kind != "u" else 1
+
+
+def around(a, decimals: int = 0, out=None):
+    a = _array(a, "around")
+    if decimals == 0:
+        return _finish(_wa.round(a), out, "around")
+    if a.dtype.kind in "iu":
+        return _finish(_wa.asarray(a, copy=True), out, "around")
+    scale = 10.0 ** decimals
+    return _finish(_wa.round(a * scale) / scale, out, "around")
+
+
+round_ = round = around
+
+
+def fmax(x1, x2, out=None):
+    a, b = _promoted("fmax", x1, x2)
+    return _finish(_wa.where(_wa.isnan(b), a, _wa.where(_wa.isnan(a), b, _wa.maximum(a, b))),
+                   out, "fmax")
+
+
+def fmin(x1, x2, out=None):
+    a, b = _promoted("fmin", x1, x2)
+    return _finish(_wa.where(_wa.isnan(b), a, _wa.where(_wa.isnan(a), b, _wa.minimum(a, b))),
+                   out, "fmin")
+
+
+def fmod(x1, x2, out=None):
+    a, b = _promoted("fmod", x1, x2)
+    if a.dtype.kind == "f":
+        return _finish(a - _wa.trunc(a / b) * b, out, "fmod")
+    r = _wa.remainder(a, b)
+    fix = _wa.logical_and(r != 0, (r < 0) != (a < 0))
+    return _finish(_wa.where(fix, r - b, r), out, "fmod")
+
+
+def _promoted(name, x1, x2):
+    ops = [operand(x1, name), operand(x2, name)]
+    if not builtins.any(isinstance(a, Array) for a in ops):
+        ops[0] = to_array(ops[0])
+    d = _promoted_dtype(*ops)
+    ops = [to_array(a, d) if not isinstance(a, Array) else cast_to(a, d) for a in ops]
+    return ops
+
+
+def clip(a, a_min=None, a_max=None, out=None):
+    a = _array(a, "clip")
+    lo = scalar_value(a_min) if not isinstance(a_min, Array) else a_min
+    hi = scalar_value(a_max) if not isinstance(a_max, Array) else a_max
+    d = _promoted_dtype(a, *(v for v in (lo, hi) if v is not None))
+    a = cast_to(a, d)
+    lo = None if lo is None else cast_to(lo, d)
+    hi = None if hi is None else cast_to(hi, d)
+    return _finish(_wa.clip(a, lo, hi), out, "clip")
+
+
+def where(condition, x=None, y=None):
+    if x is None and y is None:
+        return nonzero(condition)
+    c = _array(condition, "where")
+    if c.dtype is not dt.bool:
+        c = _wa.astype(c, dt.bool)
+    ops = [operand(x, "where"), operand(y, "where")]
+    if not builtins.any(isinstance(o, Array) for o in ops):
+        ops[0] = to_array(ops[0])
+    d = _promoted_dtype(*ops)
+    ops = [cast_to(o, d) for o in ops]
+    return wrap(_wa.where(c, *ops))
+
+
+def real(a):
+    a = _array(a, "real")
+    return wrap(_wa.real(a)) if a.dtype.kind == "c" else fresh(a)
+
+
+def imag(a):
+    a = _array(a, "imag")
+    return wrap(_wa.imag(a)) if a.dtype.kind == "c" else wrap(_wa.zeros_like(a))
+
+
+def angle(z):
+    z = _array(z, "angle")
+    return wrap(_wa.atan2(imag(z), real(cast_to(z, floating(z.dtype)))))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    a, b = _promoted("isclose", a, b)
+    a, b = cast_to(a, floating(a.dtype)), cast_to(b, floating(b.dtype))
+    close = _wa.abs(a - b) <= atol + rtol * _wa.abs(b)
+    close = _wa.logical_or(close, a == b)
+    if equal_nan:
+        close = _wa.logical_or(close, _wa.logical_and(_wa.isnan(a), _wa.isnan(b)))
+    return wrap(close)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return builtins.bool(_wa.all(isclose(a, b, rtol, atol, equal_nan)))
+
+
+def array_equal(a1, a2, equal_nan=False) -> bool:
+    a1, a2 = to_array(a1), to_array(a2)
+    if a1.shape != a2.shape:
+        return False
+    return builtins.bool(_wa.all(isclose(a1, a2, 0, 0, equal_nan) if equal_nan else equal(a1, a2)))
+
+
+# -- creation ---------------------------------------------------------------------------------
+
+
+def _shape(shape) -> tuple:
+    if isinstance(shape, (tuple, list)):
+        return tuple(builtins.int(s) for s in shape)
+    return (builtins.int(shape),)
+
+
+def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
+    a = to_array(obj, as_dtype(dtype))
+    if copy and a is obj:
+        a = _wa.asarray(a, copy=True)
+    if ndmin > a.ndim:
+        a = _wa.reshape(a, (1,) * (ndmin - a.ndim) + a.shape)
+    return wrap(a) if a is not obj else fresh(a)
+
+
+def asarray(a, dtype=None, order=None):
+    r = to_array(a, as_dtype(dtype))
+    return fresh(r) if r is a else wrap(r)
+
+
+asanyarray = asarray
+
+
+def ascontiguousarray(a, dtype=None):
+    r = to_array(a, as_dtype(dtype))
+    from webarray._graph import is_contiguous
+
+    if not is_contiguous(r.shape, r._strides):
+        r = _wa.asarray(r, copy=True)
+    return fresh(r) if r is a else wrap(r)
+
+
+def empty(shape, dtype=None, order="C"):
+    return wrap(_wa.empty(_shape(shape), dtype=as_dtype(dtype) or dt.float32))
+
+
+def zeros(shape, dtype=None, order="C"):
+    return wrap(_wa.zeros(_shape(shape), dtype=as_dtype(dtype) or dt.float32))
+
+
+def ones(shape, dtype=None, order="C"):
+    return wrap(_wa.ones(_shape(shape), dtype=as_dtype(dtype) or dt.float32))
+
+
+def full(shape, fill_value, dtype=None, order="C"):
+    v = scalar_value(fill_value)
+    d = as_dtype(dtype) or (_promoted_dtype(v) if v is not None else fill_value.dtype)
+    if v is None:
+        return wrap(_wa.asarray(_wa.broadcast_to(to_array(fill_value, d), _shape(shape)), copy=True))
+    return wrap(_wa.full(_shape(shape), cast_to(v, d), dtype=d))
+
+
+def _like(name):
+    make = getattr(_wa, name[:-len("_like")])
+
+    def fn(a, dtype=None, order="K", subok=None, shape=None):
+        a = _array(a, name)
+        return wrap(make(a.shape if shape is None else _shape(shape), dtype=as_dtype(dtype) or a.dtype))
+
+    fn.__name__ = name
+    return fn
+
+
+empty_like = _like("empty_like")
+zeros_like = _like("zeros_like")
+ones_like = _like("ones_like")
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None):
+    a = _array(a, "full_like")
+    return full(a.shape if shape is None else shape, fill_value, dtype or a.dtype)
+
+
+def arange(start, stop=None, step=1, dtype=None):
+    d = as_dtype(dtype)
+    if d is None:
+        vals = [v for v in (start, stop, step) if v is not None]
+        d = dt.float32 if builtins.any(isinstance(scalar_value(v), builtins.float) for v in vals) else dt.int32
+    return wrap(_wa.arange(start, stop, step, dtype=d))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    d = as_dtype(dtype) or dt.float32
+    if d.kind in "iu":  # NumPy computes in floats and truncates
+        r = _wa.astype(_wa.linspace(builtins.float(start), builtins.float(stop), num,
+                                    dtype=dt.float32, endpoint=endpoint), d)
+    else:
+        r = _wa.linspace(start, stop, num, dtype=d, endpoint=endpoint)
+    if retstep:
+        div = (num - 1) if endpoint else num
+        return wrap(r), ((stop - start) / div if div > 0 else math.nan)
+    return wrap(r)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    return wrap(_wa.pow(base, linspace(start, stop, num, endpoint, dtype=dtype)))
+
+
+def eye(N, M=None, k=0, dtype=None, order="C"):
+    return wrap(_wa.eye(N, M, k=k, dtype=as_dtype(dtype) or dt.float32))
+
+
+def identity(n, dtype=None):
+    return eye(n, dtype=dtype)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    arrays = [to_array(x) for x in xi]
+    if sparse:
+        nd = len(arrays)
+        out = []
+        for k, a in enumerate(arrays):
+            shape = [1] * nd
+            shape[k] = a.size
+            if indexing == "xy" and nd >= 2 and k < 2:
+                shape[0], shape[1] = shape[1], shape[0]
+            out.append(_wa.reshape(a, tuple(shape)))
+        return wrap(out)
+    return wrap(list(_wa.meshgrid(*arrays, indexing=indexing)))
+
+
+def tri(N, M=None, k=0, dtype=None):
+    return wrap(_wa.astype(_wa.tril(_wa.ones((N, N if M is None else M), dtype=dt.int32), k=k),
+                           as_dtype(dtype) or dt.float32))
+
+
+def tril(m, k=0):
+    return wrap(_wa.tril(_array(m, "tril"), k=k))
+
+
+def triu(m, k=0):
+    return wrap(_wa.triu(_array(m, "triu"), k=k))
+
+
+def copy(a, order="K"):
+    return wrap(_wa.asarray(_array(a, "copy"), copy=True))
+
+
+# -- manipulation ---------------------------------------------------------------------------
+
+
+def _array(a, name: str) -> Array:
+    if isinstance(a, Array):
+        return a
+    return to_array(operand(a, name))
+
+
+def reshape(a, newshape, order="C"):
+    return ndarray.reshape(fresh(_array(a, "array")), newshape, order=order)
+
+
+def ravel(a, order="C"):
+    return reshape(a, -1, order)
+
+
+def transpose(a, axes=None):
+    return ndarray.transpose(fresh(_array(a, "array")), axes)
+
+
+def swapaxes(a, axis1, axis2):
+    return ndarray.swapaxes(fresh(_array(a, "array")), axis1, axis2)
+
+
+def moveaxis(a, source, destination):
+    return wrap(_wa.moveaxis(_array(a, "moveaxis"), source, destination))
+
+
+def squeeze(a, axis=None):
+    a = _array(a, "squeeze")
+    if axis is None:
+        axis = tuple(k for k, n in enumerate(a.shape) if n == 1)
+    return wrap(_wa.squeeze(a, axis=axis))
+
+
+def expand_dims(a, axis):
+    return wrap(_wa.expand_dims(_array(a, "expand_dims"), axis=axis))
+
+
+def _joined(arrays, name):
+    arrays = [_array(a, name) for a in arrays]
+    d = _promoted_dtype(*arrays)
+    return [cast_to(a, d) for a in arrays]
+
+
+def concatenate(arrays, axis=0, out=None, dtype=None):
+    arrays = _joined(arrays, "concatenate")
+    if dtype is not None:
+        arrays = [cast_to(a, as_dtype(dtype)) for a in arrays]
+    return _finish(_wa.concat(arrays, axis=axis), out, "concatenate")
+
+
+def stack(arrays, axis=0, out=None):
+    return _finish(_wa.stack(_joined(arrays, "stack"), axis=axis), out, "stack")
+
+
+def hstack(tup):
+    arrays = _joined(tup, "hstack")
+    return wrap(_wa.concat(arrays, axis=0 if arrays[0].ndim == 1 else 1))
+
+
+def vstack(tup):
+    arrays = [a if a.ndim >= 2 else _wa.reshape(a, (1, -1)) for a in _joined(tup, "vstack")]
+    return wrap(_wa.concat(arrays, axis=0))
+
+
+def flip(m, axis=None):
+    return wrap(_wa.flip(_array(m, "flip"), axis=axis))
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    return wrap(_wa.roll(_array(a, "roll"), shift, axis=axis))
+
+
+def tile(A, reps):
+    return wrap(_wa.tile(_array(A, "tile"), tuple(reps) if isinstance(reps, (list, tuple)) else (reps,)))
+
+
+def repeat(a, repeats, axis=None):
+    return wrap(_wa.repeat(_array(a, "repeat"), repeats, axis=axis))
+
+
+def broadcast_to(array, shape):
+    return wrap(_wa.broadcast_to(_array(array, "broadcast_to"), _shape(shape)))
+
+
+def broadcast_arrays(*args):
+    return wrap(list(_wa.broadcast_arrays(*(_array(a, "broadcast_arrays") for a in args))))
+
+
+def atleast_1d(*arys):
+    out = []
+    for a in arys:
+        a = _array(a, "atleast_1d")
+        out.append(fresh(a) if a.ndim >= 1 else wrap(_wa.reshape(a, (1,))))
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    out = []
+    for a in arys:
+        a = _array(a, "atleast_2d")
+        out.append(fresh(a) if a.ndim >= 2 else wrap(_wa.reshape(a, (1,) * (2 - a.ndim) + a.shape)))
+    return out[0] if len(out) == 1 else out
+
+
+def shape(a):
+    return _array(a, "shape").shape
+
+
+def ndim(a):
+    return _array(a, "ndim").ndim
+
+
+def size(a):
+    return _array(a, "size").size
+
+
+# -- reductions -------------------------------------------------------------------------------
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _sum_dtype(a: Array, dtype) -> dt.DType:
+    d = as_dtype(dtype)
+    if d is not None:
+        return d
+    if a.dtype.kind in "bi":
+        return dt.int64 if dt.int64 in a.device.dtypes else dt.int32
+    if a.dtype.kind == "u":
+        return dt.uint64 if dt.uint64 in a.device.dtypes else dt.uint32
+    return a.dtype
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False):
+    """NumPy's accumulator: int64 (uint64) for bool and integer input."""
+    a = _array(a, "sum")
+    d = _sum_dtype(a, dtype)
+    src = a if a.dtype.kind != "b" else _wa.astype(a, d)
+    return _finish(_wa.sum(src, axis=_axis(axis), dtype=d, keepdims=keepdims), out, "sum")
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False):
+    a = _array(a, "prod")
+    d = _sum_dtype(a, dtype)
+    src = a if a.dtype.kind != "b" else _wa.astype(a, d)
+    return _finish(_wa.prod(src, axis=_axis(axis), dtype=d, keepdims=keepdims), out, "prod")
+
+
+def _float_input(a, dtype, name):
+    a = _array(a, name)
+    d = as_dtype(dtype) or floating(a.dtype)
+    return cast_to(a, d)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False):
+    a = _float_input(a, dtype, "mean")
+    return _finish(_wa.mean(a, axis=_axis(axis), keepdims=keepdims), out, "mean")
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    a = _float_input(a, dtype, "var")
+    return _finish(_wa.var(a, axis=_axis(axis), correction=ddof, keepdims=keepdims), out, "var")
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    a = _float_input(a, dtype, "std")
+    return _finish(_wa.std(a, axis=_axis(axis), correction=ddof, keepdims=keepdims), out, "std")
+
+
+def _minmax(name, strict):
+    def fn(a, axis=None, out=None, keepdims=False):
+        a = _array(a, name)
+        src = a if a.dtype.kind != "b" else _wa.astype(a, dt.uint8)
+        r = getattr(_wa, strict)(src, axis=_axis(axis), keepdims=keepdims)
+        if a.dtype.kind == "b":
+            r = _wa.astype(r, dt.bool)
+        return _finish(r, out, name)
+
+    fn.__name__ = name
+    return fn
+
+
+amin = min = _minmax("amin", "min")
+amax = max = _minmax("amax", "max")
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    return _finish(amax(a, axis, None, keepdims) - amin(a, axis, None, keepdims), out, "ptp")
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    return _finish(_wa.argmin(_array(a, "argmin"), axis=axis, keepdims=keepdims), out, "argmin")
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    return _finish(_wa.argmax(_array(a, "argmax"), axis=axis, keepdims=keepdims), out, "argmax")
+
+
+def all(a, axis=None, out=None, keepdims=False):
+    return _finish(_wa.all(_array(a, "all"), axis=_axis(axis), keepdims=keepdims), out, "all")
+
+
+def any(a, axis=None, out=None, keepdims=False):
+    return _finish(_wa.any(_array(a, "any"), axis=_axis(axis), keepdims=keepdims), out, "any")
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    return wrap(_wa.count_nonzero(_array(a, "count_nonzero"), axis=_axis(axis), keepdims=keepdims))
+
+
+def _cumulative(name, strict):
+    def fn(a, axis=None, dtype=None, out=None):
+        a = _array(a, name)
+        if axis is None:
+            a = _wa.reshape(a, (-1,))
+            axis = 0
+        d = _sum_dtype(a, dtype)
+        src = a if a.dtype.kind != "b" else _wa.astype(a, d)
+        return _finish(getattr(_wa, strict)(src, axis=axis, dtype=d), out, name)
+
+    fn.__name__ = name
+    return fn
+
+
+cumsum = _cumulative("cumsum", "cumulative_sum")
+cumprod = _cumulative("cumprod", "cumulative_prod")
+
+
+def diff(a, n=1, axis=-1):
+    return wrap(_wa.diff(_array(a, "diff"), axis=axis, n=n))
+
+
+# -- linear algebra -------------------------------------------------------------------------
+
+
+def _matmul_operands(a, b, name):
+    a, b = _array(a, name), _array(b, name)
+    d = _promoted_dtype(a, b)
+    return cast_to(a, d), cast_to(b, d)
+
+
+def matmul(a, b, out=None):
+    a, b = _matmul_operands(a, b, "matmul")
+    return _finish(_wa.matmul(a, b), out, "matmul")
+
+
+def dot(a, b, out=None):
+    """NumPy's dot: products for scalars, inner product of vectors, matmul of matrices,
+    and the sum over the last axis of a and the second-to-last of b otherwise."""
+    if scalar_value(a) is not None or scalar_value(b) is not None:
+        return multiply(a, b, out=out)
+    a, b = _matmul_operands(a, b, "dot")
+    if a.ndim == 0 or b.ndim == 0:
+        return _finish(a * b, out, "dot")
+    if a.ndim <= 2 and b.ndim <= 2:
+        return _finish(_wa.matmul(a, b), out, "dot")
+    return _finish(_wa.tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2])), out, "dot")
+
+
+def vdot(a, b):
+    a, b = _matmul_operands(a, b, "vdot")
+    return wrap(_wa.vecdot(_wa.reshape(a, (-1,)), _wa.reshape(b, (-1,))))
+
+
+def inner(a, b):
+    a, b = _matmul_operands(a, b, "inner")
+    if a.ndim == 0 or b.ndim == 0:
+        return wrap(a * b)
+    return wrap(_wa.tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1])))
+
+
+def outer(a, b, out=None):
+    a, b = _matmul_operands(a, b, "outer")
+    return _finish(_wa.reshape(a, (-1, 1)) * _wa.reshape(b, (1, -1)), out, "outer")
+
+
+def tensordot(a, b, axes=2):
+    a, b = _matmul_operands(a, b, "tensordot")
+    return wrap(_wa.tensordot(a, b, axes=axes))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    a = _array(a, "trace")
+    a = _wa.moveaxis(a, (axis1, axis2), (-2, -1))
+    return sum(_wa.linalg.diagonal(a, offset=offset), axis=-1, dtype=dtype)
+
+
+# -- sorting, searching, sets ------------------------------------------------------------------
+
+
+def sort(a, axis=-1):
+    a = _array(a, "sort")
+    if axis is None:
+        a, axis = _wa.reshape(a, (-1,)), 0
+    return wrap(_wa.sort(a, axis=axis))
+
+
+def argsort(a, axis=-1):
+    a = _array(a, "argsort")
+    if axis is None:
+        a, axis = _wa.reshape(a, (-1,)), 0
+    return wrap(_wa.argsort(a, axis=axis))
+
+
+def nonzero(a):
+    a = _array(a, "nonzero")
+    return wrap(_wa.nonzero(a))
+
+
+def flatnonzero(a):
+    return nonzero(ravel(a))[0]
+
+
+def argwhere(a):
+    idx = nonzero(a)
+    return wrap(_wa.stack(idx, axis=1)) if idx else wrap(_wa.zeros((0, 0), dtype=dt.int32))
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    a = _array(a, "searchsorted")
+    v = operand(v, "searchsorted")
+    return wrap(_wa.searchsorted(a, cast_to(v, a.dtype), side=side, sorter=sorter))
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    a = _wa.reshape(_array(ar, "unique"), (-1,))
+    if not (return_index or return_inverse or return_counts):
+        return wrap(_wa.sort(_wa.unique_values(a)))
+    r = _wa.unique_all(a)
+    order = _wa.argsort(r.values)
+    out = [wrap(_wa.take(r.values, order))]
+    if return_index:
+        out.append(wrap(_wa.take(r.indices, order)))
+    if return_inverse:
+        rank = _wa.argsort(order)
+        out.append(wrap(_wa.take(rank, _wa.reshape(r.inverse_indices, (-1,)))))
+    if return_counts:
+        out.append(wrap(_wa.take(r.counts, order)))
+    return tuple(out)
+
+
+def isin(element, test_elements, invert=False):
+    e, t = _matmul_operands(element, _wa.reshape(_array(test_elements, "isin"), (-1,)), "isin")
+    return wrap(_wa.isin(e, t, invert=invert))
+
+
+def take(a, indices, axis=None):
+    a = _array(a, "take")
+    idx = to_array(indices)
+    if axis is None:
+        a, axis = _wa.reshape(a, (-1,)), 0
+    if idx.ndim == 0:
+        return wrap(_wa.take(a, _wa.reshape(idx, (1,)), axis=axis)[(slice(None),) * axis + (0,)])
+    if idx.ndim > 1:
+        flat = _wa.take(a, _wa.reshape(idx, (-1,)), axis=axis)
+        shape = a.shape[:axis] + idx.shape + a.shape[axis + 1:]
+        return wrap(_wa.reshape(flat, shape))
+    return wrap(_wa.take(a, idx, axis=axis))
+
+
+def bincount(x, weights=None, minlength=0):
+    x = _array(x, "bincount")
+    n = builtins.max(builtins.int(_wa.max(x)) + 1 if x.size else 0, minlength)
+    bins = _wa.arange(n, dtype=x.dtype)
+    hits = _wa.reshape(x, (-1, 1)) == _wa.reshape(bins, (1, -1))
+    if weights is None:
+        return wrap(_wa.sum(_wa.astype(hits, dt.int64 if dt.int64 in x.device.dtypes else dt.int32), axis=0))
+    w = _wa.reshape(cast_to(_array(weights, "bincount"), dt.float32), (-1, 1))
+    return wrap(_wa.sum(_wa.where(hits, w, 0.0), axis=0))
+
+
+# -- dtypes ---------------------------------------------------------------------------------
+
+
+def can_cast(from_, to, casting="safe") -> bool:
+    f = from_.dtype if isinstance(from_, Array) else as_dtype(from_)
+    t = as_dtype(to)
+    if casting == "unsafe":
+        return True
+    if casting == "same_kind":
+        return _kind_rank(f) <= _kind_rank(t)
+    return promote_types(f, t) is t
+
+
+def promote_types(a, b):
+    from ._core import promote
+
+    return promote(as_dtype(a), as_dtype(b))
+
+
+def result_type(*arrays_and_dtypes):
+    """NumPy 2's result_type (float32 standing for float64)."""
+    return _promoted_dtype(*(a if isinstance(a, Array) or scalar_value(a) is not None else as_dtype(a)
+                         for a in arrays_and_dtypes))
+
+
+def dtype(spec):
+    return as_dtype(spec)
+
+
+def finfo(t):
+    return _wa.finfo(as_dtype(t) if not isinstance(t, Array) else t)
+
+
+def iinfo(t):
+    return _wa.iinfo(as_dtype(t) if not isinstance(t, Array) else t)
+
+
+def isscalar(x) -> bool:
+    return scalar_value(x) is not None
+
+
+__all__ = sorted(UFUNCS) + [
+    "around", "round_", "round", "fmax", "fmin", "fmod", "clip", "where", "real",
+    "imag", "angle", "isclose", "allclose", "array_equal", "array", "asarray", "asanyarray",
+    "ascontiguousarray", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
+    "ones_like", "full_like", "arange", "linspace", "logspace", "eye", "identity", "meshgrid",
+    "tri", "tril", "triu", "copy", "reshape", "ravel", "transpose", "swapaxes", "moveaxis",
+    "squeeze", "expand_dims", "concatenate", "stack", "hstack", "vstack", "flip", "fliplr",
+    "flipud", "roll", "tile", "repeat", "broadcast_to", "broadcast_arrays", "atleast_1d",
+    "atleast_2d", "shape", "ndim", "size", "sum", "prod", "mean", "var", "std", "amin", "min",
+    "amax", "max", "ptp", "argmin", "argmax", "all", "any", "count_nonzero", "cumsum",
+    "cumprod", "diff", "matmul", "dot", "vdot", "inner", "outer", "tensordot", "trace",
+    "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "searchsorted", "unique", "isin",
+    "take", "bincount", "can_cast", "promote_types", "result_type", "dtype", "finfo", "iinfo",
+    "isscalar",
+]

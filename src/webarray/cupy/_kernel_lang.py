@@ -1,0 +1,913 @@
+"""The language of user kernel bodies: one parser for three ways of writing them, two emitters.
+
+ElementwiseKernel and ReductionKernel bodies come in three forms, told apart only by the
+type names they use (the grammar accepts the union):
+
+- WGSL: ``f32 x`` parameters, ``let``/``var`` declarations, ``select``, ``loop``;
+- GLSL: ``float x`` parameters, C declarations, ``?:``;
+- CuPy's own: ``float32 x`` parameters (NumPy dtype names) with a C-like body:
+  declarations (``float t = x * 2.0f;``, also ``double``/``int``/``unsigned int``, or the
+  parameter types), assignments (``=``, ``+=``, ..., ``++``), arithmetic, comparisons,
+  logic, bit operations, ``?:``, C casts, ``if``/``else``, ``for``, ``while``, ``do``,
+  ``break``, ``continue``, and the usual math calls (``sqrt``, ``expf``, ``atan2``,
+  ``fmin``, ``isnan``, ...).
+
+A body is parsed into a small typed tree, then emitted as a WGSL or a GLSL ES 3.00
+function. Types follow C: mixed operands are converted (int to float, signed to unsigned),
+literals take the type of the other operand, and assignments convert to the target's
+type; both shader languages need these conversions spelled out, so the emitters write
+them. Registers are ``bool``, ``i32``, ``u32`` and ``f32`` (``double`` in a body means
+f32: the device has no float64). Names in the emitted code get a ``u_`` prefix, so a user
+name never collides with a keyword of either language (``out``, ``input``, ``filter``).
+
+Errors in the body are reported as ``KernelError`` with the body's line; a name this
+module does not know as a function is passed through to the shader compiler, whose error
+then comes back with the generated source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from ..executors.protocol import KernelError
+
+# -- types ----------------------------------------------------------------------------------
+
+REGISTERS = ("bool", "i32", "u32", "f32")
+# type names of the three forms (and C's) -> register type
+TYPE_NAMES = {
+    # WGSL
+    "bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32",
+    # GLSL and C
+    "int": "i32", "uint": "u32", "float": "f32", "double": "f32", "unsigned": "u32",
+    "char": "i32", "short": "i32", "long": "i32", "size_t": "u32", "ptrdiff_t": "i32",
+    "signed": "i32",
+    # CuPy (NumPy dtype names)
+    "bool_": "bool", "int8": "i32", "int16": "i32", "int32": "i32", "uint8": "u32",
+    "uint16": "u32", "uint32": "u32", "float32": "f32",
+}
+_WGSL_TYPE = {"bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32"}
+_GLSL_TYPE = {"bool": "bool", "i32": "int", "u32": "uint", "f32": "float"}
+
+# literal types: abstract until an operand or an assignment gives them a register type
+AINT, AFLOAT = "int literal", "float literal"
+
+
+def concrete(t: str) -> str:
+    return {AINT: "i32", AFLOAT: "f32"}.get(t, t)
+
+
+def unify(a: str, b: str) -> str:
+    """C's usual arithmetic conversions over register and literal types."""
+    if a == b:
+        return a
+    if "f32" in (a, b):
+        return "f32"
+    if AFLOAT in (a, b):
+        return "f32" if ({a, b} - {AFLOAT}) - {AINT} else AFLOAT
+    if a == AINT:
+        return "i32" if b == "bool" else b
+    if b == AINT:
+        return "i32" if a == "bool" else a
+    if "u32" in (a, b):
+        return "u32"
+    return "i32"
+
+
+# -- tokens ---------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"""
+    (?P<ws>[ \t\r]+|//[^\n]*|/\*.*?\*/)
+  | (?P<nl>\n)
+  | (?P<num>0[xX][0-9a-fA-F]+[uUiIlL]*
+           |(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fFhHuUiIlL]*)
+  | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op><<=|>>=|&&|\|\||==|!=|<=|>=|<<|>>|\+\+|--|\+=|-=|\*=|/=|%=|&=|\|=|\^=|->
+           |[-+*/%<>=!&|^~?:;,(){}\[\].])
+""", re.S | re.X)
+
+
+class Tok:
+    __slots__ = ("kind", "text", "line")
+
+    def __init__(self, kind, text, line):
+        self.kind, self.text, self.line = kind, text, line
+
+    def __repr__(self):
+        return f"{self.text!r}@{self.line}"
+
+
+def tokenize(src: str) -> list[Tok]:
+    out: list[Tok] = []
+    line, pos = 1, 0
+    while pos < len(src):
+        m = _TOKEN.match(src, pos)
+        if m is None:
+            raise BodyError(f"unexpected character {src[pos]!r}", line)
+        kind = m.lastgroup
+        text = m.group()
+        if kind == "nl":
+            line += 1
+        elif kind == "ws":
+            line += text.count("\n")
+        else:
+            out.append(Tok(kind, text, line))
+        pos = m.end()
+    out.append(Tok("end", "", line))
+    return out
+
+
+class BodyError(Exception):
+    """A problem in a kernel body at a line (turned into a KernelError with context)."""
+
+    def __init__(self, message: str, line: int):
+        super().__init__(message)
+        self.message, self.line = message, line
+
+
+# -- the tree -------------------------------------------------------------------------------
+# Expressions are tuples whose first item is the kind, statements too; types are attached
+# by the checker (each expression node becomes (kind, type, ...)).
+
+_BINARY_PREC = [
+    ("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="),
+    ("<<", ">>"), ("+", "-"), ("*", "/", "%"),
+]
+_ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=")
+
+
+class Parser:
+    def __init__(self, src: str, types: dict[str, str]):
+        self.toks = tokenize(src)
+        self.i = 0
+        self.types = types  # type names valid in this body (incl. resolved placeholders)
+
+    # token helpers
+    @property
+    def tok(self) -> Tok:
+        return self.toks[self.i]
+
+    def peek(self, k=1) -> Tok:
+        return self.toks[min(self.i + k, len(self.toks) - 1)]
+
+    def next(self) -> Tok:
+        t = self.toks[self.i]
+        self.i += 1
+        return t
+
+    def at(self, *texts) -> bool:
+        t = self.tok
+        return t.kind in ("op", "id") and t.text in texts
+
+    def expect(self, text: str) -> Tok:
+        t = self.tok
+        if t.text != text or t.kind not in ("op", "id"):
+            found = "the end of the body" if t.kind == "end" else repr(t.text)
+            raise BodyError(f"expected {text!r}, found {found}", t.line)
+        return self.next()
+
+    def ident(self) -> Tok:
+        t = self.tok
+        if t.kind != "id":
+            raise BodyError(f"expected a name, found {t.text!r}", t.line)
+        return self.next()
+
+    def is_type_at(self, k=0) -> bool:
+        t = self.peek(k)
+        return t.kind == "id" and t.text in self.types
+
+    def parse_type(self) -> str:
+        t = self.tok
+        if t.text == "unsigned":
+            self.next()
+            if self.at("int", "long", "char", "short"):
+                self.next()
+            return "u32"
+        if t.text in ("signed", "long", "short") and self.peek().text == "int":
+            self.next()
+        if not self.is_type_at():
+            raise BodyError(f"{t.text!r} is not a type this kernel knows", t.line)
+        self.next()
+        return self.types[t.text]
+
+    # statements
+    def body(self) -> list:
+        stmts = []
+        while self.tok.kind != "end":
+            stmts.append(self.statement())
+        return stmts
+
+    def block(self) -> list:
+        self.expect("{")
+        stmts = []
+        while not self.at("}"):
+            if self.tok.kind == "end":
+                raise BodyError("a '{' is never closed", self.tok.line)
+            stmts.append(self.statement())
+        self.next()
+        return stmts
+
+    def sub(self) -> list:
+        """The body of an if/for/while: a block or one statement."""
+        if self.at("{"):
+            return self.block()
+        return [self.statement()]
+
+    def statement(self):
+        t = self.tok
+        line = t.line
+        if self.at("{"):
+            return ("block", line, self.block())
+        if self.at(";"):
+            self.next()
+            return ("block", line, [])
+        if self.at("if"):
+            self.next()
+            cond = self.expr()
+            then = self.sub()
+            other = None
+            if self.at("else"):
+                self.next()
+                other = self.sub()
+            return ("if", line, cond, then, other)
+        if self.at("while"):
+            self.next()
+            cond = self.expr()
+            return ("while", line, cond, self.sub())
+        if self.at("do"):
+            self.next()
+            body = self.sub()
+            self.expect("while")
+            cond = self.expr()
+            self.expect(";")
+            return ("do", line, body, cond)
+        if self.at("loop"):
+            self.next()
+            return ("for", line, None, None, None, self.block())
+        if self.at("for"):
+            self.next()
+            self.expect("(")
+            init = None if self.at(";") else self.simple()
+            self.expect(";")
+            cond = None if self.at(";") else self.expr()
+            self.expect(";")
+            step = None if self.at(")") else self.simple()
+            self.expect(")")
+            return ("for", line, init, cond, step, self.sub())
+        if self.at("break", "continue"):
+            self.next()
+            self.end_statement()
+            return (t.text, line)
+        if self.at("return"):
+            raise BodyError("'return' is not allowed in a kernel body; assign the outputs", line)
+        s = self.simple()
+        self.end_statement()
+        return s
+
+    def end_statement(self) -> None:
+        """';' (CuPy adds one after the body, so the last statement may leave it out)."""
+        if self.tok.kind != "end":
+            self.expect(";")
+
+    def simple(self):
+        """A declaration, assignment, increment or call, without its ';'."""
+        t = self.tok
+        line = t.line
+        if self.at("let", "var", "const") and not (t.text == "const" and self.is_type_at(1)):
+            mutable = t.text == "var"
+            self.next()
+            name = self.ident().text
+            typ = None
+            if self.at(":"):
+                self.next()
+                typ = self.parse_type()
+            init = None
+            if self.at("="):
+                self.next()
+                init = self.expr()
+            if typ is None and init is None:
+                raise BodyError(f"{name!r} needs a type or an initial value", line)
+            return ("decl", line, [(name, typ, init)], mutable)
+        if self.at("const") or self.is_type_at() and self.peek().kind == "id" or self.at("unsigned"):
+            if self.at("const"):
+                self.next()
+            typ = self.parse_type()
+            items = []
+            while True:
+                name = self.ident().text
+                init = None
+                if self.at("="):
+                    self.next()
+                    init = self.expr()
+                items.append((name, typ, init))
+                if not self.at(","):
+                    break
+                self.next()
+            return ("decl", line, items, True)
+        if self.at("++", "--"):
+            op = self.next().text
+            target = self.ident().text
+            return ("assign", line, target, op[0] + "=", ("lit", AINT, "1"))
+        start = self.i
+        if self.tok.kind == "id" and (self.peek().text in _ASSIGN_OPS or self.peek().text in ("++", "--")):
+            target = self.next().text
+            op = self.next().text
+            if op in ("++", "--"):
+                return ("assign", line, target, op[0] + "=", ("lit", AINT, "1"))
+            return ("assign", line, target, op, self.expr())
+        self.i = start
+        e = self.expr()
+        if e[0] != "call":
+            raise BodyError("this statement has no effect: expected an assignment, a "
+                            "declaration or a call", line)
+        return ("expr", line, e)
+
+    # expressions
+    def expr(self):
+        cond = self.binary(0)
+        if self.at("?"):
+            self.next()
+            a = self.expr()
+            self.expect(":")
+            b = self.expr()
+            return ("cond", cond, a, b)
+        return cond
+
+    def binary(self, level: int):
+        if level == len(_BINARY_PREC):
+            return self.unary()
+        left = self.binary(level + 1)
+        while self.tok.kind == "op" and self.tok.text in _BINARY_PREC[level]:
+            op = self.next().text
+            right = self.binary(level + 1)
+            left = ("bin", op, left, right)
+        return left
+
+    def unary(self):
+        if self.at("-", "+", "!", "~"):
+            op = self.next().text
+            return ("un", op, self.unary())
+        if self.at("(") and self._cast_ahead():
+            self.next()
+            typ = self.parse_type()
+            self.expect(")")
+            return ("conv", typ, self.unary())
+        return self.postfix()
+
+    def _cast_ahead(self) -> bool:
+        """Whether '(' starts a C cast: '(' type-words ')'."""
+        k = 1
+        while self.peek(k).kind == "id" and (self.peek(k).text in self.types
+                                             or self.peek(k).text in ("unsigned", "signed")):
+            k += 1
+        return k > 1 and self.peek(k).text == ")"
+
+    def postfix(self):
+        t = self.tok
+        line = t.line
+        if t.kind == "num":
+            self.next()
+            return _number(t)
+        if t.kind == "id":
+            self.next()
+            if t.text in ("true", "false"):
+                return ("lit", "bool", t.text)
+            if t.text == "bitcast" and self.at("<"):
+                self.next()
+                typ = self.parse_type()
+                self.expect(">")
+                self.expect("(")
+                arg = self.expr()
+                self.expect(")")
+                return ("bitcast", typ, arg)
+            if self.at("("):
+                self.next()
+                args = []
+                if not self.at(")"):
+                    while True:
+                        args.append(self.expr())
+                        if not self.at(","):
+                            break
+                        self.next()
+                self.expect(")")
+                if t.text in self.types:
+                    if len(args) != 1:
+                        raise BodyError(f"the conversion {t.text}(...) takes one value", line)
+                    return ("conv", self.types[t.text], args[0])
+                return ("call", t.text, args, line)
+            return ("name", t.text, line)
+        if self.at("("):
+            self.next()
+            e = self.expr()
+            self.expect(")")
+            return e
+        found = "the end of the body" if t.kind == "end" else repr(t.text)
+        raise BodyError(f"expected a value, found {found}", line)
+
+
+def _number(t: Tok):
+    text = t.text
+    if text[:2] in ("0x", "0X"):
+        digits = text.rstrip("uUiIlL")
+        suffix = text[len(digits):].lower()
+        typ = "u32" if "u" in suffix else ("i32" if "i" in suffix else AINT)
+        return ("lit", typ, str(int(digits, 16)))
+    body = text.rstrip("fFhHuUiIlL")
+    suffix = text[len(body):].lower()
+    is_float = any(c in body for c in ".eE") or "f" in suffix or "h" in suffix
+    if is_float:
+        return ("lit", "f32" if suffix in ("f", "h") else AFLOAT, repr(float(body)))
+    if "u" in suffix:
+        return ("lit", "u32", str(int(body)))
+    if "i" in suffix:
+        return ("lit", "i32", str(int(body)))
+    return ("lit", AINT, str(int(body)))
+
+
+# -- math calls -----------------------------------------------------------------------------
+# name -> (argument rule, result rule, WGSL template, GLSL template). Argument rules:
+# "f" every argument is f32; "same" arguments unified; "int" ints. Result "f", "same",
+# "bool". Templates use {0}, {1}, ... for the (converted) arguments.
+_F = "f"
+CALLS = {
+    "sqrt": (_F, _F, "sqrt({0})", "sqrt({0})"),
+    "rsqrt": (_F, _F, "inverseSqrt({0})", "inversesqrt({0})"),
+    "cbrt": (_F, _F, "(sign({0}) * pow(abs({0}), 1.0 / 3.0))", "(sign({0}) * pow(abs({0}), 1.0 / 3.0))"),
+    "exp": (_F, _F, "exp({0})", "exp({0})"),
+    "exp2": (_F, _F, "exp2({0})", "exp2({0})"),
+    "expm1": (_F, _F, "(exp({0}) - 1.0)", "(exp({0}) - 1.0)"),
+    "log": (_F, _F, "log({0})", "log({0})"),
+    "log2": (_F, _F, "log2({0})", "log2({0})"),
+    "log10": (_F, _F, "(log({0}) * 0.4342944819032518)", "(log({0}) * 0.4342944819032518)"),
+    "log1p": (_F, _F, "log(1.0 + {0})", "log(1.0 + {0})"),
+    "sin": (_F, _F, "sin({0})", "sin({0})"),
+    "cos": (_F, _F, "cos({0})", "cos({0})"),
+    "tan": (_F, _F, "tan({0})", "tan({0})"),
+    "asin": (_F, _F, "asin({0})", "asin({0})"),
+    "acos": (_F, _F, "acos({0})", "acos({0})"),
+    "atan": (_F, _F, "atan({0})", "atan({0})"),
+    "atan2": (_F, _F, "atan2({0}, {1})", "atan({0}, {1})"),
+    "sinh": (_F, _F, "sinh({0})", "sinh({0})"),
+    "cosh": (_F, _F, "cosh({0})", "cosh({0})"),
+    "tanh": (_F, _F, "tanh({0})", "tanh({0})"),
+    "asinh": (_F, _F, "asinh({0})", "asinh({0})"),
+    "acosh": (_F, _F, "acosh({0})", "acosh({0})"),
+    "atanh": (_F, _F, "atanh({0})", "atanh({0})"),
+    "pow": (_F, _F, "pow({0}, {1})", "pow({0}, {1})"),
+    "floor": (_F, _F, "floor({0})", "floor({0})"),
+    "ceil": (_F, _F, "ceil({0})", "ceil({0})"),
+    "trunc": (_F, _F, "trunc({0})", "trunc({0})"),
+    "round": (_F, _F, "round({0})", "roundEven({0})"),
+    "rint": (_F, _F, "round({0})", "roundEven({0})"),
+    "nearbyint": (_F, _F, "round({0})", "roundEven({0})"),
+    "fabs": (_F, _F, "abs({0})", "abs({0})"),
+    "fmin": (_F, _F, "min({0}, {1})", "min({0}, {1})"),
+    "fmax": (_F, _F, "max({0}, {1})", "max({0}, {1})"),
+    "fmod": (_F, _F, "({0} % {1})", "({0} - {1} * trunc({0} / {1}))"),
+    "hypot": (_F, _F, "sqrt({0} * {0} + {1} * {1})", "sqrt({0} * {0} + {1} * {1})"),
+    "fma": (_F, _F, "fma({0}, {1}, {2})", "({0} * {1} + {2})"),
+    "copysign": (_F, _F, "select(abs({0}), -abs({0}), {1} < 0.0 || (bitcast<u32>({1}) >> 31u) == 1u)",
+                 "((floatBitsToUint({1}) >> 31u) == 1u ? -abs({0}) : abs({0}))"),
+    "mix": (_F, _F, "mix({0}, {1}, {2})", "mix({0}, {1}, {2})"),
+    "step": (_F, _F, "step({0}, {1})", "step({0}, {1})"),
+    "isnan": (_F, "bool", "((bitcast<u32>({0}) & 0x7fffffffu) > 0x7f800000u)",
+              "((floatBitsToUint({0}) & 0x7fffffffu) > 0x7f800000u)"),
+    "isinf": (_F, "bool", "((bitcast<u32>({0}) & 0x7fffffffu) == 0x7f800000u)",
+              "((floatBitsToUint({0}) & 0x7fffffffu) == 0x7f800000u)"),
+    "isfinite": (_F, "bool", "((bitcast<u32>({0}) & 0x7fffffffu) < 0x7f800000u)",
+                 "((floatBitsToUint({0}) & 0x7fffffffu) < 0x7f800000u)"),
+    "abs": ("same", "same", "abs({0})", "abs({0})"),
+    "min": ("same", "same", "min({0}, {1})", "min({0}, {1})"),
+    "max": ("same", "same", "max({0}, {1})", "max({0}, {1})"),
+    "clamp": ("same", "same", "clamp({0}, {1}, {2})", "clamp({0}, {1}, {2})"),
+    "sign": ("same", "same", "sign({0})", "sign({0})"),
+    "select": ("select", "same", "select({0}, {1}, {2})", "({2} ? {1} : {0})"),
+}
+_ARITY = {"atan2": 2, "pow": 2, "fmin": 2, "fmax": 2, "fmod": 2, "hypot": 2, "fma": 3,
+          "copysign": 2, "mix": 3, "step": 2, "min": 2, "max": 2, "clamp": 3, "select": 3}
+CONSTANTS = {"M_PI": repr(3.141592653589793), "M_E": repr(2.718281828459045),
+             "M_SQRT2": repr(2 ** 0.5), "M_LN2": repr(0.6931471805599453)}
+
+
+def _call_name(name: str) -> str:
+    """C's float variants (expf, sqrtf, fminf) are the same calls on f32."""
+    if name not in CALLS and name.endswith("f") and name[:-1] in CALLS:
+        return name[:-1]
+    return name
+
+
+# -- checking and emitting ------------------------------------------------------------------
+
+class Emitter:
+    """Types a parsed body and writes it in one shader language ("wgsl" or "glsl")."""
+
+    def __init__(self, lang: str, scopes: list[dict], exact: str | None = None):
+        self.lang = lang
+        self.scopes = scopes  # name -> (register type, mutable)
+        self.lines: list[str] = []
+        self.assigned: set[str] = set()
+        # the function that hides an f32 product from the compiler (see UserFunction)
+        self.exact = exact
+        self.used_exact = False
+
+    # names and types
+    def lookup(self, name: str, line: int):
+        for s in reversed(self.scopes):
+            if name in s:
+                return s[name]
+        raise BodyError(f"unknown name {name!r}", line)
+
+    def tname(self, t: str) -> str:
+        return (_WGSL_TYPE if self.lang == "wgsl" else _GLSL_TYPE)[concrete(t)]
+
+    # expressions: return (text, type)
+    def lit(self, value: str, t: str) -> str:
+        t = concrete(t)
+        if t == "bool":
+            return value if value in ("true", "false") else ("true" if float(value) else "false")
+        if t == "f32":
+            v = float(value)
+            text = repr(v)
+            if "e" not in text and "." not in text and "n" not in text:
+                text += ".0"
+            return text
+        v = int(float(value))
+        if t == "u32":
+            return f"{v & 0xFFFFFFFF}u"
+        if self.lang == "wgsl":
+            return f"{v}i" if v >= 0 else f"({v}i)"
+        return str(v) if v >= 0 else f"({v})"
+
+    def convert(self, e, t: str) -> str:
+        """Text of expression e converted to type t (literals are written in t)."""
+        text, et = e
+        t = concrete(t) if t in (AINT, AFLOAT) else t
+        if et in (AINT, AFLOAT):
+            if t == "bool":
+                return "true" if float(text) != 0 else "false"
+            if et == AFLOAT and t != "f32":
+                return self.lit(str(int(float(text))), t)
+            return self.lit(text, t)
+        if et == t:
+            return text
+        if t == "bool":
+            zero = {"i32": self.lit("0", "i32"), "u32": "0u", "f32": "0.0"}[et]
+            return f"({text} != {zero})"
+        return f"{self.tname(t)}({text})"
+
+    def expr(self, e):
+        kind = e[0]
+        if kind == "lit":
+            return (e[2], e[1]) if e[1] in (AINT, AFLOAT) else (self.lit(e[2], e[1]), e[1])
+        if kind == "name":
+            if e[1] in CONSTANTS and not any(e[1] in s for s in self.scopes):
+                return (CONSTANTS[e[1]], AFLOAT)
+            t, _ = self.lookup(e[1], e[2])
+            return ("u_" + e[1], t)
+        if kind == "un":
+            op, a = e[1], self.expr(e[2])
+            if op == "!":
+                return (f"!{self._paren(self.convert(a, 'bool'))}", "bool")
+            if a[1] in (AINT, AFLOAT):
+                v = -float(a[0]) if op == "-" else float(a[0])
+                if op == "~":
+                    return self.expr(("lit", "i32", str(~int(a[0]))))
+                return (repr(v) if a[1] == AFLOAT else str(int(v)), a[1])
+            t = a[1]
+            if t == "bool":
+                t = "i32"
+            if op == "~" and t == "f32":
+                raise BodyError("'~' needs an integer operand", 0)
+            if op == "+":
+                return (self.convert(a, t), t)
+            return (f"({op}{self._paren(self.convert(a, t))})", t)
+        if kind == "bin":
+            return self.binop(e[1], self.expr(e[2]), self.expr(e[3]))
+        if kind == "cond":
+            c = self.convert(self.expr(e[1]), "bool")
+            a, b = self.expr(e[2]), self.expr(e[3])
+            t = concrete(unify(a[1], b[1]))
+            x, y = self.convert(a, t), self.convert(b, t)
+            if self.lang == "wgsl":
+                return (f"select({y}, {x}, {c})", t)
+            return (f"({c} ? {x} : {y})", t)
+        if kind == "conv":
+            return (self.convert(self.expr(e[2]), e[1]), e[1])
+        if kind == "bitcast":
+            a = self.expr(e[2])
+            src = concrete(a[1])
+            text = self.convert(a, src)
+            if self.lang == "wgsl":
+                return (f"bitcast<{self.tname(e[1])}>({text})", e[1])
+            fn = {("f32", "u32"): "floatBitsToUint", ("f32", "i32"): "floatBitsToInt",
+                  ("u32", "f32"): "uintBitsToFloat", ("i32", "f32"): "intBitsToFloat"}.get((src, e[1]))
+            return (f"{fn}({text})" if fn else f"{self.tname(e[1])}({text})", e[1])
+        if kind == "call":
+            return self.call(e)
+        raise AssertionError(kind)
+
+    @staticmethod
+    def _paren(text: str) -> str:
+        return text if re.fullmatch(r"[\w.]+|\(.*\)", text) else f"({text})"
+
+    def binop(self, op: str, a, b):
+        if op in ("&&", "||"):
+            return (f"({self.convert(a, 'bool')} {op} {self.convert(b, 'bool')})", "bool")
+        if a[1] in (AINT, AFLOAT) and b[1] in (AINT, AFLOAT) and op not in ("<<", ">>"):
+            t = unify(a[1], b[1])
+            a, b = (self.lit(a[0], t), concrete(t)), (self.lit(b[0], t), concrete(t))
+        if op in ("<<", ">>"):
+            t = concrete(a[1])
+            if t in ("f32", "bool"):
+                raise BodyError(f"{op!r} needs integer operands", 0)
+            amount = self.convert(b, "u32") if self.lang == "wgsl" else self.convert(b, concrete(b[1]))
+            return (f"({self.convert(a, t)} {op} {amount})", t)
+        t = unify(a[1], b[1])
+        if t == "bool" and op not in ("==", "!=", "&", "|", "^"):
+            t = "i32"
+        t = concrete(t)
+        x, y = self.convert(a, t), self.convert(b, t)
+        if op in ("==", "!=", "<", ">", "<=", ">="):
+            return (f"({x} {op} {y})", "bool")
+        if op in ("&", "|", "^", "%") and t == "f32" and op != "%":
+            raise BodyError(f"{op!r} needs integer operands", 0)
+        if op == "%" and t == "f32" and self.lang == "glsl":
+            return (f"({x} - {y} * trunc({x} / {y}))", t)
+        if t == "bool":
+            op = {"&": "&&", "|": "||", "^": "!="}[op]
+        if op in ("+", "-", "*", "/") and t == "f32" and self.exact:
+            self.used_exact = True
+            return (f"{self.exact}({x} {op} {y})", t)
+        return (f"({x} {op} {y})", t)
+
+    def call(self, e):
+        _, name, args, line = e
+        name = _call_name(name)
+        vals = [self.expr(a) for a in args]
+        spec = CALLS.get(name)
+        if spec is None:
+            # not ours: the shader compiler decides (its error carries the generated source)
+            t = concrete(vals[0][1]) if vals else "f32"
+            return (f"{name}({', '.join(self.convert(v, concrete(v[1])) for v in vals)})", t)
+        want = _ARITY.get(name, 1)
+        if len(vals) != want:
+            raise BodyError(f"{name}() takes {want} argument{'s' if want > 1 else ''}, "
+                            f"got {len(vals)}", line)
+        argrule, result, wgsl, glsl = spec
+        if argrule == "f":
+            texts = [self.convert(v, "f32") for v in vals]
+            t = "f32"
+        elif argrule == "select":
+            t = "f32"
+            t = unify(vals[0][1], vals[1][1])
+            t = concrete(t)
+            texts = [self.convert(vals[0], t), self.convert(vals[1], t), self.convert(vals[2], "bool")]
+        else:
+            t = vals[0][1]
+            for v in vals[1:]:
+                t = unify(t, v[1])
+            t = concrete(t)
+            if t == "bool":
+                t = "i32"
+            texts = [self.convert(v, t) for v in vals]
+        if name == "abs" and t == "u32":
+            return (texts[0], t)
+        if name == "sign" and t == "u32":
+            return (f"min({texts[0]}, 1u)", t)
+        text = (wgsl if self.lang == "wgsl" else glsl).format(*texts)
+        return (text, {"f": "f32", "same": t, "bool": "bool"}[result])
+
+    # statements
+    def emit(self, stmts, depth: int) -> None:
+        for s in stmts:
+            self.statement(s, depth)
+
+    def out(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def scoped(self, stmts, depth: int) -> None:
+        self.scopes.append({})
+        self.emit(stmts, depth)
+        self.scopes.pop()
+
+    def statement(self, s, depth: int) -> None:
+        kind, line = s[0], s[1]
+        try:
+            if kind == "block":
+                self.out(depth, "{")
+                self.scoped(s[2], depth + 1)
+                self.out(depth, "}")
+            elif kind == "decl":
+                for name, typ, init in s[2]:
+                    val = self.expr(init) if init is not None else None
+                    t = typ or concrete(val[1])
+                    if val is not None:
+                        text = self.convert(val, t)
+                    if self.lang == "wgsl":
+                        kw = "var" if s[3] else "let"
+                        self.out(depth, f"{kw} u_{name}: {self.tname(t)}"
+                                 + (f" = {text};" if val is not None else ";"))
+                    else:
+                        if val is None:
+                            text = self.lit("0", t) if t != "bool" else "false"
+                        self.out(depth, f"{self.tname(t)} u_{name} = {text};")
+                    self.scopes[-1][name] = (t, s[3])
+            elif kind == "assign":
+                self.out(depth, self.assignment(s) + ";")
+            elif kind == "expr":
+                text, _ = self.expr(s[2])
+                self.out(depth, (f"_ = {text};" if self.lang == "wgsl" else f"{text};"))
+            elif kind == "if":
+                self.out(depth, f"if ({self.convert(self.expr(s[2]), 'bool')}) {{")
+                self.scoped(s[3], depth + 1)
+                if s[4] is not None:
+                    self.out(depth, "} else {")
+                    self.scoped(s[4], depth + 1)
+                self.out(depth, "}")
+            elif kind == "while":
+                self.out(depth, f"while ({self.convert(self.expr(s[2]), 'bool')}) {{")
+                self.scoped(s[3], depth + 1)
+                self.out(depth, "}")
+            elif kind == "do":
+                if self.lang == "wgsl":
+                    self.out(depth, "loop {")
+                    self.scoped(s[2], depth + 1)
+                    cond = self.convert(self.expr(s[3]), "bool")
+                    self.out(depth + 1, f"continuing {{ break if !({cond}); }}")
+                    self.out(depth, "}")
+                else:
+                    self.out(depth, "do {")
+                    self.scoped(s[2], depth + 1)
+                    self.out(depth, f"}} while ({self.convert(self.expr(s[3]), 'bool')});")
+            elif kind == "for":
+                self.scopes.append({})
+                init = ""
+                if s[2] is not None:
+                    if s[2][0] == "decl":
+                        saved = self.lines
+                        self.lines = []
+                        self.statement(s[2], 0)
+                        init, self.lines = self.lines[0].rstrip(";"), saved
+                    else:
+                        init = self.assignment(s[2])
+                cond = self.convert(self.expr(s[3]), "bool") if s[3] is not None else ""
+                step = self.assignment(s[4]) if s[4] is not None else ""
+                self.out(depth, f"for ({init}; {cond}; {step}) {{")
+                self.scoped(s[5], depth + 1)
+                self.out(depth, "}")
+                self.scopes.pop()
+            elif kind in ("break", "continue"):
+                self.out(depth, kind + ";")
+            else:
+                raise AssertionError(kind)
+        except BodyError as err:
+            if not err.line:
+                err.line = line
+            raise
+
+    def assignment(self, s) -> str:
+        _, line, target, op, value = s
+        t, mutable = self.lookup(target, line)
+        if not mutable:
+            raise BodyError(f"{target!r} cannot be assigned (it is a 'let' or an input)", line)
+        self.assigned.add(target)
+        if op == "=":
+            val = self.convert(self.expr(value), t)
+        else:
+            val = self.convert(self.binop(op[:-1], ("u_" + target, t), self.expr(value)), t)
+        return f"u_{target} = {val}"
+
+
+# -- functions ------------------------------------------------------------------------------
+
+class UserFunction:
+    """A translated kernel body: a function of the input registers returning the outputs.
+
+    ``name`` depends on the source, so equal bodies share compiled kernels. ``source(lang)``
+    gives the WGSL or GLSL ES 3.00 function (with its result struct).
+    """
+
+    def __init__(self, kernel: str, body: str, inputs, outputs, types: dict[str, str],
+                 readable_outputs: bool = False):
+        self.kernel = kernel
+        self.body = body
+        self.inputs = list(inputs)  # (name, register type)
+        self.outputs = list(outputs)  # (name, register type)
+        self.readable_outputs = readable_outputs  # outputs are also arguments (in/out)
+        self.types = types
+        self.tree = _parse(body, types, kernel)
+        digest = hashlib.sha1(repr((body, self.inputs, self.outputs, readable_outputs,
+                                    sorted(types.items()))).encode()).hexdigest()[:12]
+        self.name = f"user_{digest}"
+        self._sources: dict[str, str] = {}
+        self.source("wgsl")  # type errors in the body surface when the kernel is made
+
+    def source(self, lang: str) -> str:
+        src = self._sources.get(lang)
+        if src is None:
+            src = self._sources[lang] = self._emit(lang)
+        return src
+
+    def _emit(self, lang: str) -> str:
+        # inputs are assignable, as C passes them by value: the ones the body assigns
+        # become local copies of the arguments
+        params = {name: (t, True) for name, t in self.inputs}
+        outs = {name: (t, True) for name, t in self.outputs}
+        exact = f"{self.name}_x"  # keeps a float result as rounded (below)
+        em = Emitter(lang, [params, outs, {}], exact)
+        try:
+            em.emit(self.tree, 2)
+        except BodyError as err:
+            raise _body_error(self.kernel, self.body, err) from None
+        copies = sorted(em.assigned & set(params))
+        struct = f"{self.name}_out"
+        n = len(self.outputs)
+        arg_names = [(("p_" if name in copies else "u_") + name, t) for name, t in self.inputs]
+        if self.readable_outputs:
+            arg_names += [("p_" + name, t) for name, t in self.outputs]
+        lines = []
+        if em.used_exact:
+            # Every float result is rounded to f32 as written, as NumPy and C (without
+            # -ffp-contract) round them: shader compilers fuse a*b+c into one fma and
+            # re-associate sums ((x + y) - (x + x) -> y - x), which changes results (a
+            # Mandelbrot loop diverges from NumPy's). OR-ing the result's bits with a zero
+            # the compiler cannot know keeps it a rounded value:
+            # the first uniform word (an element or row count, below 2^31) shifted right by
+            # 31. A zero computed from the value itself (wa_keep's countOneBits(u) >> 6)
+            # is seen through by NVIDIA's compiler, which bounds countOneBits by 32.
+            lines.append(f"fn {exact}(v: f32) -> f32 {{ "
+                         "return bitcast<f32>(bitcast<u32>(v) | (U[0] >> 31u)); }"
+                         if lang == "wgsl" else
+                         f"float {exact}(float v) {{ "
+                         "return uintBitsToFloat(floatBitsToUint(v) | (U[0].x >> 31u)); }")
+        if lang == "wgsl":
+            fields = ", ".join(f"o{k}: {_WGSL_TYPE[t]}" for k, (_, t) in enumerate(self.outputs))
+            lines.append(f"struct {struct} {{ {fields}, }}")
+            sig = ", ".join(f"{a}: {_WGSL_TYPE[t]}" for a, t in arg_names)
+            lines.append(f"fn {self.name}({sig}) -> {struct} {{")
+            for name in copies:
+                lines.append(f"    var u_{name} = p_{name};")
+            for name, t in self.outputs:
+                init = f" = p_{name}" if self.readable_outputs else ""
+                lines.append(f"    var u_{name}: {_WGSL_TYPE[t]}{init};")
+        else:
+            fields = " ".join(f"{_GLSL_TYPE[t]} o{k};" for k, (_, t) in enumerate(self.outputs))
+            lines.append(f"struct {struct} {{ {fields} }};")
+            sig = ", ".join(f"{_GLSL_TYPE[t]} {a}" for a, t in arg_names)
+            lines.append(f"{struct} {self.name}({sig}) {{")
+            for name in copies:
+                lines.append(f"    {_GLSL_TYPE[params[name][0]]} u_{name} = p_{name};")
+            for name, t in self.outputs:
+                zero = "p_" + name if self.readable_outputs else {
+                    "bool": "false", "i32": "0", "u32": "0u", "f32": "0.0"}[t]
+                lines.append(f"    {_GLSL_TYPE[t]} u_{name} = {zero};")
+        lines.append("    {")
+        lines.extend(em.lines)
+        lines.append("    }")
+        ret = ", ".join(f"u_{name}" for name, _ in self.outputs)
+        lines.append(f"    return {struct}({ret});" if n else f"    return {struct}();")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def glsl_outputs(self) -> tuple[str, dict]:
+        """For the WebGL2 kernels, which compute one output per draw: the GLSL function
+        plus one wrapper per output, ``<name>_o<k>(args) -> value``, and the wrappers'
+        signatures as ``{name: ((WGSL parameter types), WGSL result type)}``."""
+        src = [self.source("glsl")]
+        sigs = {}
+        args = list(self.inputs)
+        if self.readable_outputs:
+            args += [("p_" + n, t) for n, t in self.outputs]
+        params = ", ".join(f"{_GLSL_TYPE[t]} a{k}" for k, (_, t) in enumerate(args))
+        call = ", ".join(f"a{k}" for k in range(len(args)))
+        for k, (_, t) in enumerate(self.outputs):
+            name = f"{self.name}_o{k}"
+            src.append(f"{_GLSL_TYPE[t]} {name}({params}) {{ return {self.name}({call}).o{k}; }}\n")
+            sigs[name] = (tuple(_WGSL_TYPE[t] for _, t in args), _WGSL_TYPE[t])
+        return "".join(src), sigs
+
+
+def _parse(body: str, types, kernel: str):
+    try:
+        return Parser(body, types).body()
+    except BodyError as err:
+        raise _body_error(kernel, body, err) from None
+
+
+def _body_error(kernel: str, body: str, err: BodyError) -> KernelError:
+    lines = body.splitlines() or [""]
+    shown = []
+    for k, text in enumerate(lines, start=1):
+        if abs(k - err.line) <= 2:
+            mark = ">" if k == err.line else " "
+            shown.append(f"{mark}{k:4d} | {text}")
+    return KernelError(f"kernel {kernel!r}: line {err.line} of the body: {err.message}\n"
+                       + "\n".join(shown))
+
+
+def expression_function(kernel: str, name: str, expr: str, args, result: str,
+                        types: dict[str, str]) -> UserFunction:
+    """A function computing one expression of the arguments (ReductionKernel's map and
+    reduce expressions): ``result = <expr>;``."""
+    return UserFunction(kernel, f"{name} = {expr};", args, [(name, result)], types)

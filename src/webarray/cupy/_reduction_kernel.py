@@ -1,0 +1,260 @@
+"""ReductionKernel: map each element, reduce along axes with a user expression, post-map.
+
+``ReductionKernel(in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+name, reduce_type)`` as in CuPy. Expressions use the kernel language of
+``_kernel_lang`` (any of the three forms); ``reduce_expr`` combines ``a`` and ``b``,
+``post_map_expr`` assigns the outputs from ``a`` and may use ``_in_ind.size()`` (elements
+reduced per output) and ``_out_ind.size()`` (number of outputs). ``reduce_type``
+defaults to the first output's type.
+
+How it runs: the map is an ElementwiseKernel-style user node over the inputs, broadcast
+together and viewed with the reduced axes last, which writes a contiguous (M, N) array;
+then one workgroup per output row folds its N values: each thread combines a strided
+slice of the row, a tree in workgroup memory combines the 256 partial values (so
+``reduce_expr`` must be associative, as in CuPy), and thread 0 applies the post-map and
+writes the outputs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+
+from webarray import _dtypes as dt
+from webarray import _graph
+from webarray._array_object import Array
+from webarray._elementwise import broadcast_shapes
+from webarray._manipulation import broadcast_to, permute_dims
+from webarray._reduce import normalize_axes
+from webarray.executors.protocol import KernelError
+from webarray.kernels.expr import Input, Scalar, UserCall, UserOut
+from webarray.kernels.webgpu import lanes
+from webarray.kernels.webgpu.grid import fold
+from webarray.kernels.webgpu.wgsl_lib import helpers_for
+
+from . import _kernel_lang as lang
+from ._core import wrap
+from ._elementwise_kernel import run
+from ._params import (DTYPE_NAMES, check_scalar, classify, kernel_error, parse_params,
+                      register_of, scalar_dtype)
+
+WORKGROUP = 256
+_SIZES = re.compile(r"_(in|out)_ind\s*\.\s*size\s*\(\s*\)")
+
+
+class ReductionKernel:
+    def __init__(self, in_params: str, out_params: str, map_expr: str, reduce_expr: str,
+                 post_map_expr: str, identity, name: str = "reduce_kernel",
+                 reduce_type: str | None = None, reduce_dims: bool = True, preamble: str = "",
+                 options=()):
+        if preamble:
+            raise NotImplementedError(f"kernel {name!r}: preamble is not supported")
+        self.name = name
+        self.in_params = parse_params(in_params, name, "input")
+        self.out_params = parse_params(out_params, name, "output")
+        if not self.out_params:
+            raise ValueError(f"kernel {name!r}: a ReductionKernel needs an output parameter")
+        self.map_expr = map_expr
+        self.reduce_expr = reduce_expr
+        self.post_map_expr = _SIZES.sub(lambda m: f"_{m.group(1)}_size", post_map_expr)
+        self.identity = None if identity is None else str(identity)
+        self.reduce_type = reduce_type or self.out_params[0].type
+        self._cache: dict = {}
+
+    def __call__(self, *args, axis=None, keepdims: bool = False, stream=None):
+        n_in, n_out = len(self.in_params), len(self.out_params)
+        if len(args) not in (n_in, n_in + n_out):
+            raise TypeError(f"kernel {self.name!r} takes {n_in} inputs (and optionally "
+                            f"{n_out} outputs), got {len(args)} arguments")
+        ins = [classify(a, self.name, p.name) for p, a in zip(self.in_params, args)]
+        outs = list(args[n_in:])
+        bound: dict[str, dt.DType] = {}
+        for p, c in zip(self.in_params, ins):
+            if p.dtype is None and c[0] == "array":
+                have = bound.setdefault(p.type, c[2])
+                if have is not c[2]:
+                    raise TypeError(f"kernel {self.name!r}: parameter {p.name!r} has type "
+                                    f"{p.type} = {have.name}, got {c[2].name}")
+        for p, o in zip(self.out_params, outs):
+            if p.dtype is None:
+                bound.setdefault(p.type, o.dtype)
+        for p, c in zip(self.in_params, ins):
+            if p.dtype is None and c[0] == "scalar" and p.type not in bound:
+                bound[p.type] = c[2] or scalar_dtype(c[1])
+
+        def resolve(typ: str, what: str) -> dt.DType:
+            d = DTYPE_NAMES.get(typ) or bound.get(typ)
+            if d is None:
+                raise TypeError(f"kernel {self.name!r}: cannot tell the type {typ} of {what}")
+            return d
+
+        arrays, scalars, regs = [], [], {}
+        for p, c in zip(self.in_params, ins):
+            d = resolve(p.type, repr(p.name))
+            regs[p.name] = register_of(d, self.name, p.name)
+            if c[0] == "array":
+                a = c[1]
+                if a.dtype is not d:
+                    raise TypeError(f"kernel {self.name!r}: parameter {p.name!r} is {d.name}, "
+                                    f"got an array of {a.dtype.name}")
+                arrays.append((p, a))
+            else:
+                scalars.append((p, d, check_scalar(c[1], d, self.name, p.name)))
+        red = resolve(self.reduce_type, "the reduction")
+        red_reg = register_of(red, self.name, "reduce_type")
+        out_dtypes = [resolve(p.type, repr(p.name)) for p in self.out_params]
+        for p, d in zip(self.out_params, out_dtypes):
+            regs[p.name] = register_of(d, self.name, p.name)
+        if not arrays:
+            raise ValueError(f"kernel {self.name!r}: a reduction needs an array argument")
+        device = arrays[0][1].device
+        if device.backend == "webgl2":
+            raise NotImplementedError(f"kernel {self.name!r}: ReductionKernel runs a WGSL "
+                                      "compute shader, which WebGL2 has no counterpart of")
+
+        shape = broadcast_shapes(*(a.shape for _, a in arrays))
+        axes = normalize_axes(tuple(axis) if isinstance(axis, list) else axis, len(shape),
+                              self.name)
+        keep = [d for d in range(len(shape)) if d not in axes]
+        order = keep + sorted(axes)
+        rows = math.prod(shape[d] for d in keep)
+        cols = math.prod(shape[d] for d in axes)
+        out_shape = tuple(1 if d in axes else n for d, n in enumerate(shape)) if keepdims \
+            else tuple(shape[d] for d in keep)
+        for p, o in zip(self.out_params, outs):
+            if not isinstance(o, Array) or o.shape != out_shape:
+                raise ValueError(f"kernel {self.name!r}: output {p.name!r} must be an array "
+                                 f"of shape {out_shape}")
+        if cols == 0 and self.identity is None:
+            raise ValueError(f"kernel {self.name!r}: the reduced axes hold no elements and "
+                             "the kernel has no identity")
+
+        types = dict(lang.TYPE_NAMES)
+        types.update({k: register_of(v, self.name, k) for k, v in bound.items()})
+        scalar_names = tuple(p.name for p, _, _ in scalars)
+        key = (tuple(sorted(types.items())), tuple(regs.items()), red_reg, scalar_names)
+        fns = self._cache.get(key)
+        if fns is None:
+            fns = self._cache[key] = self._functions(types, regs, red_reg, scalar_names)
+        map_fn, reduce_fn, post_fn, identity_fn = fns
+
+        # map: inputs broadcast to shape, reduced axes last -> contiguous (rows, cols)
+        array_of = {p.name: a for p, a in arrays}
+        scalar_of = {p.name: (d, v) for p, d, v in scalars}
+        inputs, scalar_list, args = [], [], []
+        for p in self.in_params:
+            if p.name in array_of:
+                a = array_of[p.name]
+                args.append(Input(len(inputs), a.dtype))
+                inputs.append(permute_dims(broadcast_to(a, shape), tuple(order)))
+            else:
+                scalar_list.append(scalar_of[p.name])
+                args.append(Scalar(len(scalar_list) - 1, scalar_list[-1][0]))
+        mapped_shape = tuple(shape[d] for d in order)
+        target = UserOut(UserCall(map_fn, tuple(args)), 0, red)
+        mapped = run(device, mapped_shape, [(target, None)], inputs, scalar_list, self.name)[0]
+
+        results = outs or [Array._empty(out_shape, d, device) for d in out_dtypes]
+        if rows == 0:
+            return self._ret(results, outs)
+        post_scalars = [(d, v) for _, d, v in scalars]
+        words = [rows, cols, cols, rows]  # M, N, then _in_ind.size() and _out_ind.size()
+        for d, v in post_scalars:
+            words += lanes.scalar_words(d, v)
+        _graph.flush(device)
+        src_key = ("cupy-reduce", reduce_fn.name, post_fn.name,
+                   identity_fn.name if identity_fn else None, red.name,
+                   tuple(d.name for d in out_dtypes), tuple(d.name for d, _ in post_scalars))
+        make = lambda: _generate(reduce_fn, post_fn, identity_fn, red, out_dtypes,  # noqa: E731
+                                 [d for d, _ in post_scalars])
+        for r in results:
+            if r._offset != 0 or r._strides != _graph.c_strides(r.shape):
+                raise ValueError(f"kernel {self.name!r}: outputs must be C-contiguous arrays")
+        try:
+            device.launch(src_key, make, [mapped._buf] + [r._buf for r in results],
+                          struct.pack(f"<{len(words)}I", *(w & 0xFFFFFFFF for w in words)),
+                          fold(rows, device.executor.max_workgroups_per_dim))
+        except KernelError as e:
+            raise kernel_error(self.name, e, "wgsl") from None
+        return self._ret(results, outs)
+
+    def _ret(self, results, outs):
+        if not outs:
+            results = [wrap(r) for r in results]
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def _functions(self, types, regs, red_reg, scalar_names):
+        inputs = [(p.name, regs[p.name]) for p in self.in_params]
+        map_fn = lang.expression_function(self.name, "_m", self.map_expr, inputs, red_reg, types)
+        reduce_fn = lang.expression_function(self.name, "_r", self.reduce_expr,
+                                             [("a", red_reg), ("b", red_reg)], red_reg, types)
+        # the post-map sees the reduced value, the two sizes and the scalar parameters
+        post_inputs = [("a", red_reg), ("_in_size", "i32"), ("_out_size", "i32")]
+        post_inputs += [(n, regs[n]) for n in scalar_names]
+        post_fn = lang.UserFunction(self.name, self.post_map_expr, post_inputs,
+                                    [(p.name, regs[p.name]) for p in self.out_params], types)
+        identity_fn = None
+        if self.identity is not None:
+            identity_fn = lang.expression_function(self.name, "_id", self.identity, [], red_reg,
+                                                   types)
+        return map_fn, reduce_fn, post_fn, identity_fn
+
+
+def _generate(reduce_fn, post_fn, identity_fn, red: dt.DType, out_dtypes, post_scalar_dtypes) -> str:
+    reg = lanes.wgsl_type(red)
+    n_out = len(out_dtypes)
+    decls = ["@group(0) @binding(0) var<storage, read> U: array<u32>;",
+             "@group(0) @binding(1) var<storage, read> B1: array<u32>;"]
+    for k in range(n_out):
+        decls.append(f"@group(0) @binding({k + 2}) var<storage, read_write> B{k + 2}: array<u32>;")
+    flagged = identity_fn is None
+    body = [
+        "    let M = U[0]; let N = U[1];",
+        "    let row = min(wid.x + wid.y * nwg.x, M - 1u);",
+        "    let live = wid.x + wid.y * nwg.x < M;",
+    ]
+    if flagged:  # no identity: threads without an element carry a cleared flag
+        body += [f"    var acc: {reg} = {lanes.load(red, 'B1', 'row * N + min(lid, N - 1u)')};",
+                 "    let have = lid < N;",
+                 "    for (var j = lid + 256u; j < N; j += 256u) {",
+                 f"        acc = {reduce_fn.name}(acc, {lanes.load(red, 'B1', 'row * N + j')}).o0;",
+                 "    }",
+                 "    part[lid] = acc;",
+                 "    valid[lid] = have;"]
+    else:
+        body += [f"    var acc: {reg} = {identity_fn.name}().o0;",
+                 "    for (var j = lid; j < N; j += 256u) {",
+                 f"        acc = {reduce_fn.name}(acc, {lanes.load(red, 'B1', 'row * N + j')}).o0;",
+                 "    }",
+                 "    part[lid] = acc;"]
+    body += ["    workgroupBarrier();",
+             "    for (var s = 128u; s > 0u; s = s >> 1u) {",
+             "        if (lid < s) {"]
+    if flagged:
+        body += ["            if (valid[lid + s]) {",
+                 f"                part[lid] = select(part[lid + s], {reduce_fn.name}(part[lid], part[lid + s]).o0, valid[lid]);",
+                 "                valid[lid] = true;",
+                 "            }"]
+    else:
+        body += [f"            part[lid] = {reduce_fn.name}(part[lid], part[lid + s]).o0;"]
+    body += ["        }", "        workgroupBarrier();", "    }"]
+    args = ["part[0]", "bitcast<i32>(U[2])", "bitcast<i32>(U[3])"]
+    at = 4
+    for d in post_scalar_dtypes:
+        args.append(lanes.scalar_expr(d, at))
+        at += lanes.words(d)
+    body.append("    if (lid == 0u && live) {")
+    body.append(f"        let r = {post_fn.name}({', '.join(args[:3 + len(post_fn.inputs) - 3])});")
+    for k, d in enumerate(out_dtypes):
+        body.append("        " + lanes.store(d, f"B{k + 2}", "row", lanes.wrap(d, f"r.o{k}")))
+    body.append("    }")
+    fns = "".join(f.source("wgsl") for f in (reduce_fn, post_fn, identity_fn) if f is not None)
+    shared = [f"var<workgroup> part: array<{reg}, 256>;"]
+    if flagged:
+        shared.append("var<workgroup> valid: array<bool, 256>;")
+    code = "\n".join(body)
+    return ("\n".join(decls + shared) + "\n" + helpers_for(code + fns) + fns
+            + "@compute @workgroup_size(256)\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, "
+            "@builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")

@@ -1,0 +1,149 @@
+"""GLSL generator for elementwise expression DAGs: the WebGL2 counterpart of
+``kernels/webgpu/elementwise.py``, taking the same ``ElementwiseSpec`` and the same
+uniform words (``pack_uniforms`` there), so ``_graph.execute`` drives both alike.
+
+One draw per output (program.py): a contiguous output is a ``rect`` draw over its words,
+a strided or scattered one a ``points`` draw placed at the word each element goes to.
+User functions (ElementwiseKernel bodies) come as GLSL from their ``glsl_outputs``, with
+one wrapper per output, since each draw computes one output.
+Expressions come from the op table's WGSL, translated (wgsl_to_glsl.py), so every op and
+special case is the one WebGPU computes. On the vec4 path of the spec (n and offsets
+counted in fours) the kernel still works element by element; only the uniforms scale.
+Only one-word dtypes exist on WebGL2 (``_device.py``).
+"""
+
+from __future__ import annotations
+
+from ..expr import Apply, Cast, Gather, Index, Input, Scalar, UserCall, UserOut, walk
+from ..ops import TABLE, lane_of
+from ..webgpu import lanes
+from ..webgpu.elementwise import ElementwiseSpec
+from .program import draw, uword
+
+USER_CALLS = True  # runs UserCall/UserOut nodes (ElementwiseKernel bodies, their GLSL)
+
+_TO_WORD = {"b": "select(0u, 1u, {})", "i": "bitcast<u32>({})", "u": "{}", "f": "bitcast<u32>({})"}
+_FROM_WORD = {"b": "({} != 0u)", "i": "bitcast<i32>({})", "u": "{}", "f": "bitcast<f32>({})"}
+
+
+def _layout(spec: ElementwiseSpec):
+    pos = 1
+    shape_at = pos
+    if spec.uses_shape:
+        pos += spec.ndim
+    in_at = []
+    for _, opnd in spec.inputs:
+        in_at.append(pos)
+        pos += 1 + (spec.ndim if opnd.strided else 0)
+    out_at = []
+    for _, opnd, *_ in spec.outputs:
+        out_at.append(pos)
+        pos += 1 + (spec.ndim if opnd.strided else 0)
+    sc_at = []
+    for d in spec.scalars:
+        sc_at.append(pos)
+        pos += lanes.words(d)
+    # then, when the DAG reads the element index, the index of the launch's first element
+    return shape_at, in_at, out_at, sc_at, pos
+
+
+def _check(dtype) -> None:
+    if lanes.words(dtype) != 1:
+        raise TypeError(f"{dtype.name} is not supported on WebGL2 (one 32-bit word per element)")
+
+
+def generate(spec: ElementwiseSpec) -> str:
+    shape_at, in_at, out_at, sc_at, base_at = _layout(spec)
+    user_glsl, user_sigs = _user_functions(spec)
+    scale = " * 4u" if spec.vec4 else ""
+
+    coords = []
+    if spec.uses_shape and spec.ndim > 0:
+        coords.append("    var rem = i;")
+        for d in range(spec.ndim - 1, 0, -1):
+            coords.append(f"    let c{d} = i32(rem % {uword(shape_at + d)}); "
+                          f"rem = rem / {uword(shape_at + d)};")
+        coords.append("    let c0 = i32(rem);")
+
+    def index_of(at: int, opnd) -> str:
+        if not opnd.strided:
+            return f"({uword(at)}{scale} + i)"
+        terms = " + ".join(f"c{d} * bitcast<i32>({uword(at + 1 + d)})" for d in range(spec.ndim))
+        return f"u32(bitcast<i32>({uword(at)}) + {terms or '0'})"
+
+    def body(roots) -> list[str]:
+        lines = list(coords)
+        names: dict = {}
+        for n in walk(roots):
+            if isinstance(n, UserCall):
+                continue  # its outputs call it (UserOut)
+            _check(n.dtype)
+            lane = lane_of(n.dtype)
+            if isinstance(n, UserOut):
+                args = ", ".join(names[a.key] for a in n.call.args)
+                e = lanes.wrap(n.dtype, f"{n.call.fn.name}_o{n.index}({args})")
+            elif isinstance(n, Input):
+                dtype, opnd = spec.inputs[n.slot]
+                e = _FROM_WORD[lane].format(f"ld{opnd.binding}({index_of(in_at[n.slot], opnd)})")
+            elif isinstance(n, Scalar):
+                e = _FROM_WORD[lane].format(uword(sc_at[n.slot]))
+            elif isinstance(n, Index):
+                e = f"i32(i + {uword(base_at)})"
+            elif isinstance(n, Gather):
+                opnd = spec.inputs[n.slot][1]
+                e = _FROM_WORD[lane].format(f"ld{opnd.binding}(u32({names[n.index.key]}))")
+            elif isinstance(n, Cast):
+                e = lanes.cast(n.arg.dtype, n.dtype, names[n.arg.key])
+            else:
+                assert isinstance(n, Apply)
+                op = TABLE[n.op]
+                tmpl = op.wgsl.get(lane_of(n.compute))
+                if tmpl is None:
+                    raise TypeError(f"{n.op} has no expression for {n.compute.name}")
+                e = tmpl.format(*(names[a.key] for a in n.args))
+                if op.result in ("same", "real"):  # as on WebGPU: abs(int8 -128) wraps
+                    e = lanes.wrap(n.dtype, e)
+            name = f"v{len(names)}"
+            lines.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
+            names[n.key] = name
+        return lines, names
+
+    reads = sorted({o.binding for _, o in spec.inputs})
+    draws = []
+    for o, (node, opnd, *scatter) in enumerate(spec.outputs):
+        lines, names = body([node])
+        value = ("fn wa_value(i: u32) -> u32 {\n" + "\n".join(lines) + "\n    return "
+                 + _TO_WORD[lane_of(node.dtype)].format(names[node.key]) + ";\n}\n")
+        count = f"{uword(0)}{scale}"
+        if opnd.raw or opnd.strided:
+            if opnd.raw:
+                dl, dn = body([scatter[0]])
+                dest = (f"fn wa_dest(i: u32) -> u32 {{\n" + "\n".join(dl)
+                        + f"\n    return u32({dn[scatter[0].key]});\n}}\n")
+            else:
+                dest = ("fn wa_dest(i: u32) -> u32 {\n" + "\n".join(coords)
+                        + f"\n    return {index_of(out_at[o], opnd)};\n}}\n")
+            draws.append(draw(opnd.binding, reads, value, dest_fn=dest,
+                              glsl=user_glsl, glsl_sigs=user_sigs))
+        else:
+            first = f"{uword(out_at[o])}{scale}"
+            draws.append(draw(opnd.binding, reads, value, first=first, count=count,
+                              glsl=user_glsl, glsl_sigs=user_sigs))
+    return "".join(draws)
+
+
+def _user_functions(spec: ElementwiseSpec):
+    """GLSL of the user functions the DAG calls, with one wrapper per output (each draw
+    computes one output), and the wrappers' signatures."""
+    src, sigs = [], {}
+    for n in walk(spec.roots):
+        if isinstance(n, UserCall) and n.fn.name not in {k.rsplit("_o", 1)[0] for k in sigs}:
+            glsl, s = n.fn.glsl_outputs()
+            src.append(glsl)
+            sigs.update(s)
+    return "".join(src), sigs
+
+
+def grid_for(n: int, vec4: bool, max_per_dim: int) -> tuple[int, int, int]:
+    """WebGL2 launch geometry: the number of invocations (points drawn), in elements."""
+    return (n, 1, 1)

@@ -1,0 +1,162 @@
+"""GLSL generator for reductions of the rows of a strided view: the WebGL2 counterpart of
+``kernels/webgpu/reduction.py``, with the same ``ReduceSpec``, uniform words
+(``pack_uniforms``) and output layout, so ``_reduce.py`` runs the same passes.
+
+Without workgroup memory a chunk is not reduced by a tree of threads: one fragment
+reduces one chunk of S·P columns of one row, in order, and writes the chunk's value
+(partials, row-major (rows, chunks)) or the result (final pass). Float sums are
+compensated (Knuth's TwoSum through the helper library), so a chunk of a few thousand
+terms is summed as accurately as the tree sums of WebGPU. The chunk is short
+(WORKGROUP here is 64), so long rows take several passes and the fragments stay many.
+Arg reductions write values and indices in two draws of the same loop; first index wins
+ties and NaN beats numbers, as on WebGPU (the same ``ra_keep``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..._dtypes import bool as _BOOL
+from ..._dtypes import uint32 as _U32
+from ..ops import TABLE, lane_of
+from ..webgpu import lanes
+from ..webgpu import reduction as _wgsl
+from ..webgpu.reduction import NONE, ReduceSpec, better_fn, combine_expr, identity, pack_uniforms  # noqa: F401
+from .program import draw
+
+WORKGROUP = 64  # the largest group S: a chunk is at most WORKGROUP * P columns
+P = 16
+# pack_uniforms (WebGPU's) also writes lane and group shifts for its own workgroup size;
+# the fragments here do not read those words.
+
+_U = "U[(k) >> 2u][(k) & 3u]"
+
+
+def _word(k: str) -> str:
+    """WGSL-subset text reading uniform word k (a u32 expression)."""
+    return _U.replace("k", k)
+
+
+ROWS = """    let M = U[0].x; let N = U[0].y; let C = U[0].z; let S = U[0].w;
+    let r = g / C; let c = g % C;"""
+
+
+def _row_base(first_dim_word: int, ndims_word: int) -> str:
+    """WGSL lines: base (i32) of row r from its coordinates over the row dimensions."""
+    return (f"    var rem = r;\n"
+            f"    for (var d = {_word(f'{ndims_word}u')}; d > 0u; d = d - 1u) {{\n"
+            f"        let size = {_word(f'{first_dim_word}u + 2u * d')};\n"
+            f"        base = base + i32(rem % size) * bitcast<i32>({_word(f'{first_dim_word + 1}u + 2u * d')});\n"
+            f"        rem = rem / size;\n"
+            f"    }}\n")
+
+
+def _mapped(spec: ReduceSpec, raw: str) -> str:
+    acc = spec.acc_dtype
+    if spec.mapping == "nonzero":
+        return lanes.cast(_BOOL, acc, lanes.cast(spec.in_dtype, _BOOL, raw))
+    if spec.mapping == "sqdev":
+        d = f"({lanes.cast(spec.in_dtype, acc, raw)} - mean)"
+        return f"({d} * {d})"
+    return lanes.cast(spec.in_dtype, acc, raw)
+
+
+def _load(dtype, binding: int, index: str) -> str:
+    w = f"ld{binding}({index})"
+    return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w,
+            "f": f"bitcast<f32>({w})"}[lane_of(dtype)]
+
+
+def _value_fn(spec: ReduceSpec, bnum: dict, want_index: bool) -> str:
+    acc = spec.acc_dtype
+    at = lanes.wgsl_type(acc)
+    arg = spec.arg
+    loads = spec.per_thread // 4 if spec.vec4 else spec.per_thread
+    compensated = spec.combine == "add" and lane_of(acc) == "f"
+    L = ["fn wa_value(g: u32) -> u32 {", ROWS, "    var base = bitcast<i32>(U[2].y);",
+         _row_base(13, 14), "    let stride = bitcast<i32>(U[2].z);",
+         f"    let j0 = c * S * {loads}u;", f"    let j1 = min(j0 + S * {loads}u, N);",
+         f"    var acc: {at} = {identity(spec.combine, acc)};"]
+    if compensated:
+        L.append("    var err = 0.0;")
+    if arg:
+        L.append(f"    var acci = {NONE};")
+        if spec.mapping != "pairs":
+            L.append(f"    let flat0 = (r % U[2].w) * N * {4 if spec.vec4 else 1}u;")
+    if spec.mapping == "sqdev":
+        L.append(f"    let mean = {_load(acc, bnum['means'], 'U[3].x + r / U[2].w')};")
+    L.append("    for (var j = j0; j < j1; j = j + 1u) {")
+    L.append("        let a = u32(base + i32(j) * stride);")
+    comps = [(f"a * 4u + {ci}u", f"flat0 + j * 4u + {ci}u") for ci in range(4)] if spec.vec4 \
+        else [("a", "flat0 + j")]
+    for addr, flat in comps:
+        L.append(f"        {{ let x: {at} = {_mapped(spec, _load(spec.in_dtype, bnum['values'], addr))};")
+        if arg:
+            idx = f"ld{bnum['indices']}({addr})" if spec.mapping == "pairs" else flat
+            L.append(f"          let xi = {idx};")
+            L.append("          if (ra_keep(x, xi, acc, acci)) { acc = x; acci = xi; } }")
+        elif compensated:
+            L.append("          let s = wa_two_sum(acc, x); acc = s.x; err = err + s.y; }")
+        else:
+            L.append(f"          acc = {combine_expr(spec.combine, acc, 'acc', 'x')}; }}")
+    L.append("    }")
+    if compensated:
+        L.append("    acc = acc + err;")
+    if arg:
+        if want_index:
+            res = lanes.cast(_U32, spec.out_dtype, "acci") if spec.final else "acci"
+            L.append(f"    return {_to_word(spec.out_dtype if spec.final else _U32, res)};")
+        else:
+            L.append(f"    return {_to_word(acc, lanes.wrap(acc, 'acc'))};")
+    elif spec.final:
+        res = "acc"
+        if spec.transform != "none":
+            L.append("    let dv = bitcast<f32>(U[3].y);")
+            res = f"select({at}(wa_nan()), acc / dv, dv > 0.0)"
+            if spec.transform == "div_sqrt":
+                res = TABLE["sqrt"].wgsl["f"].format(res)
+        res = lanes.wrap(spec.out_dtype, lanes.cast(acc, spec.out_dtype, res))
+        L.append(f"    return {_to_word(spec.out_dtype, res)};")
+    else:
+        L.append(f"    return {_to_word(acc, lanes.wrap(acc, 'acc'))};")
+    L.append("}")
+    return "\n".join(L) + "\n"
+
+
+def _to_word(dtype, v: str) -> str:
+    return {"b": f"select(0u, 1u, {v})", "i": f"bitcast<u32>({v})", "u": v,
+            "f": f"bitcast<u32>({v})"}[lane_of(dtype)]
+
+
+def extra_functions(combine: str, acc) -> list[str]:
+    """WGSL-subset helpers the loops call beyond the library: the float min/max by keys
+    and, for arg reductions, the rule of which (value, index) wins, as WebGPU has them."""
+    fns = [f for f in re.split(r"(?m)^(?=fn )", _wgsl.RA_HELPERS) if f.strip()]
+    if combine in ("argmin", "argmax"):
+        fns.append(better_fn(combine, acc))
+    return fns
+
+
+def generate(spec: ReduceSpec) -> str:
+    for d in (spec.in_dtype, spec.acc_dtype, spec.out_dtype):
+        if lanes.words(d) != 1:
+            raise TypeError(f"{d.name} is not supported on WebGL2")
+    names = spec.bindings()
+    bnum = {n: i + 1 for i, n in enumerate(names)}
+    reads = [bnum[n] for n in names if not n.startswith("out")]
+    count = "U[0].x * U[0].z"  # rows × chunks: one fragment per chunk, row-major
+    src = draw(bnum["out"], reads, _value_fn(spec, bnum, want_index=spec.arg and spec.final),
+               first="0u", count=count, extra=extra_functions(spec.combine, spec.acc_dtype))
+    if spec.arg and not spec.final:
+        src += draw(bnum["out_indices"], reads, _value_fn(spec, bnum, want_index=True),
+                    first="0u", count=count, extra=extra_functions(spec.combine, spec.acc_dtype))
+    return src
+
+
+def grid(groups: int, group: int, max_per_dim: int) -> tuple[int, int, int]:
+    """Points a draw of this launch may place. Reduction draws cover their outputs as
+    rectangles and ignore it; scan draws (scan.py, launched with this grid) place one
+    point per column of every chunk."""
+    from . import scan
+
+    return (groups * group * scan.P, 1, 1)

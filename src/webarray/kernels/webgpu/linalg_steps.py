@@ -1,0 +1,542 @@
+"""WGSL generators for the factorizations of any size, each spread over many launches
+(per block of columns, Householder step, Jacobi round or chunk of QR iterations),
+float32 or complex64.
+
+kernels/webgpu/linalg.py factors a matrix of up to 64 a side in one workgroup and one
+launch. Beyond that a workgroup would have to loop for too long (lavapipe silently cuts
+an invocation short after about 2^15 loop iterations), and one workgroup per matrix
+leaves most of a GPU idle. So here:
+
+- cholesky and LU (solve, inv, det, slogdet): blocked right-looking, NB columns at a
+  time: a panel launch (one workgroup per matrix factors the diagonal block, or for LU
+  the whole panel with the row swaps of partial pivoting), the inverse of the block's
+  triangle (one workgroup, in workgroup memory), then the off-diagonal blocks and the
+  trailing submatrix by products of the tiled matmul (``_matmul.py``) written or
+  subtracted in place; LU's back substitution likewise by blocks.
+- qr: per column a Householder launch (one workgroup per matrix forms the reflector)
+  and an apply launch (one workgroup per column of A and per row of Q; A is held
+  transposed so that both read neighbouring words).
+- svd, svdvals, eigh (of the shifted, positive semidefinite matrix) and eigvalsh: one-sided
+  Jacobi rotations of column pairs in round-robin order, every pair of a round in its own
+  workgroup, one launch per round; columns are kept as rows (the caller passes Aᵀ) so
+  rotations read contiguous words.
+- eig and eigvals (complex64 only): Householder reduction to Hessenberg form, then
+  single-shift complex QR iterations (Wilkinson shifts, chasing the bulge with Givens
+  rotations) towards the Schur form T = Zᴴ·A·Z, one workgroup per matrix and a bounded
+  number of steps per launch; eigenvectors by back substitution in T (one thread per
+  eigenvector) times Z.
+
+Every kernel takes the matrix number as workgroup_id.z + U[2], so batches beyond the
+per-dimension workgroup limit take several launches.
+"""
+
+from __future__ import annotations
+
+import array
+import struct
+
+from .linalg import _SCALAR
+
+T_WG = 64  # threads of the one-workgroup-per-matrix kernels
+T_HESS = 256  # the Hessenberg reduction's: its steps are the longest (~6n²/T per thread)
+BUDGET = 8192  # loop iterations one invocation may spend per launch (lavapipe), with margin
+JACOBI_THREADS = 128
+MAX_SWEEPS = 20  # one-sided Jacobi sweeps at most (float32 converges in 6-12 up to n = 1024)
+TYPED = {"chol_panel", "lu_panel", "tri_inv", "sub_block", "qr_house", "qr_apply",
+         "jacobi_round"}  # the generators taking cplx; the eig kernels are complex64 only
+
+
+def _sync() -> str:
+    return "storageBarrier(); workgroupBarrier();"
+
+
+_BIND = "@group(0) @binding({i}) var<storage, read_write> {name}: array<{ty}>;"
+
+
+def _head(bufs, wg: str) -> str:
+    s = "@group(0) @binding(0) var<storage, read> U: array<u32>;\n"
+    s += "\n".join(_BIND.format(i=i + 1, name=n, ty=t) for i, (n, t) in enumerate(bufs))
+    return s + f"\n@compute @workgroup_size({wg})\n"
+
+
+# ---- blocked cholesky and LU: panels here, trailing updates by the tiled matmul ---------
+
+NB = 32  # columns per panel (two NB×NB complex64 blocks fill 16 KiB of workgroup memory)
+T_PANEL = 256
+
+
+def chol_panel(cplx: bool) -> str:
+    """The diagonal block [k0, k0 + b)² of the lower Cholesky factor in place (the
+    trailing updates of earlier panels already applied): per column j, the pivot
+    sqrt(re a_jj) (NaN when not positive), the column below divided by it, and the
+    block's later columns updated, all in one workgroup per matrix."""
+    return _SCALAR[cplx] + _head([("A", "T")], str(T_PANEL)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let n = U[0]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
+    let a0 = z * n * n;
+    for (var k = k0; k < k0 + b; k = k + 1u) {{
+        let p = re(A[a0 + k * n + k]);
+        let d = real_t(select(bitcast<f32>(0x7fc00000u), sqrt(p), p > 0.0));
+        for (var i = k + 1u + t; i < k0 + b; i = i + {T_PANEL}u) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
+        {_sync()}
+        if (t == 0u) {{ A[a0 + k * n + k] = d; }}
+        let w = k0 + b - k - 1u;
+        let rows = w;
+        for (var e = t; e < rows * w; e = e + {T_PANEL}u) {{
+            let i = k + 1u + e / w; let j = k + 1u + e % w;
+            if (j <= i) {{ A[a0 + i * n + j] = A[a0 + i * n + j] - mul(A[a0 + i * n + k], conjg(A[a0 + j * n + k])); }}
+        }}
+        {_sync()}
+    }}
+}}
+"""
+
+
+def lu_panel(cplx: bool) -> str:
+    """Columns [k0, k0 + b) of LU with partial pivoting, rows k0..n−1, in one workgroup
+    per matrix: per column the row of the largest |a_ik| (|re| + |im| for complex, the
+    first on ties) is swapped with row k across the whole of A and B (so later
+    panels and the right-hand sides see the permuted rows), S's parity flipped, the
+    column below divided by the pivot and the panel's later columns updated."""
+    bufs = [("A", "T"), ("B", "T"), ("S", "f32")]
+    return _SCALAR[cplx] + f"""var<workgroup> bv: array<f32, {T_PANEL}>;
+var<workgroup> bi: array<u32, {T_PANEL}>;
+""" + _head(bufs, str(T_PANEL)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let n = U[0]; let K = U[1]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
+    let a0 = z * n * n; let b0 = z * n * K;
+    for (var k = k0; k < k0 + b; k = k + 1u) {{
+        var v = -1.0; var best = n;
+        for (var i = k + t; i < n; i = i + {T_PANEL}u) {{
+            let m = mag(A[a0 + i * n + k]);
+            if (m > v) {{ v = m; best = i; }}
+        }}
+        bv[t] = v; bi[t] = best;
+        workgroupBarrier();
+        for (var h = {T_PANEL // 2}u; h > 0u; h = h / 2u) {{
+            if (t < h) {{
+                let w = bv[t + h]; let wi = bi[t + h];
+                if (w > bv[t] || (w == bv[t] && wi < bi[t])) {{ bv[t] = w; bi[t] = wi; }}
+            }}
+            workgroupBarrier();
+        }}
+        let p = select(k, bi[0], bi[0] < n);
+        workgroupBarrier();
+        if (p != k) {{
+            for (var j = t; j < n; j = j + {T_PANEL}u) {{
+                let u = A[a0 + k * n + j]; A[a0 + k * n + j] = A[a0 + p * n + j]; A[a0 + p * n + j] = u;
+            }}
+            for (var j = t; j < K; j = j + {T_PANEL}u) {{
+                let u = B[b0 + k * K + j]; B[b0 + k * K + j] = B[b0 + p * K + j]; B[b0 + p * K + j] = u;
+            }}
+            if (t == 0u) {{ S[z] = -S[z]; }}
+        }}
+        {_sync()}
+        let d = A[a0 + k * n + k];
+        for (var i = k + 1u + t; i < n; i = i + {T_PANEL}u) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
+        {_sync()}
+        let w = k0 + b - k - 1u;
+        let rows = n - k - 1u;
+        for (var e = t; e < rows * w; e = e + {T_PANEL}u) {{
+            let i = k + 1u + e / w; let j = k + 1u + e % w;
+            A[a0 + i * n + j] = A[a0 + i * n + j] - mul(A[a0 + i * n + k], A[a0 + k * n + j]);
+        }}
+        {_sync()}
+    }}
+}}
+"""
+
+
+def tri_inv(cplx: bool) -> str:
+    """The inverse of the triangular diagonal block [k0, k0 + b)² of A (b ≤ NB) into Inv
+    (NB×NB words per matrix, zeros outside the triangle): U[5] 0 for unit lower (LU's
+    L), 1 for lower (Cholesky's L), 2 for upper (LU's U). The block goes to workgroup
+    memory; thread j solves for column j by substitution there, so the serial chain runs
+    on workgroup memory, not on global loads."""
+    return _SCALAR[cplx] + f"""var<workgroup> Ls: array<T, {NB * NB}>;
+var<workgroup> Xs: array<T, {NB * NB}>;
+""" + _head([("A", "T"), ("Inv", "T")], str(NB)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let n = U[0]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4]; let mode = U[5];
+    let a0 = z * n * n;
+    for (var e = t; e < b * b; e = e + {NB}u) {{
+        let i = e / b; let j = e % b;
+        Ls[i * {NB}u + j] = A[a0 + (k0 + i) * n + k0 + j];
+        Xs[i * {NB}u + j] = real_t(0.0);
+    }}
+    workgroupBarrier();
+    let j = t;
+    if (j < b) {{
+        if (mode == 2u) {{
+            for (var r = 0u; r <= j; r = r + 1u) {{
+                let i = j - r;
+                var x = select(real_t(0.0), real_t(1.0), i == j);
+                for (var l = i + 1u; l <= j; l = l + 1u) {{ x = x - mul(Ls[i * {NB}u + l], Xs[l * {NB}u + j]); }}
+                Xs[i * {NB}u + j] = div(x, Ls[i * {NB}u + i]);
+            }}
+        }} else {{
+            for (var i = j; i < b; i = i + 1u) {{
+                var x = select(real_t(0.0), real_t(1.0), i == j);
+                for (var l = j; l < i; l = l + 1u) {{ x = x - mul(Ls[i * {NB}u + l], Xs[l * {NB}u + j]); }}
+                Xs[i * {NB}u + j] = select(div(x, Ls[i * {NB}u + i]), x, mode == 0u);
+            }}
+        }}
+    }}
+    workgroupBarrier();
+    for (var e = t; e < {NB * NB}u; e = e + {NB}u) {{ Inv[z * {NB * NB}u + e] = Xs[e]; }}
+}}
+"""
+
+
+def sub_block(cplx: bool) -> str:
+    """X[r0 + i, c0 + j] −= P[i, j] (U[7] = 0) or = P[i, j] (U[7] = 1) for i < m, j < w
+    of each matrix (X's rows ld words apart, its matrices xs words apart; P contiguous):
+    a product of the tiled matmul subtracted from, or written over, a block of a
+    factorization in place."""
+    return _SCALAR[cplx] + _head([("X", "T"), ("P", "T")], "16, 16") + """fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let m = U[0]; let w = U[1]; let z = wg.z + U[2]; let r0 = U[3]; let c0 = U[4];
+    let ld = U[5]; let xs = U[6];
+    let i = wg.y * 16u + lid.y; let j = wg.x * 16u + lid.x;
+    if (i < m && j < w) {
+        let x = z * xs + (r0 + i) * ld + c0 + j;
+        let p = P[(z * m + i) * w + j];
+        X[x] = select(X[x] - p, p, U[7] != 0u);
+    }
+}
+"""
+
+
+# ---- Householder QR -----------------------------------------------------------------
+
+_REDUCE = """fn reduce_{name}(t: u32) {{
+    for (var h = {half}u; h > 0u; h = h / 2u) {{
+        if (t < h) {{ {name}[t] = {op}; }}
+        workgroupBarrier();
+    }}
+}}
+"""
+
+
+def qr_house(cplx: bool) -> str:
+    """Step k of an M×N matrix held transposed (AT: N rows of M, row j = column j): the
+    reflector I − τ·v·vᴴ that maps column k's part from k on to alpha·e_0
+    (alpha = −phase(a_kk)·‖x‖, v scaled by the column's largest |element|) into V and
+    Tau; column k becomes (alpha, 0, …)."""
+    return _SCALAR[cplx] + f"""var<workgroup> red: array<f32, {T_WG}>;
+""" + _REDUCE.format(name="red", half=T_WG // 2, op="max(red[t], red[t + h])") + \
+        _REDUCE.format(name="red", half=T_WG // 2, op="red[t] + red[t + h]").replace("reduce_red", "sum_red") + \
+        _head([("AT", "T"), ("Q", "T"), ("V", "T"), ("Tau", "f32")], str(T_WG)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let M = U[0]; let N = U[1]; let z = wg.z + U[2]; let k = U[3];
+    let c0 = z * M * N + k * M; let v0 = z * M;
+    var big = 0.0;
+    for (var i = k + t; i < M; i = i + {T_WG}u) {{ big = max(big, mag(AT[c0 + i])); }}
+    red[t] = big;
+    workgroupBarrier();
+    reduce_red(t);
+    let sc = select(1.0, red[0], red[0] > 0.0);
+    workgroupBarrier();
+    var ss = 0.0;
+    for (var i = k + t; i < M; i = i + {T_WG}u) {{
+        let u = AT[c0 + i] / sc; ss = ss + abs2(u); V[v0 + i] = u;
+    }}
+    red[t] = ss;
+    workgroupBarrier();
+    sum_red(t);
+    let total = red[0];
+    {_sync()}
+    if (t == 0u) {{
+        let x0 = V[v0 + k];
+        let al = -phase(x0) * sqrt(total);
+        V[v0 + k] = x0 - al;
+        let vv = total - abs2(x0) + abs2(x0 - al);
+        Tau[z] = select(0.0, 2.0 / vv, vv > 0.0);
+        AT[c0 + k] = select(x0, al, vv > 0.0) * sc;
+    }}
+    for (var i = k + 1u + t; i < M; i = i + {T_WG}u) {{ AT[c0 + i] = real_t(0.0); }}
+}}
+"""
+
+
+def qr_apply(cplx: bool) -> str:
+    """Step k: each workgroup applies the reflector to one column j > k of A (a row of
+    AT) or to one row of Q: the threads share the dot product with v (a tree sum in
+    workgroup memory), then the update, both over neighbouring words."""
+    return _SCALAR[cplx] + f"""var<workgroup> red: array<T, {T_WG}>;
+""" + _head([("AT", "T"), ("Q", "T"), ("V", "T"), ("Tau", "f32")], str(T_WG)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let M = U[0]; let N = U[1]; let z = wg.z + U[2]; let k = U[3];
+    let v0 = z * M;
+    let cols = N - k - 1u;
+    let g = wg.x;
+    // the line to reflect: a row of AT (a column of A), or a row of Q
+    let isq = g >= cols;
+    let r0 = select(z * M * N + (k + 1u + g) * M, z * M * M + (g - cols) * M, isq);
+    var w = real_t(0.0);
+    if (isq) {{
+        for (var i = k + t; i < M; i = i + {T_WG}u) {{ w = w + mul(Q[r0 + i], V[v0 + i]); }}
+    }} else {{
+        for (var i = k + t; i < M; i = i + {T_WG}u) {{ w = w + mul(conjg(V[v0 + i]), AT[r0 + i]); }}
+    }}
+    red[t] = w;
+    workgroupBarrier();
+    for (var h = {T_WG // 2}u; h > 0u; h = h / 2u) {{
+        if (t < h) {{ red[t] = red[t] + red[t + h]; }}
+        workgroupBarrier();
+    }}
+    let s = red[0] * Tau[z];
+    if (isq) {{
+        for (var i = k + t; i < M; i = i + {T_WG}u) {{ Q[r0 + i] = Q[r0 + i] - mul(s, conjg(V[v0 + i])); }}
+    }} else {{
+        for (var i = k + t; i < M; i = i + {T_WG}u) {{ AT[r0 + i] = AT[r0 + i] - mul(V[v0 + i], s); }}
+    }}
+}}
+"""
+
+
+# ---- one-sided Jacobi -----------------------------------------------------------------
+
+def jacobi_round(cplx: bool) -> str:
+    """One round of a sweep: pair number wg.x of round r of the round-robin tournament
+    over ne (N rounded up to even) players; an index ≥ N is a bye. W holds the N columns
+    being orthogonalised as rows of length M; VT the accumulated rotations as rows. With γ = w_pᴴ·w_q = |γ|·e^{iφ}, w_q·e^{-iφ} and w_p are rotated by the
+    real Jacobi angle of (‖w_p‖², ‖w_q‖², |γ|). A pair already orthogonal to tol·‖w_p‖‖w_q‖
+    is left alone; a sweep in which no pair rotated (flag F) makes later sweeps return at once."""
+    T = JACOBI_THREADS
+    return _SCALAR[cplx] + f"""var<workgroup> red: array<vec4<f32>, {T}>;
+var<workgroup> go: u32;
+""" + _head([("W", "T"), ("VT", "T"), ("F", "u32")], str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let N = U[0]; let M = U[1]; let z = wg.z + U[2]; let r = U[3]; let s = U[4]; let S = U[5];
+    let ne = U[8];
+    let i = wg.x;
+    var p = r; var q = ne - 1u;
+    if (i > 0u) {{ p = (r + i) % (ne - 1u); q = (r + ne - 1u - i) % (ne - 1u); }}
+    if (p > q) {{ let u = p; p = q; q = u; }}
+    if (q >= N) {{ return; }}
+    if (t == 0u) {{ go = select(1u, F[z * S + s], s > 0u); }}
+    if (workgroupUniformLoad(&go) == 0u) {{ return; }}
+    let w0 = z * N * M;
+    var acc = vec4<f32>(0.0);
+    for (var e = t; e < M; e = e + {T}u) {{
+        let x = W[w0 + p * M + e]; let y = W[w0 + q * M + e];
+        let g = mul(conjg(x), y);
+        acc = acc + vec4<f32>(abs2(x), abs2(y), re(g), {"g.y" if cplx else "0.0"});
+    }}
+    red[t] = acc;
+    workgroupBarrier();
+    for (var h = {T // 2}u; h > 0u; h = h / 2u) {{
+        if (t < h) {{ red[t] = red[t] + red[t + h]; }}
+        workgroupBarrier();
+    }}
+    let tot = red[0];
+    let al = tot.x; let be = tot.y;
+    let gm = length(tot.zw);
+    if (!(gm > bitcast<f32>(U[7]) * sqrt(al) * sqrt(be))) {{ return; }}
+    let zeta = (be - al) / (2.0 * gm);
+    let az = abs(zeta);
+    let tt = select(1.0 / (az + sqrt(1.0 + az * az)), 0.5 / az, az > 1e15);
+    let tn = select(-tt, tt, zeta >= 0.0);
+    let c = 1.0 / sqrt(1.0 + tn * tn); let sn = tn * c;
+    let ph = {"conjg(vec2<f32>(tot.z, tot.w) / gm)" if cplx else "select(-1.0, 1.0, tot.z >= 0.0)"};
+    for (var e = t; e < M; e = e + {T}u) {{
+        let x = W[w0 + p * M + e]; let y = mul(W[w0 + q * M + e], ph);
+        W[w0 + p * M + e] = c * x - sn * y; W[w0 + q * M + e] = sn * x + c * y;
+    }}
+    let v0 = z * N * N;
+    for (var e = t; e < N; e = e + {T}u) {{
+        let x = VT[v0 + p * N + e]; let y = mul(VT[v0 + q * N + e], ph);
+        VT[v0 + p * N + e] = c * x - sn * y; VT[v0 + q * N + e] = sn * x + c * y;
+    }}
+    if (t == 0u) {{ F[z * S + s + 1u] = 1u; }}
+}}
+"""
+
+
+# ---- eig: Hessenberg, shifted QR, eigenvectors (complex64) ------------------------------
+
+_C = _SCALAR[True] + """fn csqrt(a: T) -> T {
+    let r = length(a);
+    let x = sqrt(max(0.5 * (r + abs(a.x)), 0.0));
+    if (x == 0.0) { return vec2<f32>(0.0, 0.0); }
+    let y = a.y / (2.0 * x);
+    return select(vec2<f32>(abs(y), select(-x, x, a.y >= 0.0)), vec2<f32>(x, y), a.x >= 0.0);
+}
+"""
+
+
+def hessenberg() -> str:
+    """Steps [U[3], U[4]) of the reduction H ← P·H·P with Householder P (Hermitian, as τ
+    is real) zeroing H[k+2:, k], accumulated as Z ← Z·P when U[1] is 1."""
+    return _C + f"""var<workgroup> tau: f32;
+var<workgroup> alpha: T;
+""" + _head([("H", "T"), ("Z", "T"), ("V", "T")], str(T_HESS)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let n = U[0]; let z = wg.z + U[2];
+    let a0 = z * n * n; let v0 = z * n;
+    for (var k = U[3]; k < U[4]; k = k + 1u) {{
+        if (t == 0u) {{
+            var ss = 0.0; var big = 0.0;
+            for (var i = k + 1u; i < n; i = i + 1u) {{ big = max(big, mag(H[a0 + i * n + k])); }}
+            let sc = select(1.0, big, big > 0.0);
+            for (var i = k + 1u; i < n; i = i + 1u) {{ let u = H[a0 + i * n + k] / sc; ss = ss + abs2(u); V[v0 + i] = u; }}
+            let x0 = V[v0 + k + 1u];
+            let al = -phase(x0) * sqrt(ss);
+            V[v0 + k + 1u] = x0 - al;
+            let vv = ss - abs2(x0) + abs2(x0 - al);
+            tau = select(0.0, 2.0 / vv, vv > 0.0);
+            alpha = select(x0, al, vv > 0.0) * sc;
+        }}
+        {_sync()}
+        let ta = tau;
+        for (var j = k + 1u + t; j < n; j = j + {T_HESS}u) {{
+            var w = real_t(0.0);
+            for (var i = k + 1u; i < n; i = i + 1u) {{ w = w + mul(conjg(V[v0 + i]), H[a0 + i * n + j]); }}
+            w = w * ta;
+            for (var i = k + 1u; i < n; i = i + 1u) {{ H[a0 + i * n + j] = H[a0 + i * n + j] - mul(V[v0 + i], w); }}
+        }}
+        if (t == 0u) {{ H[a0 + (k + 1u) * n + k] = alpha; }}
+        for (var i = k + 2u + t; i < n; i = i + {T_HESS}u) {{ H[a0 + i * n + k] = real_t(0.0); }}
+        {_sync()}
+        for (var r = t; r < n; r = r + {T_HESS}u) {{
+            var w = real_t(0.0);
+            for (var i = k + 1u; i < n; i = i + 1u) {{ w = w + mul(H[a0 + r * n + i], V[v0 + i]); }}
+            w = w * ta;
+            for (var i = k + 1u; i < n; i = i + 1u) {{ H[a0 + r * n + i] = H[a0 + r * n + i] - mul(w, conjg(V[v0 + i])); }}
+            if (U[1] != 0u) {{
+                var y = real_t(0.0);
+                for (var i = k + 1u; i < n; i = i + 1u) {{ y = y + mul(Z[a0 + r * n + i], V[v0 + i]); }}
+                y = y * ta;
+                for (var i = k + 1u; i < n; i = i + 1u) {{ Z[a0 + r * n + i] = Z[a0 + r * n + i] - mul(y, conjg(V[v0 + i])); }}
+            }}
+        }}
+        {_sync()}
+    }}
+}}
+"""
+
+
+MAX_ITS = 60  # QR sweeps without a deflation before giving up on a matrix (NaN results)
+
+
+def schur() -> str:
+    """Up to U[3] steps of single-shift complex QR on the Hessenberg H (in place, towards
+    upper triangular), rotations accumulated into Z when U[1] is 1. St per matrix: the
+    active bottom row + 1 (0 when done), sweeps since the last deflation, failed flag.
+    A step deflates (|h_l,l−1| ≤ ε·(|h_l−1,l−1| + |h_ll|) makes it zero) or chases one
+    bulge of the Wilkinson shift (an exceptional shift every 10 sweeps) through rows l..ihi."""
+    return _C + f"""var<workgroup> ctl: vec4<u32>;
+var<workgroup> gv: vec4<f32>;
+fn givens(f: T, g: T) -> vec4<f32> {{
+    // c real, s complex: [c s; -conj(s) c]·[f; g] = [r; 0]
+    let nf = length(f); let ng = length(g);
+    if (ng == 0.0) {{ return vec4<f32>(1.0, 0.0, 0.0, 0.0); }}
+    if (nf == 0.0) {{ let s = conjg(g) / ng; return vec4<f32>(0.0, s.x, s.y, 0.0); }}
+    let nr = sqrt(nf * nf + ng * ng);
+    let s = mul(f / nf, conjg(g)) / nr;
+    return vec4<f32>(nf / nr, s.x, s.y, 0.0);
+}}
+""" + _head([("H", "T"), ("Z", "T"), ("St", "u32")], str(T_WG)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let n = U[0]; let z = wg.z + U[2];
+    let a0 = z * n * n; let st = z * 4u;
+    for (var step = 0u; step < U[3]; step = step + 1u) {{
+        if (t == 0u) {{
+            var top = St[st]; var its = St[st + 1u];
+            var mode = 0u; var l = 0u;
+            if (top <= 1u) {{ mode = 2u; St[st] = 0u; }} else {{
+                let ihi = top - 1u;
+                l = ihi;
+                loop {{
+                    if (l == 0u) {{ break; }}
+                    let h = mag(H[a0 + l * n + l - 1u]);
+                    let s = mag(H[a0 + (l - 1u) * n + l - 1u]) + mag(H[a0 + l * n + l]);
+                    if (h <= 1.1920929e-07 * s || h < 1e-35) {{ H[a0 + l * n + l - 1u] = real_t(0.0); break; }}
+                    l = l - 1u;
+                }}
+                if (l == ihi) {{
+                    St[st] = ihi; St[st + 1u] = 0u;
+                }} else if (its >= {MAX_ITS}u) {{
+                    St[st] = 0u; St[st + 2u] = 1u; mode = 2u;
+                }} else {{
+                    its = its + 1u; St[st + 1u] = its;
+                    let a = H[a0 + (ihi - 1u) * n + ihi - 1u]; let b = H[a0 + (ihi - 1u) * n + ihi];
+                    let c = H[a0 + ihi * n + ihi - 1u]; let d = H[a0 + ihi * n + ihi];
+                    var mu: T;
+                    if (its % 10u == 0u) {{
+                        mu = d + real_t(0.75 * mag(c));
+                    }} else {{
+                        let hd = 0.5 * (a - d);
+                        let r = csqrt(mul(hd, hd) + mul(b, c));
+                        let m1 = d - hd + r; let m2 = d - hd - r;  // the eigenvalues of the 2×2
+                        mu = select(m2, m1, length(m1 - d) <= length(m2 - d));
+                    }}
+                    gv = givens(H[a0 + l * n + l] - mu, H[a0 + (l + 1u) * n + l]);
+                    mode = 1u;
+                }}
+            }}
+            ctl = vec4<u32>(mode, l, top - 1u, 0u);
+        }}
+        let cc = workgroupUniformLoad(&ctl);
+        if (cc.x == 2u) {{ break; }}
+        if (cc.x == 1u) {{
+            let l = cc.y; let ihi = cc.z;
+            for (var k = l; k < ihi; k = k + 1u) {{
+                if (k > l && t == 0u) {{
+                    gv = givens(H[a0 + k * n + k - 1u], H[a0 + (k + 1u) * n + k - 1u]);
+                }}
+                {_sync()}
+                let c = gv.x; let s = vec2<f32>(gv.y, gv.z);
+                let j0 = select(k - 1u, k, k == l);
+                for (var j = j0 + t; j < n; j = j + {T_WG}u) {{
+                    let x = H[a0 + k * n + j]; let y = H[a0 + (k + 1u) * n + j];
+                    H[a0 + k * n + j] = c * x + mul(s, y);
+                    H[a0 + (k + 1u) * n + j] = select(c * y - mul(conjg(s), x), real_t(0.0), j + 1u == k);
+                }}
+                {_sync()}
+                let i1 = min(k + 2u, ihi);
+                for (var i = t; i <= i1; i = i + {T_WG}u) {{
+                    let x = H[a0 + i * n + k]; let y = H[a0 + i * n + k + 1u];
+                    H[a0 + i * n + k] = c * x + mul(conjg(s), y);
+                    H[a0 + i * n + k + 1u] = c * y - mul(s, x);
+                }}
+                if (U[1] != 0u) {{
+                    for (var i = t; i < n; i = i + {T_WG}u) {{
+                        let x = Z[a0 + i * n + k]; let y = Z[a0 + i * n + k + 1u];
+                        Z[a0 + i * n + k] = c * x + mul(conjg(s), y);
+                        Z[a0 + i * n + k + 1u] = c * y - mul(s, x);
+                    }}
+                }}
+                {_sync()}
+            }}
+        }}
+        {_sync()}
+    }}
+}}
+"""
+
+
+def trevc() -> str:
+    """Rows [U[4], U[3]) (taken from the highest down) of the eigenvectors of the upper
+    triangular T: thread j solves (T − t_jj·I)·x = 0 with x_j = 1 (X holds identities from
+    the caller) by x_i = −Σ_{{i<k≤j}} t_ik·x_k / (t_ii − t_jj), a denominator below
+    ε·|t_jj| (or 1e-30) replaced by that bound, as LAPACK's ztrevc."""
+    return _C + _head([("H", "T"), ("X", "T")], "64") + """fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    let n = U[0]; let z = wg.z + U[2];
+    let j = wg.x * 64u + t;
+    if (j >= n) { return; }
+    let a0 = z * n * n;
+    let lam = H[a0 + j * n + j];
+    let smin = max(1.1920929e-07 * mag(lam), 1e-30);
+    for (var ii = U[3]; ii > U[4]; ii = ii - 1u) {
+        let i = ii - 1u;
+        if (i < j) {
+            var acc = real_t(0.0);
+            for (var k = i + 1u; k <= j; k = k + 1u) { acc = acc + mul(H[a0 + i * n + k], X[a0 + k * n + j]); }
+            var d = H[a0 + i * n + i] - lam;
+            if (mag(d) < smin) { d = real_t(smin); }
+            X[a0 + i * n + j] = -div(acc, d);
+        }
+    }
+}
+"""
+
+
+def words(*vals) -> bytes:
+    """Uniform words: ints as u32, floats as f32 bits."""
+    out = []
+    for v in vals:
+        out.append(struct.unpack("<I", struct.pack("<f", v))[0] if isinstance(v, float) else v & 0xFFFFFFFF)
+    return array.array("I", out).tobytes()

@@ -1,0 +1,154 @@
+"""webarray.cupy in headless Chromium (Pyodide, no NumPy there): the two Mandelbrot examples
+through ``python -m webarray.browser run`` must print the checksum of NumPy's image
+(computed here, natively, from the same float32 grid). The kernel example runs its WGSL
+form on WebGPU and its GLSL form on WebGL2, the NumPy-style one on both; and the GLSL that
+the translator makes is also compiled and run on its own in a WebGL2 context of the page's
+worker. Slow (each run starts a browser); WEBARRAY_SKIP_BROWSER=1 skips them."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import webarray.cupy as cp
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+sys.path.insert(0, str(EXAMPLES))
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("WEBARRAY_SKIP_BROWSER") == "1", reason="WEBARRAY_SKIP_BROWSER=1"
+)
+
+SIZE, ITERS = 64, 60
+
+
+def numpy_checksum() -> int:
+    from mandelbrot_numpy_style import checksum, grid, mandelbrot
+
+    real, imag = grid(cp, SIZE)
+    counts = mandelbrot(cp.asnumpy(real), cp.asnumpy(imag), ITERS)
+    return checksum(counts)
+
+
+def run(script: Path, *options: str, args=(), timeout=300):
+    cmd = [sys.executable, "-m", "webarray.browser", "run", str(script), "--timeout",
+           str(timeout), "--file", str(EXAMPLES / "mandelbrot_numpy_style.py"), *options,
+           "--", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 60, cwd=ROOT)
+
+
+def checksum_of(stdout: str) -> int:
+    m = re.search(r"checksum=(\d+)", stdout)
+    assert m, stdout
+    return int(m.group(1))
+
+
+@pytest.mark.parametrize("script,backend", [
+    ("mandelbrot_kernel.py", "webgpu"),
+    ("mandelbrot_kernel.py", "webgl2"),
+    ("mandelbrot_numpy_style.py", "webgpu"),
+    ("mandelbrot_numpy_style.py", "webgl2"),
+])
+def test_mandelbrot_examples_in_the_browser_match_numpy(script, backend):
+    r = run(EXAMPLES / script, "--backend", backend,
+            args=["--size", str(SIZE), "--iters", str(ITERS)])
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    assert "NumPy is not installed" in r.stdout  # Pyodide here has no NumPy
+    if script == "mandelbrot_kernel.py":  # each backend's own body form
+        assert f"form={'glsl' if backend == 'webgl2' else 'wgsl'}" in r.stdout
+    assert checksum_of(r.stdout) == numpy_checksum()
+
+
+# The GLSL form of the kernel example, translated to GLSL ES 3.00 by webarray.cupy, drawn
+# by a fragment shader into an R32I texture in the worker's own WebGL2 context (and the
+# `import cupy` opt-in, in Pyodide).
+GLSL_RUN = r'''
+import sys
+import js
+from pyodide.ffi import to_js
+import webarray.cupy
+assert webarray.cupy.install()  # no real CuPy in Pyodide: `import cupy` gives webarray.cupy
+import cupy as cp
+assert cp is webarray.cupy
+from webarray.cupy import _kernel_lang as lang
+from mandelbrot_kernel import BODIES
+from mandelbrot_numpy_style import checksum, grid
+
+SIZE, ITERS = int(sys.argv[1]), int(sys.argv[2])
+in_params, out_params, body = BODIES["glsl"]
+fn = lang.UserFunction("mandelbrot_glsl", body,
+                       [("re", "f32"), ("im", "f32"), ("max_iter", "i32")],
+                       [("count", "i32")], dict(lang.TYPE_NAMES))
+functions, sigs = fn.glsl_outputs()
+(wrapper,) = sigs
+real, imag = grid(cp, SIZE)
+
+gl = js.OffscreenCanvas.new(SIZE, SIZE).getContext("webgl2")
+def shader(kind, src):
+    s = gl.createShader(kind)
+    gl.shaderSource(s, src)
+    gl.compileShader(s)
+    if not gl.getShaderParameter(s, gl.COMPILE_STATUS):
+        raise RuntimeError(gl.getShaderInfoLog(s) + "\n" + src)
+    return s
+vs = ("#version 300 es\nvoid main() { int v = gl_VertexID;\n"
+      "  float x = (v == 1 || v == 4 || v == 5) ? 1.0 : -1.0;\n"
+      "  float y = (v == 2 || v == 3 || v == 5) ? 1.0 : -1.0;\n"
+      "  gl_Position = vec4(x, y, 0.0, 1.0); }\n")
+fs = ("#version 300 es\nprecision highp float;\nprecision highp int;\n"
+      "uniform highp uvec4 U[1];\nuniform highp sampler2D RE;\nuniform highp sampler2D IM;\n"
+      "uniform int max_iter;\nlayout(location = 0) out highp ivec4 o;\n" + functions +
+      "void main() { ivec2 p = ivec2(gl_FragCoord.xy);\n"
+      f"  o = ivec4({wrapper}(texelFetch(RE, p, 0).r, texelFetch(IM, p, 0).r, max_iter), 0, 0, 0); }}\n")
+prog = gl.createProgram()
+gl.attachShader(prog, shader(gl.VERTEX_SHADER, vs))
+gl.attachShader(prog, shader(gl.FRAGMENT_SHADER, fs))
+gl.linkProgram(prog)
+assert gl.getProgramParameter(prog, gl.LINK_STATUS), gl.getProgramInfoLog(prog)
+
+def texture(unit, values):
+    t = gl.createTexture()
+    gl.activeTexture(gl.TEXTURE0 + unit)
+    gl.bindTexture(gl.TEXTURE_2D, t)
+    for p in (gl.TEXTURE_MIN_FILTER, gl.TEXTURE_MAG_FILTER):
+        gl.texParameteri(gl.TEXTURE_2D, p, gl.NEAREST)
+    data = js.Float32Array.new(to_js([v for row in values for v in row]))
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32F, SIZE, SIZE, 0, gl.RED, gl.FLOAT, data)
+    return t
+texture(0, real.tolist())
+texture(1, imag.tolist())
+target = gl.createTexture()
+gl.activeTexture(gl.TEXTURE2)
+gl.bindTexture(gl.TEXTURE_2D, target)
+gl.texStorage2D(gl.TEXTURE_2D, 1, gl.R32I, SIZE, SIZE)
+fb = gl.createFramebuffer()
+gl.bindFramebuffer(gl.FRAMEBUFFER, fb)
+gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, target, 0)
+gl.viewport(0, 0, SIZE, SIZE)
+gl.useProgram(prog)
+gl.uniform1i(gl.getUniformLocation(prog, "RE"), 0)
+gl.uniform1i(gl.getUniformLocation(prog, "IM"), 1)
+gl.uniform1i(gl.getUniformLocation(prog, "max_iter"), ITERS)
+gl.uniform4uiv(gl.getUniformLocation(prog, "U"), to_js([SIZE * SIZE, 0, 0, 0]))
+gl.drawArrays(gl.TRIANGLES, 0, 6)
+out = js.Int32Array.new(SIZE * SIZE * 4)
+gl.readPixels(0, 0, SIZE, SIZE, gl.RGBA_INTEGER, gl.INT, out)
+counts = list(out.to_py())[::4]
+image = cp.asarray([counts[r * SIZE:(r + 1) * SIZE] for r in range(SIZE)], dtype=cp.int32)
+print(f"glsl checksum={checksum(image)}")
+'''
+
+
+def test_translated_glsl_runs_in_webgl2_and_matches_numpy(tmp_path):
+    script = tmp_path / "glsl_run.py"
+    script.write_text(GLSL_RUN)
+    r = run(script, "--file", str(EXAMPLES / "mandelbrot_kernel.py"),
+            args=[str(SIZE), str(ITERS)])
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-6000:]
+    assert checksum_of(r.stdout) == numpy_checksum()
