@@ -34,7 +34,18 @@ export interface ReplySink {
   /** Room for a payload of nbytes; throws when the window is smaller. */
   payload(nbytes: number): Uint8Array;
   send(seq: number, status: Status, nbytes: number): void;
+  /** Withdraws a markLost once a fresh device has replaced the lost one. */
+  clearLost?(): void;
 }
+
+/** A backend that can hand its work to a fresh device after a loss (WebGPU: a new
+ * adapter and a new device, since an adapter hands out one device only). */
+interface Renewable {
+  renew(): Promise<Backend>;
+}
+
+const renewable = (b: Backend): b is Backend & Renewable =>
+  typeof (b as Partial<Renewable>).renew === "function";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -47,10 +58,14 @@ function asDeviceError(e: unknown): DeviceError {
 
 export class Processor {
   private pending: DeviceError | null = null;
+  /** Above every handle allocated so far, on any device: the INFO reply gives it to a
+   * new executor as its first handle, so that frees still coming from an executor of a
+   * lost device never reach the buffers of the fresh one. */
+  private nextHandle = 1;
 
   /** backend is null when it failed to start; every request then answers startError. */
   constructor(
-    private readonly backend: Backend | null,
+    private backend: Backend | null,
     private readonly sink: ReplySink,
     private readonly startError: DeviceError | null = null,
   ) {}
@@ -70,6 +85,9 @@ export class Processor {
   handle(words: Uint32Array, bytes: Uint8Array): Promise<void> | undefined {
     const op = words[0];
     const b = this.backend;
+    // A new executor starts with INFO: after a loss it gets a fresh device where the
+    // backend can make one (WebGL2 restores its context in place instead).
+    if (op === OP_INFO && b?.lost && renewable(b)) return this.reply(words[2], this.renew(b), -1);
     if (!b || b.lost) {
       const seq = this.requestSeq(op, words);
       if (seq === 0) return undefined;
@@ -82,6 +100,7 @@ export class Processor {
       switch (op) {
         case OP_ALLOC: {
           const seq = words[2];
+          if (words[3] >= this.nextHandle) this.nextHandle = words[3] + 1;
           const done = b.alloc(words[3], words[4], seq !== 0);
           return seq ? this.reply(seq, done) : undefined;
         }
@@ -114,11 +133,8 @@ export class Processor {
           return undefined;
         case OP_SYNC:
           return this.reply(words[2], b.sync());
-        case OP_INFO: {
-          const json = encoder.encode(JSON.stringify(b.info));
-          this.sink.payload(json.length).set(json);
-          return this.reply(words[2], undefined, json.length);
-        }
+        case OP_INFO:
+          return this.reply(words[2], undefined, this.info(b));
         case OP_PING:
           return this.reply(words[2], undefined);
         case OP_DESTROY:
@@ -141,6 +157,31 @@ export class Processor {
     }
   }
 
+  /** Writes the INFO reply (the backend's info and the executor's first handle); its length. */
+  private info(b: Backend): number {
+    const json = encoder.encode(JSON.stringify({ ...b.info, first_handle: this.nextHandle }));
+    this.sink.payload(json.length).set(json);
+    return json.length;
+  }
+
+  /** Replaces the lost backend by a fresh one; resolves to the length of the INFO reply.
+   * When no fresh device can be had, the reply says the device is lost and why. */
+  private async renew(lost: Backend & Renewable): Promise<number> {
+    let fresh: Backend;
+    try {
+      fresh = await lost.renew();
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      throw new DeviceError(STATUS_DEVICE_LOST, `${lost.lost}; starting a fresh device failed: ${why}`);
+    }
+    fresh.onLost = lost.onLost;
+    lost.onLost = null;
+    this.backend = fresh;
+    this.pending = null;
+    this.sink.clearLost?.();
+    return this.info(fresh);
+  }
+
   /** The sequence number a record waits on, or 0 when it expects no reply. */
   private requestSeq(op: number, words: Uint32Array): number {
     switch (op) {
@@ -158,10 +199,13 @@ export class Processor {
     }
   }
 
-  private async reply(seq: number, work: Promise<void> | void, nbytes = 0): Promise<void> {
+  /** Sends the reply to seq once work is done; work resolving to a number gives the
+   * payload's length (nbytes -1). */
+  private async reply(seq: number, work: Promise<void | number> | void, nbytes = 0): Promise<void> {
     let error: DeviceError | null = null;
     try {
-      await work;
+      const n = await work;
+      if (nbytes < 0) nbytes = typeof n === "number" ? n : 0;
     } catch (e) {
       error = asDeviceError(e);
     }

@@ -18,7 +18,9 @@
  *   DISPATCH kernel gx gy gz nbind nuni bindings[nbind] uniforms[nuni bytes]...
  *   FLUSH                                 submit what is recorded
  *   SYNC     seq                          reply once all submitted work has finished
- *   INFO     seq                          reply: JSON (backend, adapter, limits)
+ *   INFO     seq                          reply: JSON (backend, adapter, limits, first_handle:
+ *                                         the executor's first buffer handle); after a loss
+ *                                         WebGPU answers it on a fresh adapter and device
  *   PING     seq                          reply at once (measures the transport)
  *   DESTROY  seq                          destroy the device; later commands fail with LOST
  *
@@ -40,7 +42,7 @@ export const OP_SYNC = 8;
 export const OP_INFO = 9;
 export const OP_PING = 10;
 export const OP_DESTROY = 11;
-export const OP_SIMULATE_LOSS = 12; // testing aid: [seq, ms] lose the device, restore after ms
+export const OP_SIMULATE_LOSS = 12; // testing aid: [seq, ms] lose the device (WebGL2: restore after ms)
 
 export const STATUS_OK = 0;
 export const STATUS_KERNEL = 1; // shader failed to compile

@@ -94,6 +94,11 @@ export class WindowSink implements ReplySink {
     Atomics.store(this.control, CTRL_LOST, 1);
     Atomics.notify(this.control, CTRL_REPLY_SEQ);
   }
+
+  /** A fresh device replaced the lost one: Python's requests wait as usual again. */
+  clearLost(): void {
+    Atomics.store(this.control, CTRL_LOST, 0);
+  }
 }
 
 /**

@@ -78,6 +78,7 @@ export class WebGPUBackend implements Backend {
   private readonly scopes: Promise<GPUError | null>[] = [];
   private pending: DeviceError | null = null;
 
+  /** A backend on a new adapter and a new device: at start, and after a loss (renew). */
   static async create(): Promise<WebGPUBackend> {
     const gpu = (globalThis.navigator as Navigator | undefined)?.gpu;
     if (!gpu) {
@@ -270,6 +271,22 @@ export class WebGPUBackend implements Backend {
   destroy(): void {
     this.device.destroy();
     this.lost ??= "the WebGPU device was destroyed";
+  }
+
+  /** After a loss, a fresh backend (new adapter, new device) for a new executor. */
+  renew(): Promise<WebGPUBackend> {
+    if (!this.lost) throw new DeviceError(STATUS_INTERNAL, "renew() of a WebGPU device that works");
+    this.staging = null;
+    this.buffers.clear();
+    this.kernels.clear();
+    return WebGPUBackend.create();
+  }
+
+  /** Testing aid: lose the device now (GPUDevice.destroy()). A WebGPU device does not
+   * come back: the next executor gets a fresh one (renew), so ms is not used. */
+  simulateLoss(_ms: number): void {
+    this.lost ??= "the WebGPU device was lost (simulated with GPUDevice.destroy()): the arrays on it are gone; new arrays go to a fresh device";
+    this.device.destroy();
   }
 
   // -- batches ----------------------------------------------------------------------

@@ -184,6 +184,9 @@ class BrowserExecutor:
         self.adapter_info = {"device": kind}
         info = json.loads(self._request(OP_INFO, (), f"starting the {kind} device", timeout=_START_TIMEOUT))
         self.adapter_info = info["adapter_info"]
+        # above every handle the GPU side has seen: after a loss, frees still coming from
+        # the lost executor never reach this one's buffers
+        self._next_handle = max(self._next_handle, int(info.get("first_handle", 1)))
         self.max_buffer_size = int(info["max_buffer_size"])
         self.max_binding_size = int(info["max_binding_size"])
         self.max_storage_buffers = int(info.get("max_storage_buffers", 8))
@@ -292,10 +295,11 @@ class BrowserExecutor:
         self._request(OP_DESTROY, (), "destroying the device")
 
     def simulate_loss(self, restore_after_ms: int = 0) -> None:
-        """Testing aid: the browser loses the GPU context now (WebGL2's WEBGL_lose_context)
-        and restores it ``restore_after_ms`` after the loss. Raises DeviceLost, as every
-        later command of this device does; once restored, ``default_device()`` starts a
-        new device."""
+        """Testing aid: the browser loses the GPU device now (WebGL2: WEBGL_lose_context,
+        restored ``restore_after_ms`` after the loss; WebGPU: ``GPUDevice.destroy()``).
+        Raises DeviceLost, as every later command of this device does; then
+        ``default_device()`` starts a new device (WebGPU: on a new adapter and device; WebGL2:
+        once the context is restored)."""
         self._request(OP_SIMULATE_LOSS, (restore_after_ms,), "simulating a device loss")
 
     # -- plumbing ------------------------------------------------------------------------
