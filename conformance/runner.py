@@ -191,6 +191,16 @@ if "complex64" in skip and "complex128" in skip:
     skip.remove("complex64")
 os.environ["ARRAY_API_TESTS_MODULE"] = "webarray"
 os.environ["ARRAY_API_TESTS_SKIP_DTYPES"] = ",".join(skip)
+if "complex64" not in supported:
+    # the suite asks for the default complex dtype when it is imported
+    # (xp.asarray(complex()).dtype); a device without complex dtypes (WebGL2) cannot make
+    # that array, so that one probe is answered with the dtype alone
+    _asarray = xp.asarray
+    class _Probe:
+        dtype = xp.complex64
+    xp.asarray = lambda obj, *a, **k: _Probe() if type(obj) is complex and not a and not k else _asarray(obj, *a, **k)
+    import array_api_tests.dtype_helpers
+    xp.asarray = _asarray
 print("@@FACTS@@" + json.dumps({{"dtypes": supported, "adapter": dev.executor.adapter_info,
                                 "backend": dev.backend, "api_version": xp.__array_api_version__}}))
 import pytest
