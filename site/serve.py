@@ -20,26 +20,9 @@ import threading
 from pathlib import Path
 from urllib.parse import unquote
 
-from webarray.browser.server import ISOLATION_HEADERS
+from webarray.browser.server import CONTENT_TYPES, ISOLATION_HEADERS
 
 HERE = Path(__file__).resolve().parent
-
-TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".js": "text/javascript",
-    ".mjs": "text/javascript",
-    ".map": "application/json",
-    ".json": "application/json",
-    ".wasm": "application/wasm",
-    ".zip": "application/zip",
-    ".whl": "application/zip",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".py": "text/x-python; charset=utf-8",
-    ".md": "text/markdown; charset=utf-8",
-    ".txt": "text/plain; charset=utf-8",
-}
 
 
 def make_handler(root: Path):
@@ -61,7 +44,7 @@ def make_handler(root: Path):
                 self.send_header(k, v)
             self.send_header("Cache-Control", "no-cache")
             if file is not None:
-                self.send_header("Content-Type", TYPES.get(file.suffix, "application/octet-stream"))
+                self.send_header("Content-Type", CONTENT_TYPES.get(file.suffix, "application/octet-stream"))
                 self.send_header("Last-Modified", email.utils.formatdate(file.stat().st_mtime, usegmt=True))
             if length is not None:
                 self.send_header("Content-Length", str(length))

@@ -10,23 +10,12 @@
 // warnings), pageErrors, failedRequests, timedOut, ms}.
 
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--enable-unsafe-webgpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+import { launchChromium } from "../../src/webarray/browser/chromium.mjs";
 
 const cfg = JSON.parse(process.argv[2]);
-const { chromium } = createRequire(join(cfg.root, "package.json"))("playwright-core");
 const profile = mkdtempSync(join(tmpdir(), "webarray-site-"));
 let context = null;
 
@@ -70,12 +59,7 @@ async function visit(v) {
 }
 
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: cfg.chromium,
-    headless: true,
-    args: FLAGS,
-    timeout: 60_000,
-  });
+  context = await launchChromium(cfg, profile);
   for (const v of cfg.visits) await visit(v);
 } finally {
   await Promise.race([context?.close().catch(() => {}), new Promise((r) => setTimeout(r, 10_000))]);

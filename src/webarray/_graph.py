@@ -92,10 +92,16 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
             if root.depth > MAX_DEPTH:
                 _bound(out)
             return [out]
+    return run(device, shape, outputs, inputs, scalars, raw_inputs)
+
+
+def run(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
+    """Run one elementwise kernel now (see ``execute``), whatever the fusion setting: the
+    path for nodes that cannot be lazy (user kernels) and for writes into existing arrays."""
     if _PENDING and any(out is not None for _, out in outputs):
         # a write into an existing buffer: no pending array may still be waiting to read it
         flush(device)
-    return _launch(device, shape, outputs, inputs, scalars, raw_inputs)
+    return _launch(device, tuple(shape), outputs, inputs, scalars, raw_inputs)
 
 
 def _launch(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):

@@ -244,13 +244,12 @@ def _small(*sides: int) -> bool:
 
 
 def _work_copy(x: Array, shape, dtype=dt.float32) -> Array:
-    """A new C-contiguous array of shape and dtype holding x broadcast to it, in a buffer
-    of its own that the kernels here may overwrite: made with fusion off, since a pending
-    copy may share its graph node with x and so hand x its buffer once computed."""
-    from . import fusion
-
-    with fusion.enabled(False):
-        return _graph.copy_of(mp.broadcast_to(x, tuple(shape)), dtype)
+    """A new C-contiguous array of shape and dtype holding x broadcast to it, computed now,
+    in a buffer of its own that the kernels here overwrite in place (a pending copy has a
+    graph node of its own, so no other array reads that buffer)."""
+    a = _graph.copy_of(mp.broadcast_to(x, tuple(shape)), dtype)
+    _graph.materialize([a])
+    return a
 
 
 def _launch(kind: str, bufs, m: int, n: int, k: int = 0, sweeps: int = 0) -> None:

@@ -8,25 +8,14 @@
 // Exit statuses: the script's; 3 for a browser-side failure; 124 on timeout.
 
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+import { launchChromium } from "./chromium.mjs";
 
 const EXIT_BROWSER = 3;
 const EXIT_TIMEOUT = 124;
 const cfg = JSON.parse(process.argv[2]);
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  ...(cfg.webgpu === false ? ["--disable-features=WebGPU"] : ["--enable-unsafe-webgpu"]),
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-const { chromium } = createRequire(join(cfg.root, "package.json"))("playwright-core");
 const profile = mkdtempSync(join(tmpdir(), "webarray-chromium-"));
 let context = null;
 let finishing = false;
@@ -73,12 +62,7 @@ function report(m) {
 }
 
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: cfg.chromium,
-    headless: true,
-    args: FLAGS,
-    timeout: 60_000,
-  });
+  context = await launchChromium(cfg, profile, { webgpu: cfg.webgpu !== false });
   context.on("close", () => finish(EXIT_BROWSER, "the browser closed unexpectedly"));
   const page = context.pages()[0] ?? (await context.newPage());
   await page.exposeFunction("__webarrayReport", report);

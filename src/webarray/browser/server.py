@@ -18,8 +18,10 @@ ISOLATION_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
 }
 
-_TYPES = {
+# the content type of a served file, by suffix (the site's server uses it too)
+CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
     ".js": "text/javascript",
     ".mjs": "text/javascript",
     ".map": "application/json",
@@ -27,7 +29,11 @@ _TYPES = {
     ".wasm": "application/wasm",
     ".zip": "application/zip",
     ".whl": "application/zip",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
     ".py": "text/x-python; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
 }
 
 
@@ -71,7 +77,7 @@ class StaticServer:
         from urllib.parse import unquote
 
         path = unquote(path)
-        ctype = _TYPES.get(Path(path).suffix, "application/octet-stream")
+        ctype = CONTENT_TYPES.get(Path(path).suffix, "application/octet-stream")
         if path in self.pages:
             return self.pages[path], ctype
         file = self.files.get(path)

@@ -18,7 +18,6 @@ the conversion safe (int8 to int32); otherwise ``TypeError`` names the parameter
 
 from __future__ import annotations
 
-import math
 
 from webarray import _dtypes as dt
 from webarray import _graph
@@ -29,7 +28,7 @@ from webarray.kernels.expr import Index, Input, Scalar, UserCall, UserOut
 
 from . import _kernel_lang as lang
 from ._core import wrap
-from ._params import (check_scalar, classify, kernel_error, parse_params, register_of,
+from ._params import (check_scalar, kernel_error, parse_params, register_of, split_args,
                       safe_cast, scalar_dtype)
 
 
@@ -84,12 +83,7 @@ class ElementwiseKernel:
         return fn
 
     def __call__(self, *args, size: int | None = None, block_size=None, stream=None):
-        n_in, n_out = len(self.in_params), len(self.out_params)
-        if len(args) not in (n_in, n_in + n_out):
-            raise TypeError(f"kernel {self.name!r} takes {n_in} inputs (and optionally "
-                            f"{n_out} outputs), got {len(args)} arguments")
-        ins = [classify(a, self.name, p.name) for p, a in zip(self.in_params, args)]
-        outs = list(args[n_in:])
+        ins, outs = split_args(args, self.in_params, self.out_params, self.name)
         for p, o in zip(self.out_params, outs):
             if not isinstance(o, Array):
                 raise TypeError(f"kernel {self.name!r}: output {p.name!r} must be an array, "
@@ -208,13 +202,7 @@ def run(device, shape, targets, arrays, scalars, kernel: str):
             f"kernel {kernel!r}: the {device.backend} elementwise generator does not run "
             "user kernels yet (it needs UserCall/UserOut nodes: UserFunction.glsl_outputs "
             "gives their GLSL)")
-    if any(out is not None for _, out in targets):
-        # nothing pending may still read a buffer this kernel writes
-        _graph.flush(device)
-    if math.prod(shape) == 0:
-        return [out if out is not None else Array._empty(shape, node.dtype, device)
-                for node, out in targets]
     try:
-        return _graph._launch(device, shape, targets, arrays, scalars)
+        return _graph.run(device, shape, targets, arrays, scalars)
     except KernelError as e:
         raise kernel_error(kernel, e, "wgsl") from None

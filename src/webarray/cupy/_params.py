@@ -105,6 +105,15 @@ def check_scalar(value, dtype: dt.DType, kernel: str, param: str):
     return float(value)
 
 
+def split_args(args, in_params, out_params, kernel: str):
+    """A kernel call's arguments: the inputs classified (below) and the outputs given."""
+    n_in, n_out = len(in_params), len(out_params)
+    if len(args) not in (n_in, n_in + n_out):
+        raise TypeError(f"kernel {kernel!r} takes {n_in} inputs (and optionally "
+                        f"{n_out} outputs), got {len(args)} arguments")
+    return [classify(a, kernel, p.name) for p, a in zip(in_params, args)], list(args[n_in:])
+
+
 def classify(arg, kernel: str, param: str):
     """('array', Array) or ('scalar', Python value, dtype or None)."""
     if isinstance(arg, Array):

@@ -36,7 +36,7 @@ from webarray.kernels.webgpu.wgsl_lib import helpers_for
 from . import _kernel_lang as lang
 from ._core import wrap
 from ._elementwise_kernel import run
-from ._params import (DTYPE_NAMES, check_scalar, classify, kernel_error, parse_params,
+from ._params import (DTYPE_NAMES, check_scalar, kernel_error, parse_params, split_args,
                       register_of, scalar_dtype)
 
 WORKGROUP = 256
@@ -63,12 +63,7 @@ class ReductionKernel:
         self._cache: dict = {}
 
     def __call__(self, *args, axis=None, keepdims: bool = False, stream=None):
-        n_in, n_out = len(self.in_params), len(self.out_params)
-        if len(args) not in (n_in, n_in + n_out):
-            raise TypeError(f"kernel {self.name!r} takes {n_in} inputs (and optionally "
-                            f"{n_out} outputs), got {len(args)} arguments")
-        ins = [classify(a, self.name, p.name) for p, a in zip(self.in_params, args)]
-        outs = list(args[n_in:])
+        ins, outs = split_args(args, self.in_params, self.out_params, self.name)
         bound: dict[str, dt.DType] = {}
         for p, c in zip(self.in_params, ins):
             if p.dtype is None and c[0] == "array":

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..expr import Apply, Cast, Gather, Index, Input, Scalar, UserCall, UserOut, walk
 from ..ops import TABLE, lane_of
 from ..webgpu import lanes
-from ..webgpu.elementwise import ElementwiseSpec
+from ..webgpu.elementwise import ElementwiseSpec, uniform_layout
 from .program import draw, uword
 
 USER_CALLS = True  # runs UserCall/UserOut nodes (ElementwiseKernel bodies, their GLSL)
@@ -26,34 +26,13 @@ _TO_WORD = {"b": "select(0u, 1u, {})", "i": "bitcast<u32>({})", "u": "{}", "f": 
 _FROM_WORD = {"b": "({} != 0u)", "i": "bitcast<i32>({})", "u": "{}", "f": "bitcast<f32>({})"}
 
 
-def _layout(spec: ElementwiseSpec):
-    pos = 1
-    shape_at = pos
-    if spec.uses_shape:
-        pos += spec.ndim
-    in_at = []
-    for _, opnd in spec.inputs:
-        in_at.append(pos)
-        pos += 1 + (spec.ndim if opnd.strided else 0)
-    out_at = []
-    for _, opnd, *_ in spec.outputs:
-        out_at.append(pos)
-        pos += 1 + (spec.ndim if opnd.strided else 0)
-    sc_at = []
-    for d in spec.scalars:
-        sc_at.append(pos)
-        pos += lanes.words(d)
-    # then, when the DAG reads the element index, the index of the launch's first element
-    return shape_at, in_at, out_at, sc_at, pos
-
-
 def _check(dtype) -> None:
     if lanes.words(dtype) != 1:
         raise TypeError(f"{dtype.name} is not supported on WebGL2 (one 32-bit word per element)")
 
 
 def generate(spec: ElementwiseSpec) -> str:
-    shape_at, in_at, out_at, sc_at, base_at = _layout(spec)
+    shape_at, in_at, out_at, sc_at, base_at = uniform_layout(spec)
     user_glsl, user_sigs = _user_functions(spec)
     scale = " * 4u" if spec.vec4 else ""
 

@@ -90,7 +90,7 @@ class ElementwiseSpec:
             uses = _USES_SHAPE[key] = (
                 any(o.strided for _, o in self.inputs)
                 or any(o[1].strided for o in self.outputs)
-                or any(isinstance(n, Index) for n in walk(self.roots)))
+                or self.uses_index)
         return uses
 
     @property
@@ -139,24 +139,7 @@ def generate(spec: ElementwiseSpec) -> str:
     per = VEC4_PER_THREAD if spec.vec4 else 1
     comps = _COMPONENTS if spec.vec4 else ("",)
 
-    # uniform word positions
-    pos = 1
-    shape_at = pos
-    if spec.uses_shape:
-        pos += spec.ndim
-    in_at = []
-    for _, opnd in spec.inputs:
-        in_at.append(pos)
-        pos += 1 + (spec.ndim if opnd.strided else 0)
-    out_at = []
-    for _, opnd, *_ in spec.outputs:
-        out_at.append(pos)
-        pos += 1 + (spec.ndim if opnd.strided else 0)
-    sc_at = []
-    for d in spec.scalars:
-        sc_at.append(pos)
-        pos += lanes.words(d)
-    base_at = pos  # the first element's index (uniform word present when Index is used)
+    shape_at, in_at, out_at, sc_at, base_at = uniform_layout(spec)
 
     # Thread t of workgroup g handles words g*per*WORKGROUP + t + k*WORKGROUP, k < per, so
     # each of its `per` loads is coalesced across the workgroup.
@@ -279,6 +262,29 @@ def generate(spec: ElementwiseSpec) -> str:
            if "zero_bits" in code else "")
         + code + "\n}\n"
     )
+
+
+def uniform_layout(spec: ElementwiseSpec):
+    """Where pack_uniforms puts each thing, in words: (shape, [per input], [per output],
+    [per scalar], the first element's index, present when the DAG reads the index). Every
+    language's generator reads the uniforms through this."""
+    pos = 1
+    shape_at = pos
+    if spec.uses_shape:
+        pos += spec.ndim
+    in_at = []
+    for _, opnd in spec.inputs:
+        in_at.append(pos)
+        pos += 1 + (spec.ndim if opnd.strided else 0)
+    out_at = []
+    for _, opnd, *_ in spec.outputs:
+        out_at.append(pos)
+        pos += 1 + (spec.ndim if opnd.strided else 0)
+    sc_at = []
+    for d in spec.scalars:
+        sc_at.append(pos)
+        pos += lanes.words(d)
+    return shape_at, in_at, out_at, sc_at, pos
 
 
 def pack_uniforms(spec: ElementwiseSpec, n: int, shape, in_views, out_views, scalar_words) -> bytes:

@@ -34,6 +34,22 @@ _MULADD = {"I": "wa_add64({c}, wa_mul64({a}, {b}))", "U": "wa_add64({c}, wa_mul6
            "c": "{c} + vec2<f32>({a}.x * {b}.x - {a}.y * {b}.y, {a}.x * {b}.y + {a}.y * {b}.x)"}
 
 
+def _read_uniforms(w, batch_ndim: int) -> None:
+    """The opening of every matmul kernel: sizes, this workgroup's matrix in the batch
+    (offsets ao, bo of A and B; cbase of C) and the element strides, as pack_uniforms lays
+    them out."""
+    w("    let M = U[0]; let N = U[1]; let K = U[2];")
+    w("    var z = wg.z + U[3];")
+    w("    var ao = bitcast<i32>(U[4]); var bo = bitcast<i32>(U[7]);")
+    w("    let cbase = z * M * N;")
+    for d in range(batch_ndim - 1, -1, -1):
+        at = 10 + 3 * d
+        w(f"    {{ let c = i32(z % U[{at}]); z = z / U[{at}];"
+          f" ao = ao + c * bitcast<i32>(U[{at + 1}]); bo = bo + c * bitcast<i32>(U[{at + 2}]); }}")
+    w("    let sam = bitcast<i32>(U[5]); let sak = bitcast<i32>(U[6]);")
+    w("    let sbk = bitcast<i32>(U[8]); let sbn = bitcast<i32>(U[9]);")
+
+
 def generate(dtype: DType, batch_ndim: int) -> str:
     ty, zero = lanes.wgsl_type(dtype), lanes.literal(dtype, 0)
     muladd = _MULADD.get(lane_of(dtype), "{c} + {a} * {b}")
@@ -50,16 +66,7 @@ def generate(dtype: DType, batch_ndim: int) -> str:
     w(f"var<workgroup> Bs: array<{ty}, {BK * TILE}>;")
     w(f"@compute @workgroup_size({THREADS}, {THREADS})")
     w("fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {")
-    w("    let M = U[0]; let N = U[1]; let K = U[2];")
-    w("    var z = wg.z + U[3];")
-    w("    var ao = bitcast<i32>(U[4]); var bo = bitcast<i32>(U[7]);")
-    w("    let cbase = z * M * N;")
-    for d in range(batch_ndim - 1, -1, -1):
-        at = 10 + 3 * d
-        w(f"    {{ let c = i32(z % U[{at}]); z = z / U[{at}];"
-          f" ao = ao + c * bitcast<i32>(U[{at + 1}]); bo = bo + c * bitcast<i32>(U[{at + 2}]); }}")
-    w("    let sam = bitcast<i32>(U[5]); let sak = bitcast<i32>(U[6]);")
-    w("    let sbk = bitcast<i32>(U[8]); let sbn = bitcast<i32>(U[9]);")
+    _read_uniforms(w, batch_ndim)
     w(f"    let row0 = wg.y * {TILE}u; let col0 = wg.x * {TILE}u;")
     w(f"    let tid = lid.y * {THREADS}u + lid.x;")
     for i in range(R):
@@ -136,16 +143,7 @@ def generate_f32(vec: bool, batch_ndim: int) -> str:
     w("var<workgroup> Bs: array<vec4<f32>, 256>;")
     w("@compute @workgroup_size(16, 16)")
     w("fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {")
-    w("    let M = U[0]; let N = U[1]; let K = U[2];")
-    w("    var z = wg.z + U[3];")
-    w("    var ao = bitcast<i32>(U[4]); var bo = bitcast<i32>(U[7]);")
-    w("    let cbase = z * M * N;")
-    for d in range(batch_ndim - 1, -1, -1):
-        at = 10 + 3 * d
-        w(f"    {{ let c = i32(z % U[{at}]); z = z / U[{at}];"
-          f" ao = ao + c * bitcast<i32>(U[{at + 1}]); bo = bo + c * bitcast<i32>(U[{at + 2}]); }}")
-    w("    let sam = bitcast<i32>(U[5]); let sak = bitcast<i32>(U[6]);")
-    w("    let sbk = bitcast<i32>(U[8]); let sbn = bitcast<i32>(U[9]);")
+    _read_uniforms(w, batch_ndim)
     w("    let row0 = wg.y * 128u; let col0 = wg.x * 128u;")
     w("    let tx = lid.x; let ty = lid.y; let tid = ty * 16u + tx;")
     # this thread's share of the tiles: A row ar, k ak..ak+3; B k bk, columns bn..bn+3
