@@ -82,11 +82,10 @@ def device_facts(target: str) -> dict:
 def skip_dtypes(supported: list[str]) -> tuple[list[str], str | None]:
     skip = [d for d in ALL_DTYPES if d not in supported]
     note = None
-    # The suite needs at least one complex dtype to import at all.
     if "complex64" in skip and "complex128" in skip:
-        skip.remove("complex64")
-        note = ("complex64 is not skipped although the device lacks it: array-api-tests "
-                "cannot run without a complex dtype; its complex64 tests fail until it lands")
+        note = ("no complex dtype on this device: the suite's dtype_helpers.py computes "
+                "max() over its complex dtypes when imported, so the run gives that max() "
+                "a default (a one-line rewrite of the suite's copy, in the browser's memory)")
     return skip, note
 
 
@@ -187,26 +186,51 @@ dev = info.default_device()
 ALL = {all_dtypes!r}
 supported = list(info.dtypes())
 skip = [d for d in ALL if d not in supported]
-if "complex64" in skip and "complex128" in skip:
-    skip.remove("complex64")
 os.environ["ARRAY_API_TESTS_MODULE"] = "webarray"
 os.environ["ARRAY_API_TESTS_SKIP_DTYPES"] = ",".join(skip)
-if "complex64" not in supported:
-    # the suite asks for the default complex dtype when it is imported
-    # (xp.asarray(complex()).dtype); a device without complex dtypes (WebGL2) cannot make
-    # that array, so that one probe is answered with the dtype alone
-    _asarray = xp.asarray
-    class _Probe:
-        dtype = xp.complex64
-    xp.asarray = lambda obj, *a, **k: _Probe() if type(obj) is complex and not a and not k else _asarray(obj, *a, **k)
-    import array_api_tests.dtype_helpers
-    xp.asarray = _asarray
+if "complex64" in skip and "complex128" in skip:
+    # a device without complex dtypes (WebGL2): the suite takes max() over its complex
+    # dtypes when dtype_helpers is imported, which fails on an empty tuple; give it a
+    # default in this in-memory copy (a changed suite fails here, loudly)
+    helpers = "array_api_tests/dtype_helpers.py"
+    src = open(helpers).read()
+    old = "for dt in complex_dtypes], key=lambda x: x[1]\\n)[0]"
+    assert src.count(old) == 1, "array-api-tests changed: widest_complex_dtype not found"
+    with open(helpers, "w") as f:
+        f.write(src.replace(old, "for dt in complex_dtypes], key=lambda x: x[1], default=(None, 0)\\n)[0]"))
+    import array_api_tests.dtype_helpers as dh
+    # its two readers: the complex special cases, skipped below, and test_signatures,
+    # which calls each function with the first of (widest float, bool, int64, widest
+    # complex) it accepts; without int64 and complex an integer-only method (__lshift__)
+    # gets none, so the complex slot names the default integer dtype instead
+    dh.widest_complex_dtype = dh.default_int
+
+class NoComplexCases:
+    # without a complex dtype, skip what can only run with one, saying why
+    WHOLE = {{"test_fft.py": "the fft extension returns or takes complex arrays",
+             "test_eig": "eig returns complex eigenvalues and eigenvectors",
+             "test_eigvals": "eigvals returns complex eigenvalues",
+             "test_vecdot_conj": "it checks the conjugation of complex inputs"}}
+
+    def pytest_collection_modifyitems(self, items):
+        import pytest
+        if "complex64" not in skip:
+            return
+        for item in items:
+            case = getattr(getattr(item, "callspec", None), "params", {{}}).get("case")
+            why = next((w for k, w in self.WHOLE.items()
+                        if item.nodeid.split("::")[0].endswith(k) or item.name == k), None)
+            if getattr(case, "is_complex", False):
+                why = "a complex special case"
+            if why:
+                item.add_marker(pytest.mark.skip(reason=why + "; the device has no complex dtype"))
 print("@@FACTS@@" + json.dumps({{"dtypes": supported, "adapter": dev.executor.adapter_info,
                                 "backend": dev.backend, "api_version": xp.__array_api_version__}}))
 import pytest
 pytest.main(["array_api_tests", "-q", "-p", "no:cacheprovider", "--max-examples", "{max_examples}",
              "--xfails-file", "xfails.txt", "--json-report", "--json-report-file=report.json",
-             "--json-report-omit", "collectors", "--hypothesis-disable-deadline"] + {extra!r})
+             "--json-report-omit", "collectors", "--hypothesis-disable-deadline"] + {extra!r},
+            plugins=[NoComplexCases()])
 with open("report.json", "rb") as f:
     print("@@REPORT@@" + base64.b64encode(gzip.compress(f.read())).decode())
 """
@@ -305,6 +329,9 @@ def run(args) -> int:
                  "category": category, "function": function}
         if t["outcome"] in ("failed", "error", "xfailed"):
             entry["excerpt"] = excerpt(longrepr)
+        elif t["outcome"] == "skipped":
+            m = re.search(r"Skipped: (.*?)['\"]?\)?$", str(longrepr))
+            entry["excerpt"] = m.group(1) if m else excerpt(longrepr)
         tests.append(entry)
     import webarray
 

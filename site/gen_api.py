@@ -39,24 +39,27 @@ CATEGORIES = {
 }
 
 
-# Kernel families that some backends lack (their registry entry raises
-# NotImplementedError, e.g. kernels/webgl2/__init__.py), and the functions that need them.
-_FACTORIZATIONS = ("cholesky", "inv", "solve", "det", "slogdet", "qr", "eigh", "eigvalsh", "svd",
-                   "svdvals", "pinv", "matrix_rank", "eig", "eigvals", "lstsq")
+# What some backends lack, and the functions that need it: a kernel family (its registry
+# entry raises NotImplementedError, e.g. kernels/webgl2/__init__.py) or a dtype. (WebGL2
+# has no linalg kernels but composes the factorizations of namespace operations.)
 NEEDS = {
     "fft": {f"webarray.fft.{n}" for n in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn",
                                           "irfftn", "hfft", "ihfft")},
-    "linalg": {f"webarray.linalg.{n}" for n in _FACTORIZATIONS},
+    "complex64": {"webarray.linalg.eig", "webarray.linalg.eigvals"},
 }
-PARTLY_NEEDS = {"webarray.linalg.matrix_norm": ("linalg", "the nuclear and 2-norms need the factorizations")}
+DTYPE_NEEDS = {"complex64": "{backend} has no complex64, and the results are complex"}
 
 
-def missing_families(backend: str) -> dict[str, str]:
-    """kernel family -> why this backend's registry cannot generate it."""
+def missing_families(backend: str, dtypes: list[str]) -> dict[str, str]:
+    """what NEEDS names -> why this backend lacks it."""
     registry = importlib.import_module(
         "webarray.kernels.webgl2" if backend == "webgl2" else "webarray.kernels.webgpu")
     out = {}
     for family in NEEDS:
+        if family in DTYPE_NEEDS:
+            if family not in dtypes:
+                out[family] = DTYPE_NEEDS[family].format(backend=backend)
+            continue
         try:
             module = getattr(registry, family, None) or importlib.import_module(f"{registry.__name__}.{family}")
             if not inspect.ismodule(module):
@@ -127,8 +130,6 @@ def entry(xp, name: str, obj, module: str, default_category: str, dtypes, confor
             for family, users in NEEDS.items():
                 if qualname in users and family in missing[b]:
                     support[b], why[b] = "no", missing[b][family]
-            if qualname in PARTLY_NEEDS and PARTLY_NEEDS[qualname][0] in missing[b]:
-                support[b], why[b] = "partial", PARTLY_NEEDS[qualname][1]
     item = {
         "name": name,
         "qualname": qualname,
@@ -174,7 +175,7 @@ def generate() -> dict:
     import webarray as xp
 
     dtypes = backend_dtypes(xp)
-    missing = {b: missing_families(b) if dtypes[b] is not None else {} for b in BACKENDS}
+    missing = {b: missing_families(b, dtypes[b]) if dtypes[b] is not None else {} for b in BACKENDS}
     conformance = conformance_by_function()
     items = []
     for name in xp.__all__:

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from conformance.runner import classify, excerpt, skip_dtypes, summarise
+from conformance.runner import ALL_DTYPES, BROWSER_ENTRY, classify, excerpt, skip_dtypes, summarise
 
 
 def test_missing_suite_explains_how_to_get_it(tmp_path):
@@ -32,7 +32,14 @@ def test_skip_dtypes_follow_the_device():
     assert skip == ["int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "float64", "complex128"]
     assert note is None
     skip, note = skip_dtypes(["bool", "float32"])
-    assert "complex64" not in skip and "complex128" in skip and "complex64" in note
+    assert "complex64" in skip and "complex128" in skip and "no complex dtype" in note
+
+
+def test_browser_entry_is_valid_python():
+    src = BROWSER_ENTRY.format(all_dtypes=ALL_DTYPES, max_examples=3, extra=["-k", "abs"])
+    compile(src, "conformance_entry.py", "exec")
+    # the rewrite of the suite's copy looks for one line ending, written as an escape
+    assert 'x[1]\\n)[0]"' in src
 
 
 def test_classify_and_summarise():

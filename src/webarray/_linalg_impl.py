@@ -9,7 +9,9 @@ eigh/svd); eig and eigvals always use the latter. pinv and matrix_rank are built
 Everything runs on the GPU and singular inputs give inf/NaN instead of errors; the host
 waits only where an iteration's end is decided: Jacobi sweeps (one small readback per
 sweep from the fourth), eig's QR iteration (one per doubling of its step budget) and
-svd's check for zero singular values before completing U or V.
+svd's check for zero singular values before completing U or V. A device whose kernel
+registry has no linalg kernels (WebGL2) runs LU, Cholesky, Householder QR and one-sided
+Jacobi composed of namespace operations instead (_linalg_composed.py); the rest is shared.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections import namedtuple
 
 from . import _dtypes as dt
 from . import _graph
+from . import _linalg_composed as composed
 from . import _elementwise as ew
 from ._data_type import astype
 from . import _manipulation as mp
@@ -261,7 +264,7 @@ def _launch(kind: str, bufs, m: int, n: int, k: int = 0, sweeps: int = 0) -> Non
     if m == 0 or n == 0 or count == 0:
         return
     device = a.device
-    lk = device.kernels.linalg  # this device's generators (WebGL2: NotImplementedError)
+    lk = device.kernels.linalg  # this device's generators
     cplx = a.dtype is dt.complex64
     make = getattr(lk, kind)
     key = ("linalg", kind, cplx)
@@ -284,7 +287,7 @@ def _steps(arrays, count: int, launches, cplx: bool = True) -> None:
     if count == 0:
         return
     device = arrays[0].device
-    ls = device.kernels.linalg_steps  # this device's generators (WebGL2: NotImplementedError)
+    ls = device.kernels.linalg_steps  # this device's generators
     limit = device.executor.max_workgroups_per_dim
     buffers = [a._buf for a in arrays]
     for name, words, (gx, gy) in launches:
@@ -314,7 +317,9 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     upper = _bool(upper, "cholesky: upper")
     n = x.shape[-1]
     a = _work_copy(x, x.shape, x.dtype)
-    if _small(n):
+    if composed.available(x.device):
+        a = composed.cholesky(a)
+    elif _small(n):
         _launch("cholesky", (a,), n, n)
     else:
         _blocked_cholesky(a)
@@ -328,6 +333,8 @@ def _lu(x: Array, b: Array | None, batch, dtype=dt.float32):
     """(LU, B after solving, parity) of x broadcast over batch, computed in dtype."""
     n = x.shape[-1]
     a = _work_copy(x, tuple(batch) + (n, n), dtype)
+    if composed.available(x.device):
+        return composed.lu(a, None if b is None else _work_copy(b, tuple(batch) + b.shape[-2:], dtype))
     from ._creation import ones
 
     s = ones(tuple(batch), dtype=dt.float32, device=x.device)  # parity 1 where n = 0
@@ -507,6 +514,8 @@ def qr(x: Array, /, *, mode: str = "reduced"):
     q = _identities(m, batch, x.device, x.dtype)
     if m <= 1 or n == 0:
         r = _work_copy(x, x.shape, x.dtype)
+    elif composed.available(x.device):
+        q, r = composed.qr(_work_copy(x, x.shape, x.dtype))
     elif _small(m, n):
         r = _work_copy(x, x.shape, x.dtype)
         scratch = Array._empty(batch + (m,), x.dtype, x.device)
@@ -564,9 +573,12 @@ def _jacobi(w: Array, vt: Array) -> None:
     if n < 2 or m == 0 or count == 0:
         return
     sweeps = ls.MAX_SWEEPS
+    tol = 2.0 * 1.1920929e-07 * math.sqrt(max(m, 16))
+    if composed.available(w.device):
+        composed.jacobi(w, vt, sweeps, tol)
+        return
     flags = zeros(batch + (sweeps + 1,), dtype=dt.uint32, device=w.device)
     ne = n + n % 2
-    tol = 2.0 * 1.1920929e-07 * math.sqrt(max(m, 16))
     for s in range(sweeps):
         rounds = (("jacobi_round", (n, m, 0, r, s, sweeps + 1, 1, tol, ne), (ne // 2, 1))
                   for r in range(ne - 1))
@@ -591,7 +603,7 @@ def _eigh(x: Array, vectors: bool, name: str):
     n = x.shape[-1]
     batch = x.shape[:-2]
     h = _work_copy(_hermitian_lower(x), x.shape, x.dtype)  # NumPy's UPLO='L'
-    if x.dtype is dt.float32 and _small(n):
+    if x.dtype is dt.float32 and _small(n) and not composed.available(x.device):
         v = _identities(n, batch, x.device)
         _launch("eigh", (h, v), n, n, sweeps=_sweeps())
         w = astype(diagonal(h), dt.float32, copy=True)
@@ -659,7 +671,7 @@ def _svd(x: Array, name: str, vectors: bool):
     """(S, U, Vh): U (M×K) with zero columns where S is zero, Vh (K×N) orthonormal rows."""
     x = _supported(x, name)
     m, n = x.shape[-2:]
-    if x.dtype is dt.complex64 or not _small(m, n):
+    if x.dtype is dt.complex64 or not _small(m, n) or composed.available(x.device):
         return _svd_jacobi(x, vectors)
     batch = x.shape[:-2]
     wide = m < n

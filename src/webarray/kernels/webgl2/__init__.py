@@ -19,14 +19,13 @@ class Unsupported:
         self._what, self._why = what, why
 
     def __getattr__(self, name: str):
-        raise NotImplementedError(f"{self._what} is not available on WebGL2: {self._why}")
+        raise NotImplementedError(f"WebGL2 cannot run {self._what}: {self._why}")
 
 
 _NO_COMPUTE = ("its kernels need compute-shader workgroups with shared memory, which "
                "WebGL2 (fragment shaders only) lacks")
-_FACTOR = ("the linalg factorizations (cholesky, inv, solve, det, slogdet, qr, eigh, "
-           "eigvalsh, svd, svdvals, pinv, matrix_rank, eig, eigvals and the nuclear and "
-           "2-norms)")
-linalg = Unsupported(_FACTOR, _NO_COMPUTE)
-linalg_steps = Unsupported(_FACTOR, _NO_COMPUTE)
+# no linalg kernels: the factorizations are composed of namespace operations instead
+# (_linalg_composed.py), eig and eigvals excepted (their results are complex)
+linalg = None
+linalg_steps = None
 fft = Unsupported("fft", _NO_COMPUTE)

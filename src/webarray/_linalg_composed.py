@@ -1,0 +1,175 @@
+"""The linalg factorizations composed of namespace operations, for a device whose kernel
+registry has no linalg kernels (WebGL2: fragment shaders, no workgroups; docs/webgl2.md).
+
+_linalg_impl.py calls these where the WebGPU kernels would run; everything above them
+(solve, inv, det, slogdet, eigh through one-sided Jacobi on A + ‖A‖_F·I, svd, pinv,
+matrix_rank, the 2- and nuclear norms) is shared. float32 only: such a device has no
+complex dtype. Each step is a whole-array operation on the batch (a gather, a reduction,
+an elementwise update under a mask), so the host waits only where Jacobi decides whether
+another sweep is needed; LU, Cholesky and QR cost a few launches per column, Jacobi a few
+per round of disjoint rotations.
+"""
+
+from __future__ import annotations
+
+from . import _dtypes as dt
+from . import _elementwise as ew
+from . import _manipulation as mp
+from . import _statistical as stat
+from . import _utility
+from ._array_object import Array
+from ._creation import arange, asarray, ones, zeros
+from ._data_type import astype
+from ._indexing import take, take_along_axis
+from ._searching import argmax, where
+
+
+def _index(n: int, device, column: bool = False) -> Array:
+    """0..n-1 as int32, as a row (n,) or a column (n, 1)."""
+    i = arange(n, dtype=dt.int32, device=device)
+    return i[:, None] if column else i
+
+
+def lu(a: Array, b: Array | None):
+    """(U, A⁻¹·B, parity) of the float32 matrices a (batch, N, N) by Gaussian elimination
+    with partial pivoting, b (batch, N, K) or None. U is upper triangular (the multipliers
+    are not kept: callers read its diagonal); parity is ±1 per matrix. A zero pivot column
+    is left as it is (its multipliers are zero, as LAPACK's), so a singular matrix has a
+    zero on U's diagonal and its solutions hold inf/NaN."""
+    n = a.shape[-1]
+    rows = _index(n, a.device, column=True)
+    r = _index(n, a.device)
+    parity = ones(a.shape[:-2], dtype=dt.float32, device=a.device)
+    for k in range(n):
+        col = where(ew.less(r, k), -1.0, ew.abs(a[..., :, k]))  # NaN wins argmax: it spreads
+        p = argmax(col, axis=-1, keepdims=True)  # (batch, 1)
+        perm = where(ew.equal(r, k), p, where(ew.equal(r, p), k, r))  # swap rows k and p
+        a = take_along_axis(a, mp.broadcast_to(perm[..., None], a.shape), axis=-2)
+        if b is not None:
+            b = take_along_axis(b, mp.broadcast_to(perm[..., None], b.shape), axis=-2)
+        parity = where(ew.equal(p[..., 0], k), parity, ew.negative(parity))
+        pivot = a[..., k:k + 1, k:k + 1]
+        below = ew.greater(rows, k)
+        f = where(below, ew.divide(a[..., :, k:k + 1], where(ew.equal(pivot, 0.0), 1.0, pivot)), 0.0)
+        f = where(ew.equal(pivot, 0.0), 0.0, f)
+        a = where(below, ew.subtract(a, ew.multiply(f, a[..., k:k + 1, :])), a)
+        if b is not None:
+            b = where(below, ew.subtract(b, ew.multiply(f, b[..., k:k + 1, :])), b)
+    if b is not None:  # back substitution, last row first
+        for k in reversed(range(n)):
+            xk = ew.divide(b[..., k:k + 1, :], a[..., k:k + 1, k:k + 1])
+            above = ew.subtract(b, ew.multiply(a[..., :, k:k + 1], xk))
+            b = where(ew.equal(rows, k), xk, where(ew.less(rows, k), above, b))
+    return a, b, parity
+
+
+def cholesky(a: Array) -> Array:
+    """The lower factor L (L·Lᵀ = A) of the float32 matrices a, reading a's lower
+    triangle, one column at a time: L[:, k] = A[:, k]/√A[k, k] below the diagonal, then
+    A −= L[:, k]·L[:, k]ᵀ. A non-positive pivot gives NaN (or inf) from there on, as the
+    WebGPU kernels do."""
+    from ._creation import tril
+
+    n = a.shape[-1]
+    rows = _index(n, a.device, column=True)
+    cols = _index(n, a.device)
+    low = tril(a, k=-1)
+    a = ew.add(ew.add(low, low.mT), ew.multiply(a, astype(ew.equal(rows, cols), dt.float32)))
+    out = zeros(a.shape, dtype=dt.float32, device=a.device)
+    for k in range(n):
+        col = where(ew.less(rows, k), 0.0, ew.divide(a[..., :, k:k + 1], ew.sqrt(a[..., k:k + 1, k:k + 1])))
+        out = where(ew.equal(cols, k), col, out)
+        if k + 1 < n:
+            a = ew.subtract(a, ew.multiply(col, col.mT))
+    return out
+
+
+def qr(a: Array):
+    """(Q M×M, R M×N) of the float32 matrices a by Householder reflections, LAPACK's
+    convention: the reflection of column k sends it to β·e_k with β = −sign(a_kk)·‖x‖,
+    and is skipped (τ = 0) where x is zero below the diagonal, so R's diagonal matches
+    dgeqrf's. R is exactly upper triangular."""
+    from ._creation import eye, triu
+
+    m, n = a.shape[-2:]
+    rows = _index(m, a.device, column=True)
+    q = astype(mp.broadcast_to(eye(m, dtype=dt.float32, device=a.device), a.shape[:-2] + (m, m)),
+               dt.float32, copy=True)
+    for k in range(min(m - 1, n)):
+        x = where(ew.less(rows, k), 0.0, a[..., :, k:k + 1])  # (batch, M, 1)
+        x0 = a[..., k:k + 1, k:k + 1]
+        sq = ew.multiply(x, x)
+        rest = stat.sum(where(ew.greater(rows, k), sq, 0.0), axis=-2, keepdims=True)
+        norm = ew.sqrt(ew.add(rest, ew.multiply(x0, x0)))
+        beta = where(ew.less(x0, 0.0), norm, ew.negative(norm))
+        v = where(ew.equal(rows, k), ew.subtract(x0, beta), x)
+        vv = stat.sum(ew.multiply(v, v), axis=-2, keepdims=True)
+        tau = where(ew.equal(rest, 0.0), 0.0, ew.divide(2.0, where(ew.equal(vv, 0.0), 1.0, vv)))
+        tv = ew.multiply(tau, v)
+        a = ew.subtract(a, ew.multiply(tv, stat.sum(ew.multiply(v, a), axis=-2, keepdims=True)))
+        q = ew.subtract(q, ew.multiply(stat.sum(ew.multiply(q, v.mT), axis=-1, keepdims=True), tv.mT))
+    return q, triu(a)
+
+
+def _round_robin(ne: int, device):
+    """The partner of every row in each of the ne − 1 rounds of the circle method (row
+    ne − 1 stays, the others turn; every pair meets once per sweep, ne/2 disjoint pairs
+    per round), and +1/−1 marking each pair's first and second row, as (ne − 1, ne)
+    arrays."""
+    partner, side = [], []
+    for r in range(ne - 1):
+        pairs = [(r, ne - 1)] + [((r + i) % (ne - 1), (r - i) % (ne - 1)) for i in range(1, ne // 2)]
+        pr, sr = [0] * ne, [0.0] * ne
+        for p, q in pairs:
+            pr[p], pr[q], sr[p], sr[q] = q, p, 1.0, -1.0
+        partner.append(pr)
+        side.append(sr)
+    return (asarray(partner, dtype=dt.int32, device=device),
+            asarray(side, dtype=dt.float32, device=device))
+
+
+def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float) -> None:
+    """One-sided (Hestenes) Jacobi on the rows of the float32 w (batch, N, M), in place,
+    the rotations applied to the rows of vt (batch, N, N), as kernels/webgpu's rounds do:
+    each round rotates ne/2 disjoint row pairs at once (a zero row pads an odd N), a pair
+    only where |w_p·w_q| > tol·‖w_p‖‖w_q‖; sweeps stop once one rotates nothing (checked
+    from the fourth on, one small readback each) or after max_sweeps."""
+    n, m = w.shape[-2:]
+    ne = n + n % 2
+    partner, side = _round_robin(ne, w.device)
+    a, v = w, vt
+    if ne != n:
+        a = mp.concat([a, zeros(w.shape[:-2] + (1, m), dtype=dt.float32, device=w.device)], axis=-2)
+        v = mp.concat([v, zeros(vt.shape[:-2] + (1, n), dtype=dt.float32, device=w.device)], axis=-2)
+    for s in range(max_sweeps):
+        moved = None
+        for r in range(ne - 1):
+            pt, sd = partner[r], side[r]
+            ap = take(a, pt, axis=-2)
+            norms = stat.sum(ew.multiply(a, a), axis=-1)  # (batch, ne)
+            dots = stat.sum(ew.multiply(a, ap), axis=-1)
+            other = take(norms, pt, axis=-1)
+            rotate = ew.greater(ew.abs(dots), ew.multiply(tol, ew.sqrt(ew.multiply(norms, other))))
+            # ζ = (‖w_q‖² − ‖w_p‖²)/(2 w_p·w_q) seen from the pair's first row on both rows
+            zeta = ew.divide(ew.multiply(sd, ew.subtract(other, norms)),
+                             ew.multiply(2.0, where(rotate, dots, 1.0)))
+            sign = ew.subtract(1.0, ew.multiply(2.0, astype(ew.less(zeta, 0.0), dt.float32)))
+            t = ew.divide(sign,
+                          ew.add(ew.abs(zeta), ew.sqrt(ew.add(1.0, ew.multiply(zeta, zeta)))))
+            t = where(rotate, t, 0.0)
+            c = ew.divide(1.0, ew.sqrt(ew.add(1.0, ew.multiply(t, t))))
+            ct = ew.multiply(ew.multiply(c, t), sd)
+            # row p: c·w_p − s·w_q, row q: c·w_q + s·w_p (s = c·t)
+            a = ew.subtract(ew.multiply(c[..., None], a), ew.multiply(ct[..., None], ap))
+            v = ew.subtract(ew.multiply(c[..., None], v),
+                            ew.multiply(ct[..., None], take(v, pt, axis=-2)))
+            moved = rotate if moved is None else ew.logical_or(moved, rotate)
+        if s >= 3 and (moved is None or not bool(_utility.any(moved))):
+            break
+    w[...] = a[..., :n, :]
+    vt[...] = v[..., :n, :]
+
+
+def available(device) -> bool:
+    """Whether device composes the factorizations here (its registry has no linalg)."""
+    return device.kernels.linalg is None
