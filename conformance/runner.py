@@ -387,7 +387,9 @@ def main(argv=None) -> int:
     r.add_argument("--target", choices=["native", "webgpu", "webgl2"], default="native")
     r.add_argument("--suite", default=str(ROOT / "vendor" / "array-api-tests"),
                    help="path of an array-api-tests checkout (default: vendor/array-api-tests)")
-    r.add_argument("--max-examples", type=int, default=20)
+    r.add_argument("--max-examples", type=int, default=100,
+                   help="hypothesis examples per test; the suite runs a tenth of them for its "
+                        "slow 'unvectorized' tests (default 100)")
     r.add_argument("--out", help="where to write the JSON report")
     r.add_argument("-k", help="pytest -k expression to select tests")
     r.add_argument("--timeout", type=float, default=7200.0,

@@ -362,6 +362,8 @@ def test_matches_numpy_clip(data):
         else:
             k = data.draw(st.integers(0, a.ndim), label=f"{which} dims")
             shape = tuple(data.draw(st.sampled_from([1, n])) for n in a.shape[a.ndim - k:])
+            if k == a.ndim:  # a bound may also broadcast x (to more dimensions, or from 1 to 0 or 2)
+                shape = data.draw(st.sampled_from([(), (2,), (0,)]), label=f"{which} extra") + shape
             b, y = data.draw(views(name, shape), label=f"{which} array")
             bounds.append(y)
             np_bounds.append(b)
@@ -371,10 +373,11 @@ def test_matches_numpy_clip(data):
         for b, beyond in ((lo, np.less), (hi, np.greater)):
             if b is not None:  # a NaN bound gives NaN
                 want = np.where(np.isnan(b) | beyond(want, b), b, want)
-    want = np.broadcast_to(want, a.shape).astype(a.dtype)
+    out_shape = np.broadcast_shapes(a.shape, *(b.shape for b in np_bounds if b is not None))
+    want = np.broadcast_to(want, out_shape).astype(a.dtype)
     note(f"clip({a.tolist()}, {lo}, {hi})")
     got = xp.clip(x, min=bounds[0], max=bounds[1])
-    assert got.dtype == x.dtype and got.shape == a.shape
+    assert got.dtype == x.dtype and got.shape == out_shape
     # values only: the sign of a zero that equals a bound is unspecified
     np.testing.assert_array_equal(np.asarray(got), want)
 

@@ -407,6 +407,18 @@ def test_setitem_shape_errors():
     assert_equal(x, a)
 
 
+def test_mask_dimensions_of_zero_pick_nothing():
+    # the standard: each mask dimension equals the array's or is 0 (NumPy raises here)
+    x = xp.asarray(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    for shape, out in [((0, 3), (0, 4)), ((2, 0), (0, 4)), ((0, 0, 4), (0,)), ((0,), (0, 3, 4))]:
+        assert x[xp.asarray(np.zeros(shape, bool))].shape == out
+    x[xp.asarray(np.zeros((2, 0), bool))] = -1.0
+    assert np.array_equal(np.asarray(x), np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    assert xp.zeros((0, 1))[xp.asarray(np.zeros((0, 0), bool))].shape == (0,)
+    with pytest.raises(IndexError, match=r"\(1, 3\).*\(2, 3\).*or be 0"):
+        x[xp.asarray(np.zeros((1, 3), bool))]
+
+
 # -- invalid keys ------------------------------------------------------------------------------------
 
 

@@ -254,6 +254,13 @@ ok(xp.argmax(xp.where(i == 123_456, 5000, i % 1000)), 123_456)
 big = xp.sum(xp.full(n, 0.1, dtype=xp.float32))
 assert abs(big._host_nested() - n * 0.10000000149011612) < 1e-3, big  # compensated sums
 ok(xp.sum(xp.ones((700, 3), dtype=xp.uint8), axis=0, dtype=xp.uint8), [700 % 256] * 3)
+# an infinite sum stays infinite (the compensation's error term is inf - inf there)
+inf = float("inf")
+ok(xp.sum(xp.asarray([inf, 0.0, 0.0])), inf)
+ok(xp.sum(xp.asarray([3e38, 3e38, 1.0])), inf)
+ok(xp.sum(xp.asarray([[-inf], [2.0], [0.5]]), axis=0), [-inf])
+ok(xp.mean(xp.where(xp.arange(5000) == 4321, inf, xp.ones(5000))), inf)
+assert math.isnan(xp.sum(xp.asarray([inf, -inf, 1.0]))._host_nested())
 
 # scans
 ok(xp.cumulative_sum(xp.arange(6)), [0, 1, 3, 6, 10, 15])

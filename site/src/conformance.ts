@@ -172,6 +172,27 @@ function failuresSection(reports: Report[]): HTMLElement {
   return section;
 }
 
+function skippedSection(reports: Report[]): HTMLElement {
+  const section = el("section", {}, el("h2", {}, "Skipped tests"),
+    el("p", { class: "muted" }, "Tests the suite or the runner skipped, grouped by the reason they gave."));
+  for (const r of reports) {
+    const byReason = new Map<string, string[]>();
+    for (const t of r.tests) {
+      if (t.outcome !== "skipped") continue;
+      const why = t.excerpt || "no reason given";
+      byReason.set(why, [...(byReason.get(why) ?? []), t.id]);
+    }
+    const count = [...byReason.values()].reduce((n, ids) => n + ids.length, 0);
+    section.append(el("h3", {}, `${r.target}: ${count}`));
+    for (const [why, ids] of [...byReason.entries()].sort((a, b) => b[1].length - a[1].length)) {
+      section.append(el("details", { class: "skipped" },
+        el("summary", {}, `${ids.length} × ${why}`),
+        el("pre", {}, ids.join("\n"))));
+    }
+  }
+  return section;
+}
+
 function othersSection(data: Data): HTMLElement {
   const section = el("section", {}, el("h2", {}, "Other libraries"));
   const o = data.other_libraries;
@@ -223,12 +244,14 @@ loadData<Data>("conformance").then((data) => {
       }
     }
     main.append(totalsSection(reports), categoriesSection(reports), functionsSection(reports, categoryOf),
-      failuresSection(reports), versionsSection(reports), othersSection(data));
+      failuresSection(reports), skippedSection(reports), versionsSection(reports), othersSection(data));
   }
   reportResult({
     state: "done",
     totals: Object.fromEntries(reports.map((r) => [r.target, r.summary.totals])),
     failures: document.querySelectorAll("details.failure").length,
+    skipped: [...document.querySelectorAll("details.skipped pre")]
+      .reduce((n, e) => n + (e.textContent ?? "").split("\n").length, 0),
   });
 }).catch((e: unknown) => {
   main.append(el("p", { class: "bad" }, errorText(e)));

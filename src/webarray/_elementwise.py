@@ -247,7 +247,8 @@ def clip(
     min: Array | int | float | None = None,
     max: Array | int | float | None = None,
 ) -> Array:
-    """Clamp x to [min, max]. The result has x's shape and dtype; a NaN bound gives NaN."""
+    """Clamp x to [min, max]. The result has x's dtype and the shape x, min and max
+    broadcast to; a NaN bound gives NaN."""
     if not isinstance(x, Array):
         raise TypeError(f"clip requires an array x, got {type(x).__name__}")
     dt.check_category(x.dtype, "real numeric", "clip")
@@ -273,9 +274,8 @@ def clip(
         else:
             raise TypeError(f"clip: {name} must be an array, int or float, got {type(b).__name__}")
         bounds.append(b)
+    # maximum(minimum(x, max), min), as the standard puts it: all three broadcast
     shape = broadcast_shapes(x.shape, *(b.shape for b in bounds if isinstance(b, Array)))
-    if shape != x.shape:
-        raise ValueError(f"clip: min and max must broadcast to x's shape {x.shape}, giving {shape}")
     nodes, inputs, scalars = _nodes([x] + bounds, x.dtype)
     node = Apply("clip", tuple(nodes), x.dtype, x.dtype)
     return _graph.execute(x.device, shape, [(node, None)], inputs, scalars)[0]

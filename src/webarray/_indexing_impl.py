@@ -203,10 +203,12 @@ def _advanced_parts(x: Array, key: tuple):
                 "'...'); combining it with other indices is not supported"
             )
         mask = key[0]
-        if mask.shape != x.shape[:mask.ndim]:
+        lead = x.shape[:mask.ndim]
+        # the standard lets a mask dimension be 0 where the array's is not: nothing is picked
+        if mask.ndim > x.ndim or any(m not in (n, 0) for m, n in zip(mask.shape, lead)):
             raise IndexError(
                 f"boolean index of shape {mask.shape} does not match the indexed array's "
-                f"leading dimensions {x.shape[:mask.ndim]}"
+                f"leading dimensions {lead} (each must equal the array's or be 0)"
             )
         flat = mask._host_flat()
         hits = [i for i, v in enumerate(flat) if v]

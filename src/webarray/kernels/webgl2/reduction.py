@@ -100,8 +100,8 @@ def _value_fn(spec: ReduceSpec, bnum: dict, want_index: bool) -> str:
         else:
             L.append(f"          acc = {combine_expr(spec.combine, acc, 'acc', 'x')}; }}")
     L.append("    }")
-    if compensated:
-        L.append("    acc = acc + err;")
+    if compensated:  # an infinite sum makes the error term NaN (inf - inf): it is exact as it is
+        L.append("    if ((bitcast<u32>(acc) & 0x7f800000u) != 0x7f800000u) { acc = acc + err; }")
     if arg:
         if want_index:
             res = lanes.cast(_U32, spec.out_dtype, "acci") if spec.final else "acci"
