@@ -174,3 +174,78 @@ def test_protocol_constants_match_between_typescript_and_python():
     assert py == set(consts), py ^ set(consts)
     bridge = (ROOT / "src" / "webarray_js" / "bridge.ts").read_text()
     assert f'BRIDGE_MODULE = "{browser.BRIDGE_MODULE}"' in bridge
+
+
+LINALG_AND_FFT = r'''
+import math, random
+import webarray as xp
+
+assert xp.__array_namespace_info__().default_device().backend == "webgpu"
+random.seed(3)
+
+
+def worst(z):
+    return float(xp.max(xp.abs(z))) if z.size else 0.0
+
+
+def matrix(m, n, dtype=xp.float32, shift=0.0):
+    re = [[random.gauss(0, 1) + (shift if i == j else 0.0) for j in range(n)] for i in range(m)]
+    a = xp.asarray(re, dtype=xp.float32)
+    if dtype == xp.complex64:
+        im = xp.asarray([[random.gauss(0, 1) for _ in range(n)] for _ in range(m)], dtype=xp.float32)
+        a = a + 1j * im
+    return a
+
+
+def herm(a):
+    return xp.conj(a).mT if a.dtype == xp.complex64 else a.mT
+
+
+# every kernel family of the linalg extension, below and above the 64-side limit of the
+# one-workgroup kernels, real and complex: Tint compiles what naga does not judge
+for dtype in (xp.float32, xp.complex64):
+    for n in (3, 70):
+        tol = 2e-3
+        eye = xp.eye(n, dtype=dtype)
+        a = matrix(n, n, dtype, shift=n)
+        spd = a @ herm(a)
+        c = xp.linalg.cholesky(spd)
+        assert worst(c @ herm(c) - spd) <= tol * worst(spd), ("cholesky", dtype, n)
+        assert worst(a @ xp.linalg.inv(a) - eye) <= tol, ("inv", dtype, n)
+        b = matrix(n, 2, dtype)
+        assert worst(a @ xp.linalg.solve(a, b) - b) <= tol * (1 + worst(b)), ("solve", dtype, n)
+        s = xp.linalg.slogdet(a)
+        d = xp.linalg.det(a[:3, :3])
+        assert math.isfinite(float(s.logabsdet)) and d.shape == (), ("slogdet", dtype, n)
+        q, r = xp.linalg.qr(matrix(n + 2, n, dtype))
+        assert worst(herm(q) @ q - eye) <= tol, ("qr", dtype, n)
+        w, v = xp.linalg.eigh(spd)
+        assert worst(spd @ v - v * w) <= tol * worst(spd), ("eigh", dtype, n)
+        g = matrix(n, n + 1, dtype)
+        u, sv, vh = xp.linalg.svd(g, full_matrices=False)
+        assert worst((u * sv) @ vh - g) <= tol * worst(g), ("svd", dtype, n)
+        assert int(xp.linalg.matrix_rank(g)) == n and xp.linalg.pinv(g).shape == (n + 1, n)
+        ev, vec = xp.linalg.eig(a)
+        ac = a if dtype == xp.complex64 else a + 0j
+        assert worst(ac @ vec - vec * ev) <= tol * worst(a) * n, ("eig", dtype, n)
+        assert xp.linalg.eigvals(a).shape == (n,)
+        print("linalg", dtype, n, "ok")
+
+# every fft function, a power of two and not
+for n in (8, 12, 97):
+    x = matrix(2, n)
+    for f, inv in (("fft", "ifft"), ("fftn", "ifftn")):
+        y = getattr(xp.fft, inv)(getattr(xp.fft, f)(x))
+        assert worst(y - x) <= 1e-4, (f, n)
+    assert worst(xp.fft.irfft(xp.fft.rfft(x), n=n) - x) <= 1e-4, ("rfft", n)
+    assert worst(xp.fft.irfftn(xp.fft.rfftn(x), s=(2, n), axes=(0, 1)) - x) <= 1e-4, ("rfftn", n)
+    assert worst(xp.fft.hfft(xp.fft.ihfft(x), n=n) - x) <= 1e-4, ("hfft", n)
+    assert xp.fft.fftshift(xp.fft.fftfreq(n)).shape == (n,) and xp.fft.rfftfreq(n).shape == (n // 2 + 1,)
+print("LINALG AND FFT OK")
+'''
+
+
+def test_every_linalg_and_fft_kernel_runs_on_browser_webgpu(tmp_path):
+    r = run_in_browser(tmp_path, LINALG_AND_FFT, "--backend", "webgpu", timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    assert "LINALG AND FFT OK" in r.stdout

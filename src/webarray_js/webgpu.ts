@@ -29,6 +29,30 @@ interface Kernel {
 
 const align = (n: number, a: number): number => Math.ceil(n / a) * a;
 
+const BINDING = /@group\(\s*(\d+)\s*\)\s*@binding\(\s*(\d+)\s*\)\s*var\s*(<[^>]*>)?/g;
+
+/**
+ * Per binding 0..n of a kernel, whether it is written (read_write); null unless binding 0
+ * is read-only storage and every binding is a storage buffer of group 0. The same rule as
+ * storage_bindings in executors/native.py: such kernels get a layout of every binding
+ * they declare, where an "auto" layout would drop those a kernel declares but does not
+ * use (and binding them would then fail).
+ */
+export function storageBindings(source: string): boolean[] | null {
+  const found = new Map<number, boolean>();
+  for (const m of source.matchAll(BINDING)) {
+    const parts = (m[3] ?? "<>").slice(1, -1).split(",").map((p) => p.trim());
+    if (m[1] !== "0" || parts[0] !== "storage" || parts.length !== 2) return null;
+    found.set(Number(m[2]), parts[1] === "read_write");
+  }
+  const writable: boolean[] = [];
+  for (let i = 0; i < found.size; i++) {
+    if (!found.has(i)) return null;
+    writable.push(found.get(i)!);
+  }
+  return writable.length && !writable[0] ? writable : null;
+}
+
 export function errorFromGPU(e: GPUError): DeviceError {
   if (typeof GPUOutOfMemoryError !== "undefined" && e instanceof GPUOutOfMemoryError) {
     return new DeviceError(STATUS_OUT_OF_MEMORY, `WebGPU ran out of memory: ${e.message}`);
@@ -207,8 +231,18 @@ export class WebGPUBackend implements Backend {
     let pipeline: GPUComputePipeline | null = null;
     if (errors.length === 0) {
       try {
+        const writable = storageBindings(source);
+        const layout = writable === null ? "auto" : this.device.createPipelineLayout({
+          bindGroupLayouts: [this.device.createBindGroupLayout({
+            entries: writable.map((w, binding) => ({
+              binding,
+              visibility: GPUShaderStage.COMPUTE,
+              buffer: { type: w ? "storage" : "read-only-storage" } as GPUBufferBindingLayout,
+            })),
+          })],
+        });
         pipeline = await this.device.createComputePipelineAsync({
-          layout: "auto",
+          layout,
           compute: { module, entryPoint: "main" },
         });
       } catch (e) {

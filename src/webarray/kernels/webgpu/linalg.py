@@ -72,7 +72,8 @@ def cholesky(cplx: bool = False) -> str:
     s = _SCALAR[cplx] + _HEAD.format(extra="", T=THREADS, ty="T")
     s += f"""    for (var k = 0u; k < n; k = k + 1u) {{
         let p = re(A[a0 + k * n + k]);
-        let d = real_t(select(bitcast<f32>(0x7fc00000u), sqrt(p), p > 0.0));
+        let nan_bits = 0x7fc00000u;  // a run-time NaN: Tint refuses constant NaNs
+        let d = real_t(select(bitcast<f32>(nan_bits), sqrt(p), p > 0.0));
         {_sync()}
         for (var i = k + 1u + t; i < n; i = i + {THREADS}u) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
         {_sync()}

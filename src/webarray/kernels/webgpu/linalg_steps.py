@@ -75,7 +75,8 @@ def chol_panel(cplx: bool) -> str:
     let a0 = z * n * n;
     for (var k = k0; k < k0 + b; k = k + 1u) {{
         let p = re(A[a0 + k * n + k]);
-        let d = real_t(select(bitcast<f32>(0x7fc00000u), sqrt(p), p > 0.0));
+        let nan_bits = 0x7fc00000u;  // a run-time NaN: Tint refuses constant NaNs
+        let d = real_t(select(bitcast<f32>(nan_bits), sqrt(p), p > 0.0));
         for (var i = k + 1u + t; i < k0 + b; i = i + {T_PANEL}u) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
         {_sync()}
         if (t == 0u) {{ A[a0 + k * n + k] = d; }}
