@@ -21,7 +21,9 @@ does the same readbacks:
 - throughput: ``a + b`` on 2^20 float32 elements, K times then a sync, in GB/s;
 - workloads (ms, with the sync; the only part with lazy fusion on, the rest measures
   one dispatch per op): a fused chain ``sin(x)**2 + cos(x)**2``, ``sum``,
-  ``cumulative_sum`` on 2^20 float32, ``argsort`` of 2^16, a 256x256 matmul.
+  ``cumulative_sum`` on 2^20 float32, ``argsort`` of 2^16, a 256x256 matmul, and
+  solve and qr at 64x64, eigvalsh and svdvals at 32x32 (WebGL2 composes those of
+  namespace operations).
 
 The ``webgl2`` configuration runs the same script on the WebGL2 backend (Chromium without
 WebGPU). The raw-JS baseline replays WebGPU dispatches only, so its rows are empty there;
@@ -217,6 +219,13 @@ S = xp.sin(xp.arange(1 << 16, dtype=xp.float32))
 out["argsort_2p16_ms"] = timed(lambda: xp.argsort(S))
 M = xp.reshape(xp.linspace(0, 1, 256 * 256), (256, 256))
 out["matmul_256_ms"] = timed(lambda: M @ M)
+# the linalg factorizations: WebGPU's kernels, WebGL2's compositions (_linalg_composed.py)
+A = xp.sin(xp.reshape(xp.arange(64 * 64, dtype=xp.float32), (64, 64))) + 8.0 * xp.eye(64)
+out["solve_64_ms"] = timed(lambda: xp.linalg.solve(A, A[:, :1]))
+out["qr_64_ms"] = timed(lambda: xp.linalg.qr(A).R)
+H = A[:32, :32] + A[:32, :32].mT
+out["eigh_32_ms"] = timed(lambda: xp.linalg.eigvalsh(H))
+out["svdvals_32_ms"] = timed(lambda: xp.linalg.svdvals(A[:32, :32]))
 print("WEBARRAY_BENCH_JSON " + json.dumps(out))
 '''
 
@@ -236,6 +245,10 @@ ROWS = [
     ("cumulative_sum, 2^20 float32", "cumsum_2p20_ms", None, "ms"),
     ("argsort, 2^16 float32", "argsort_2p16_ms", None, "ms"),
     ("matmul 256x256 float32", "matmul_256_ms", None, "ms"),
+    ("linalg.solve 64x64, one right-hand side", "solve_64_ms", None, "ms"),
+    ("linalg.qr 64x64", "qr_64_ms", None, "ms"),
+    ("linalg.eigvalsh 32x32", "eigh_32_ms", None, "ms"),
+    ("linalg.svdvals 32x32", "svdvals_32_ms", None, "ms"),
 ]
 
 
