@@ -76,7 +76,7 @@ def visits() -> list[dict]:
         out.append({"name": f"mandelbrot-{b}",
                     "path": f"mandelbrot.html?backend={b}&size={SIZE}&iters={ITERS}&repeat=1&autorun=1",
                     "timeout": 300, "palette": ITERS})
-    # a long run streams its progress, Stop ends it, and the next run starts a new worker
+    # a long run streams its progress, Stop interrupts it, and the next run reuses the worker
     out.append({"name": "playground-stop", "path": "playground.html?backend=webgpu&example=long_run&autorun=1",
                 "timeout": 240, "steps": [
                     {"wait": "document.querySelector('#output').textContent.includes('step  10')"},
@@ -179,14 +179,23 @@ def test_playground_shows_the_traceback(pages):
     clean(page)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_startup_reports_its_steps(pages, backend):
+    page = pages[f"playground-{backend}"]
+    backend_missing(page, backend)
+    assert page["result"]["stages"] == ["pyodide", "wheels", "device"], page["result"]
+
+
 def test_playground_long_run_streams_and_stops(pages):
     page = pages["playground-stop"]
     (stopped,) = page["results"]
-    assert stopped["state"] == "error" and stopped["stopped"], stopped
+    assert stopped["state"] == "error" and stopped["stopped"] and stopped["interrupted"], stopped
     assert "step  10: mean" in stopped["stdout"]
     assert "step 1000" not in stopped["stdout"]
+    assert "KeyboardInterrupt" in stopped["stderr"]
     again = page["result"]
     assert again["state"] == "done" and again["status"] == 0, again
+    assert again["worker"] == stopped["worker"]  # the same Python worker, not a new one
     assert "sum of squares 0..9 = 285" in again["stdout"]
     clean(page)
 

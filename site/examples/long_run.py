@@ -1,4 +1,5 @@
-# A long run: output streams while it works, and the Stop button ends it.
+# A long run: output streams while it works, and the Stop button interrupts it
+# (KeyboardInterrupt, raised between two operations; the Python worker keeps its state).
 import time
 
 import webarray as xp

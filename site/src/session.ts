@@ -4,8 +4,9 @@
  *
  * Start-up first downloads Pyodide's large files and the wheel itself, showing the bytes
  * as they arrive; the server lets the browser cache them (revalidated), so the worker that
- * startWebarray then creates reads them from the cache. Stopping a run terminates the
- * worker (startWebarray has no interrupt yet); the next run starts a fresh one.
+ * startWebarray then creates reads them from the cache, reporting each step. Stopping a
+ * run interrupts it (KeyboardInterrupt) and keeps the worker, or terminates the worker
+ * where that fails; the next run then starts a fresh one.
  */
 
 import type * as WebarrayLib from "../../src/webarray_js/index";
@@ -108,7 +109,10 @@ export class Session {
   device: DeviceFacts | null = null;
   private wa: Webarray | null = null;
   private starting: Promise<Webarray> | null = null;
-  private generation = 0;
+  /** how many times the worker was stopped (the next run after each starts a new one) */
+  generation = 0;
+  /** the start-up steps startWebarray reported, in order, for every start */
+  readonly stages: string[] = [];
 
   constructor(slot: HTMLElement) {
     this.picker = el("select", { "aria-label": "GPU backend", id: "backend", title: "auto: WebGPU where the browser has it, else WebGL2" },
@@ -166,6 +170,9 @@ export class Session {
         pyodideUrl: pyodide,
         wheelUrl: wheel,
         stdout: (t) => this.stdout(t),
+        onProgress: (stage) => this.stages.push(stage) && this.status.elapsed(
+          stage === "pyodide" ? "starting Python (Pyodide)…" :
+            stage === "wheels" ? "installing webarray…" : `connecting the ${backend} device…`),
         stderr: (t) => this.stderr(t),
         onFatal: (message) => {
           if (this.wa !== wa) return;
@@ -206,11 +213,16 @@ export class Session {
 
 export type RunOutcome<T> =
   | { ok: true; value: T; ms: number }
-  | { ok: false; stopped: boolean; error: string; ms: number };
+  | { ok: false; stopped: boolean; interrupted: boolean; error: string; ms: number };
+
+/** How long a run may take to end after an interrupt before its worker is terminated. */
+const INTERRUPT_GRACE_MS = 5000;
 
 /**
- * Runs fn on the session's worker with the stop button live and the elapsed time shown;
- * a click on stop terminates the worker.
+ * Runs fn on the session's worker with the stop button live and the elapsed time shown.
+ * A click on stop raises KeyboardInterrupt in the running Python (the worker and its
+ * state stay); where that is not possible, or the run does not end within
+ * INTERRUPT_GRACE_MS, the worker is terminated and the next run starts a new one.
  */
 export async function stoppable<T>(
   session: Session,
@@ -219,11 +231,21 @@ export async function stoppable<T>(
   fn: (wa: Webarray) => Promise<T>,
 ): Promise<RunOutcome<T>> {
   let stopped = false;
-  stopButton.disabled = false;
-  stopButton.onclick = () => {
-    stopped = true;
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  const terminate = (): void => {
     session.stop();
     session.status.error("stopped; the next run starts a new Python worker");
+  };
+  stopButton.disabled = false;
+  stopButton.onclick = () => {
+    if (stopped) return terminate(); // a second click does not wait
+    stopped = true;
+    if (session.running?.interrupt()) {
+      session.status.plain("interrupting (KeyboardInterrupt)…");
+      grace = setTimeout(terminate, INTERRUPT_GRACE_MS);
+    } else {
+      terminate();
+    }
   };
   const t0 = performance.now();
   try {
@@ -232,14 +254,21 @@ export async function stoppable<T>(
     session.status.elapsed(`${label}…`, t1);
     const value = await fn(wa);
     const ms = performance.now() - t1;
+    if (stopped) {
+      session.status.error("interrupted; the Python worker and its state are kept");
+      return { ok: false, stopped, interrupted: true, error: "interrupted", ms };
+    }
     if (session.device) {
       const a = session.device.adapter;
       session.status.ready(`${session.device.backend} · ${a.device || a.vendor} · ${label}: ${fmtMs(ms)}`);
     }
     return { ok: true, value, ms };
   } catch (e) {
-    return { ok: false, stopped, error: errorText(e), ms: performance.now() - t0 };
+    const interrupted = stopped && session.running !== null;
+    if (interrupted) session.status.error("interrupted; the Python worker and its state are kept");
+    return { ok: false, stopped, interrupted, error: errorText(e), ms: performance.now() - t0 };
   } finally {
+    clearTimeout(grace);
     stopButton.disabled = true;
     stopButton.onclick = null;
   }

@@ -12,12 +12,13 @@
 import { type BackendKind, resolveBackend } from "./backend";
 import { jspiAvailable, type Connection, type Transport } from "./bridge";
 import { serveChannel } from "./host";
-import type { FromPython, ToPython } from "./messages";
+import type { FromPython, StartStage, ToPython } from "./messages";
 import { type Channel, type ChannelSizes, createChannel, ISOLATION_HELP } from "./ring";
 
 export type { BackendKind } from "./backend";
 export type { Connection, Transport } from "./bridge";
 export type { Channel, ChannelSizes } from "./ring";
+export type { StartStage } from "./messages";
 export { ISOLATION_HELP } from "./ring";
 
 export type GpuThread = "worker" | "main";
@@ -51,6 +52,9 @@ export interface StartOptions extends GpuHostOptions {
   onFatal?: (message: string) => void;
   /** environment variables of the Python process */
   env?: Record<string, string>;
+  /** each step of the start as it begins: loading Pyodide, installing the wheels
+   * (fraction: how many are done), connecting the GPU device */
+  onProgress?: (stage: StartStage, fraction: number | null) => void;
 }
 
 export interface RunScriptOptions {
@@ -72,6 +76,11 @@ export interface Webarray {
    * for an uncaught exception). */
   runScript(source: string, options?: RunScriptOptions): Promise<number>;
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
+  /** Raises KeyboardInterrupt in the running Python code at its next bytecode (a GPU
+   * wait ends first), keeping the worker and its state; runScript then resolves to 1
+   * with the traceback on stderr, runPython rejects. false where the page is not
+   * cross-origin isolated (no SharedArrayBuffer): terminate() is the way to stop then. */
+  interrupt(): boolean;
   terminate(): void;
 }
 
@@ -168,6 +177,9 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
       case "ready":
         onReady?.(m);
         break;
+      case "progress":
+        options.onProgress?.(m.stage, m.fraction);
+        break;
       case "result": {
         const call = calls.get(m.id);
         calls.delete(m.id);
@@ -181,6 +193,7 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
     }
   };
 
+  const interrupt = globalThis.crossOriginIsolated ? new SharedArrayBuffer(4) : null;
   const wheels = ([] as (string | URL)[]).concat(options.wheelUrl ?? []).map((u) => new URL(u, location.href).href);
   const init: ToPython = {
     type: "init",
@@ -188,6 +201,7 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
     wheels,
     connection,
     env: { HOME: "/home/pyodide", ...options.env },
+    interrupt,
   };
   let ready: FromPython & { type: "ready" };
   try {
@@ -209,6 +223,7 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
 
   const call = (m: ToPython & { id: number }, transfer: Transferable[] = []): Promise<unknown> => {
     if (dead) return Promise.reject(new Error(dead));
+    if (interrupt) Atomics.store(new Int32Array(interrupt), 0, 0); // an interrupt of nothing lapses
     return new Promise((resolve, reject) => {
       calls.set(m.id, { resolve, reject });
       worker.postMessage(m, transfer);
@@ -232,6 +247,11 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
     writeFile: async (path, data) => {
       const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
       await call({ type: "writeFile", id: nextId++, path, data: bytes });
+    },
+    interrupt: () => {
+      if (!interrupt || dead) return false;
+      Atomics.store(new Int32Array(interrupt), 0, 2); // SIGINT
+      return true;
     },
     terminate: () => {
       die("webarray was terminated");

@@ -10,6 +10,8 @@ export type ToPython =
       wheels: string[];
       connection: Connection;
       env: Record<string, string>;
+      /** Pyodide's interrupt buffer (one Int32 on a SharedArrayBuffer), where one exists */
+      interrupt: SharedArrayBuffer | null;
     }
   | { type: "run"; id: number; code: string }
   | { type: "script"; id: number; path: string; source: string; argv: string[] }
@@ -17,6 +19,10 @@ export type ToPython =
 
 export type FromPython =
   | { type: "ready"; backend: BackendKind; loadMs: number }
+  | { type: "progress"; stage: StartStage; fraction: number | null }
   | { type: "stdout" | "stderr"; text: string }
   | { type: "result"; id: number; ok: boolean; value: unknown }
   | { type: "fatal"; message: string };
+
+/** The steps of a start, in order, as onProgress reports them. */
+export type StartStage = "pyodide" | "wheels" | "device";

@@ -58,10 +58,18 @@ async function handle(m: ToPython): Promise<void> {
       const { loadPyodide } = (await import(/* @vite-ignore */ new URL("pyodide.mjs", m.pyodideUrl).href)) as {
         loadPyodide: (o: object) => Promise<PyodideAPI>;
       };
+      post({ type: "progress", stage: "pyodide", fraction: null });
       const py = await loadPyodide({ indexURL: m.pyodideUrl, env: m.env });
       py.setStdout(streamTo("stdout"));
       py.setStderr(streamTo("stderr"));
-      for (const url of m.wheels) await installWheel(py, url);
+      // a 2 written there by the page (Webarray.interrupt) raises KeyboardInterrupt in
+      // the running code at its next bytecode; Pyodide clears it
+      if (m.interrupt) py.setInterruptBuffer(new Int32Array(m.interrupt));
+      for (const [i, url] of m.wheels.entries()) {
+        post({ type: "progress", stage: "wheels", fraction: i / m.wheels.length });
+        await installWheel(py, url);
+      }
+      post({ type: "progress", stage: "device", fraction: null });
       const backend = await connectWebarray(py, m.connection);
       py.runPython(RUN_SCRIPT);
       pyodide = py;
