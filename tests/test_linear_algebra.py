@@ -43,6 +43,29 @@ def test_matmul_matches_numpy(case):
     assert_equal(xp.matmul(x, y), expected, **tol)
 
 
+@given(matmul_case(), st.sampled_from([1, 7, 16]))
+def test_matmul_cuts_a_long_k_into_chunks(case, chunk):
+    # as for a K beyond one launch's MAX_K: chunks as a batch dimension, summed, and the rest
+    from webarray.kernels.webgpu import matmul as mm
+
+    name, (a, x), (b, y) = case
+    expected = np.matmul(a, b)
+    tol = dict(rtol=1e-5, atol=1e-4) if name == "float32" else {}
+    with pytest.MonkeyPatch.context() as p:
+        p.setattr(mm, "MAX_K", chunk)
+        assert_equal(x @ y, expected, **tol)
+
+
+def test_matmul_longer_k_than_one_launch_takes():
+    # lavapipe cut the K loop of one invocation short, silently (524280 for this 2^20)
+    from webarray.kernels.webgpu import matmul as mm
+
+    for k in (1 << 20, 2 * mm.MAX_K + 3):
+        assert float((xp.ones((1, k)) @ xp.ones((k, 1)))[0, 0]) == k
+    a = np.arange(3 * (mm.MAX_K + 5), dtype=np.int32).reshape(3, -1) % 7
+    assert_equal(xp.asarray(a) @ xp.asarray(a.T), a @ a.T)
+
+
 @given(st.sampled_from(["int8", "uint8", "int16", "float32"]), st.data())
 def test_matmul_promotes_mixed_dtypes(name, data):
     a = data.draw(arrays(name, (3, 4), elements_strategy=_elements(name)))

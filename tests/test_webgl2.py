@@ -291,6 +291,7 @@ ok(a @ b, [[20.0, 23.0, 26.0, 29.0], [56.0, 68.0, 80.0, 92.0]])
 ok(xp.matrix_transpose(a) @ a, [[9.0, 12.0, 15.0], [12.0, 17.0, 22.0], [15.0, 22.0, 29.0]])
 ok(xp.ones((3, 2, 2), dtype=xp.int8) @ xp.full((2, 2), 100, dtype=xp.int8), [[[-56, -56]] * 2] * 3)
 ok(xp.vecdot(a, a), [5.0, 50.0])
+ok((xp.ones((1, 40000)) @ xp.ones((40000, 1)))[0, 0], 40000.0)  # K in draws of MAX_K
 ok(xp.linalg.matrix_power(xp.asarray([[1, 1], [1, 0]]), 10), [[89, 55], [55, 34]])
 ok(xp.linalg.trace(xp.eye(3)), 3.0)
 ok(xp.linalg.vector_norm(xp.asarray([3.0, 4.0])), 5.0)

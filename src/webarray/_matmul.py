@@ -5,7 +5,8 @@ passes views here; this module binds them to a tiled matmul kernel of
 ``Device.kernels.matmul`` (``kernels/webgpu/matmul.py`` on WebGPU): for float32 products
 where the generator's ``fast_applies`` says so, the register-blocked 128×128 one (vec4
 loads where rows are 16-byte aligned), otherwise the general 64×64 one, which also takes
-every other dtype.
+every other dtype. A K beyond the generator's MAX_K is cut into chunks whose products
+are summed.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ def matmul(a, b, batch_shape, out_dtype):
         return out
     if k == 0:
         return execute(device, out.shape, [(Scalar(0, out_dtype), out)], (), [(out_dtype, 0)])[0]
+    if k > mm.MAX_K:
+        return _split_k(a, b, batch_shape, out_dtype, mm.MAX_K)
     nb = len(batch_shape)
     a_b = broadcast_strides(a, tuple(batch_shape) + a.shape[-2:])[:nb]
     b_b = broadcast_strides(b, tuple(batch_shape) + b.shape[-2:])[:nb]
@@ -55,4 +58,28 @@ def matmul(a, b, batch_shape, out_dtype):
         uniforms = mm.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b)
         device.launch(key, source, [a._buf, b._buf, out._buf], uniforms,
                       (gx, gy, min(limit, batch - z0)))
+    return out
+
+
+def _split_k(a, b, batch_shape, out_dtype, chunk: int):
+    """A @ B for a K longer than one launch takes (lavapipe cuts long invocations short,
+    silently: a (1, 2^20) @ (2^20, 1) product of ones gave 524280): the full chunks of K
+    become one more batch dimension, (..., c, M, chunk) @ (..., c, chunk, N), whose
+    products are summed over it (a tree sum), plus the product of the remainder."""
+    from ._array_object import Array
+    from ._elementwise import add
+    from ._statistical import sum as total_of
+
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    c, rest = divmod(k, chunk)
+    sam, sak = a._strides[-2:]
+    sbk, sbn = b._strides[-2:]
+    av = Array._view(a._buf, a.dtype, a.shape[:-2] + (c, m, chunk), a._strides[:-2] + (chunk * sak, sam, sak),
+                     a._offset, a.device)
+    bv = Array._view(b._buf, b.dtype, b.shape[:-2] + (c, chunk, n), b._strides[:-2] + (chunk * sbk, sbk, sbn),
+                     b._offset, b.device)
+    out = total_of(matmul(av, bv, tuple(batch_shape) + (c,), out_dtype), axis=-3, dtype=out_dtype)
+    if rest:
+        out = add(out, matmul(a[..., :, c * chunk:], b[..., c * chunk:, :], batch_shape, out_dtype))
     return out

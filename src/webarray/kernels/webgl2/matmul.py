@@ -14,6 +14,7 @@ from ..webgpu.matmul import BK, FAST_TILE, TILE, pack_uniforms  # noqa: F401
 from .program import draw
 
 LIMIT = 65535  # batch entries per launch: the executor's max_workgroups_per_dim on WebGL2
+MAX_K = 8192  # the most K one draw takes: a fragment loops over K one step at a time
 
 
 def fast_applies(m: int, n: int, batch: int) -> bool:

@@ -28,6 +28,10 @@ R = 4  # outputs per thread along each axis
 THREADS = 16
 TILE = THREADS * R
 BK = 16
+# the most K one launch takes: the K loop (BK or FAST_BK a step) stays far below the
+# 2^15 iterations after which lavapipe silently cuts an invocation short; _matmul.py
+# sums the products of longer K in chunks
+MAX_K = 8192 * 8
 
 # c + a * b in the accumulator's lane
 _MULADD = {"I": "wa_add64({c}, wa_mul64({a}, {b}))", "U": "wa_add64({c}, wa_mul64({a}, {b}))",
