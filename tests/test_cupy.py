@@ -183,6 +183,26 @@ def test_float64_is_refused_and_numpy_float64_data_arrives_as_float32():
 
 # -- module functions ---------------------------------------------------------------------------
 
+ALL_NP = {**NP, "int64": np.int64, "uint64": np.uint64, "complex64": np.complex64}
+
+
+@given(st.sampled_from(list(ALL_NP)), st.data())
+def test_tobytes_is_numpys(name, data):
+    a = data.draw(arrays(ALL_NP[name]) if name != "complex64" else
+                  hnp.arrays(np.complex64, hnp.array_shapes(min_dims=0, max_dims=3, max_side=5),
+                             elements=st.complex_numbers(max_magnitude=100, width=64)))
+    x = cp.asarray(a)
+    view = data.draw(st.sampled_from(["whole", "reversed", "transposed"]))
+    if view == "reversed" and a.ndim:
+        a, x = a[::-1], x[::-1]
+    elif view == "transposed":
+        a, x = a.T, x.T
+    for order in ("C", "F"):
+        assert x.tobytes(order) == a.tobytes(order), (name, view, order)
+    with pytest.raises(ValueError, match="order"):
+        x.tobytes("X")
+
+
 def test_get_array_module_asnumpy_ndarray():
     x = cp.ones(3)
     assert cp.get_array_module(x) is cp

@@ -52,7 +52,7 @@ newaxis = None
 def asnumpy(a, stream=None, order="C", out=None, blocking=True):
     """A NumPy copy of a (device arrays are read back; other objects go through
     ``numpy.asarray``). Needs NumPy: without it (Pyodide here) RuntimeError says to use
-    ``a.tolist()``."""
+    ``a.tolist()`` or ``a.tobytes()``."""
     np = _numpy_module()
     res = np.asarray(a)
     if out is not None:

@@ -196,7 +196,7 @@ def numpy_module():
     except ImportError:
         raise RuntimeError(
             "this needs NumPy, which is not installed here (in Pyodide, webarray runs "
-            "without it); use x.tolist() to get the values as Python lists"
+            "without it); use x.tolist() for the values as Python lists, or x.tobytes() for NumPy's bytes"
         ) from None
     return numpy
 
@@ -273,6 +273,23 @@ class ndarray(Array):
 
     def tolist(self):
         return self._host_nested()
+
+    def tobytes(self, order="C") -> bytes:
+        """The values' bytes as NumPy's tobytes gives them, without NumPy (a page can hand
+        them to a canvas or a typed array): C order, or F (the C order of the transpose);
+        'A' and 'K' are C here, as every result of this layer is C-contiguous."""
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError(f"tobytes: order must be 'C', 'F', 'A' or 'K', got {order!r}")
+        from webarray import _storage
+
+        x = self.transpose() if order == "F" and self.ndim > 1 else self
+        raw = Array._raw(x)
+        if _storage.element_bytes(self.dtype) == self.dtype.itemsize:
+            return raw  # stored as NumPy stores it: float32, (u)int32, (u)int64, complex64
+        import array  # narrow integers and bool are stored one per 32-bit word
+
+        code = {"bool": "B", "int8": "b", "uint8": "B", "int16": "h", "uint16": "H"}[self.dtype.name]
+        return array.array(code, _storage.decode(raw, self.dtype)).tobytes()
 
     def item(self, *args):
         """A Python scalar: the only element, element k of the flat array, or a[i, j]."""
