@@ -264,6 +264,16 @@ def test_singular_matrices():
     s = xp.linalg.slogdet(x)
     assert float(s.sign) == 0.0 and float(s.logabsdet) == -np.inf
     assert not np.isfinite(np.asarray(xp.linalg.inv(x))).all()
+    # a zero pivot before the last column (one-workgroup kernel, blocked LU, complex): det 0,
+    # not the NaN of 0/0 multipliers
+    for n, dtype in ((3, np.float32), (70, np.float32), (3, np.complex64), (40, np.complex64)):
+        ones = np.ones((2, n, n), dtype)
+        ones[1, :, 0] = np.arange(n)
+        assert_equal(xp.linalg.det(xp.asarray(ones)), np.zeros(2, dtype))
+        s = xp.linalg.slogdet(xp.asarray(ones))
+        assert_equal(s.logabsdet, np.full(2, -np.inf, np.float32))
+        assert_equal(s.sign, np.zeros(2, dtype))
+    assert_equal(xp.linalg.det(xp.asarray(np.zeros((4, 4), np.float32))), np.float32(0.0))
     z = xp.asarray(np.zeros((0, 3, 3), np.float32))
     assert xp.linalg.inv(z).shape == (0, 3, 3) and xp.linalg.det(z).shape == (0,)
     e = xp.asarray(np.zeros((2, 0, 0), np.float32))  # empty matrices: det 1, as NumPy

@@ -98,7 +98,8 @@ def lu(cplx: bool = False) -> str:
     ties; |re| + |im| for complex, as LAPACK's icamax), applied to K right-hand-side
     columns B as it goes, then, when K > 0, back substitution so B holds A⁻¹B. A ends as
     L (unit, below) and U (on and above the diagonal); S gets the permutation's parity as
-    ±1. A zero pivot divides by zero, so singular systems give inf/NaN, not an error."""
+    ±1. A zero pivot leaves its column's multipliers at 0, as LAPACK's: a singular
+    matrix gets a zero on U's diagonal (det 0), and its solutions inf/NaN, not an error."""
     extra = ("@group(0) @binding(2) var<storage, read_write> B: array<T>;\n"
              "@group(0) @binding(3) var<storage, read_write> S: array<f32>;\n"
              "var<workgroup> piv: u32;")
@@ -126,7 +127,11 @@ def lu(cplx: bool = False) -> str:
         }}
         {_sync()}
         let d = A[a0 + k * n + k];
-        for (var i = k + 1u + t; i < n; i = i + {THREADS}u) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
+        // a zero pivot has a zero column below it: its multipliers stay 0, as LAPACK's
+        // (0/0 would spread NaN, and the determinant of a singular matrix would be NaN)
+        if (mag(d) > 0.0) {{
+            for (var i = k + 1u + t; i < n; i = i + {THREADS}u) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
+        }}
         {_sync()}
         let m = n - k - 1u;
         for (var e = t; e < m * (m + K); e = e + {THREADS}u) {{

@@ -132,7 +132,11 @@ var<workgroup> bi: array<u32, {T_PANEL}>;
         }}
         {_sync()}
         let d = A[a0 + k * n + k];
-        for (var i = k + 1u + t; i < n; i = i + {T_PANEL}u) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
+        // a zero pivot has a zero column below it: its multipliers stay 0, as LAPACK's
+        // (0/0 would spread NaN, and the determinant of a singular matrix would be NaN)
+        if (mag(d) > 0.0) {{
+            for (var i = k + 1u + t; i < n; i = i + {T_PANEL}u) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
+        }}
         {_sync()}
         let w = k0 + b - k - 1u;
         let rows = n - k - 1u;
