@@ -274,6 +274,26 @@ def test_singular_matrices():
         assert_equal(s.logabsdet, np.full(2, -np.inf, np.float32))
         assert_equal(s.sign, np.zeros(2, dtype))
     assert_equal(xp.linalg.det(xp.asarray(np.zeros((4, 4), np.float32))), np.float32(0.0))
+    # a zero pivot beside pivots whose product overflows float32 (64! > 3e38): 0, not 0 * inf
+    big = np.diag(np.r_[0.0, np.arange(1, 65)]).astype(np.float32)
+    assert_equal(xp.linalg.det(xp.asarray(big)), np.float32(0.0))
+
+
+@pytest.mark.parametrize("n", [5, 65])
+@pytest.mark.parametrize("magnitude", [1e15, 1e-25])
+def test_svd_and_eigh_of_huge_and_tiny_matrices(n, magnitude):
+    # Jacobi sums squares: unscaled, 1e15-sized entries overflow the products of column
+    # norms and 1e-25-sized ones underflow (both gave wrong values at n = 65 before)
+    a = (np.random.default_rng(n).standard_normal((n, n)) * magnitude).astype(np.float32)
+    sym = (a + a.T) / 2
+    s = np.asarray(xp.linalg.svdvals(xp.asarray(a))).astype(np.float64)
+    ref = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    assert np.abs(s - ref).max() <= 1e-4 * ref.max()
+    w = np.asarray(xp.linalg.eigvalsh(xp.asarray(sym))).astype(np.float64)
+    ref = np.linalg.eigvalsh(sym.astype(np.float64))
+    assert np.abs(w - ref).max() <= 1e-4 * np.abs(ref).max()
+    u, s2, vh = (np.asarray(z).astype(np.float64) for z in xp.linalg.svd(xp.asarray(a)))
+    assert np.abs((u * s2) @ vh - a).max() <= 1e-4 * np.abs(a).max()
     z = xp.asarray(np.zeros((0, 3, 3), np.float32))
     assert xp.linalg.inv(z).shape == (0, 3, 3) and xp.linalg.det(z).shape == (0,)
     e = xp.asarray(np.zeros((2, 0, 0), np.float32))  # empty matrices: det 1, as NumPy

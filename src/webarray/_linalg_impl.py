@@ -492,7 +492,12 @@ def det(x: Array, /) -> Array:
     (so it overflows to ±inf where the determinant exceeds float32 range)."""
     x = _supported(x, "det", square=True)
     lu_, _, s = _lu(x, None, x.shape[:-2], x.dtype)
-    return ew.multiply(s, stat.prod(diagonal(lu_), axis=-1))
+    d = diagonal(lu_)
+    det_ = ew.multiply(s, stat.prod(d, axis=-1))
+    # a zero pivot makes it 0 even where the other pivots' product overflows (0 · inf)
+    from ._utility import any as any_
+
+    return where(any_(ew.equal(d, 0.0), axis=-1), 0.0, det_)
 
 
 def _identities(n: int, batch, device, dtype=dt.float32) -> Array:
@@ -598,8 +603,30 @@ def _hermitian_lower(x: Array) -> Array:
     return ew.add(h, ew.multiply(astype(d, x.dtype)[..., None], e))
 
 
+def _scaled(x: Array):
+    """(x times a power of two that brings its largest |element| near 1, that factor as a
+    (..., 1, 1) float32 array): the Jacobi methods sum squares, which overflow float32
+    beyond |x| ~ 1e18 and underflow below ~1e-19."""
+    if x.size == 0:
+        return x, None
+    from ._creation import ones_like
+
+    big = stat.max(ew.abs(x), axis=(-2, -1), keepdims=True)
+    one = ones_like(big)
+    ok = ew.logical_and(ew.greater(big, 0.0), ew.isfinite(big))  # else leave x as it is
+    e = ew.clip(ew.round(ew.log2(where(ok, big, one))), -126.0, 126.0)
+    scale = where(ok, ew.pow(2.0, ew.negative(e)), one)
+    return ew.multiply(x, astype(scale, x.dtype)), scale
+
+
 def _eigh(x: Array, vectors: bool, name: str):
     x = _supported(x, name, square=True)
+    x, scale = _scaled(x)
+    vals, vecs = _eigh_scaled(x, vectors)
+    return (vals if scale is None else ew.divide(vals, scale[..., 0])), vecs
+
+
+def _eigh_scaled(x: Array, vectors: bool):
     n = x.shape[-1]
     batch = x.shape[:-2]
     h = _work_copy(_hermitian_lower(x), x.shape, x.dtype)  # NumPy's UPLO='L'
@@ -670,6 +697,12 @@ def _svd_jacobi(x: Array, vectors: bool):
 def _svd(x: Array, name: str, vectors: bool):
     """(S, U, Vh): U (M×K) with zero columns where S is zero, Vh (K×N) orthonormal rows."""
     x = _supported(x, name)
+    x, scale = _scaled(x)
+    s, u, vh = _svd_scaled(x, vectors)
+    return (s if scale is None else ew.divide(s, scale[..., 0])), u, vh
+
+
+def _svd_scaled(x: Array, vectors: bool):
     m, n = x.shape[-2:]
     if x.dtype is dt.complex64 or not _small(m, n) or composed.available(x.device):
         return _svd_jacobi(x, vectors)
