@@ -50,8 +50,7 @@ def lu(a: Array, b: Array | None):
         parity = where(ew.equal(p[..., 0], k), parity, ew.negative(parity))
         pivot = a[..., k:k + 1, k:k + 1]
         below = ew.greater(rows, k)
-        f = where(below, ew.divide(a[..., :, k:k + 1], where(ew.equal(pivot, 0.0), 1.0, pivot)), 0.0)
-        f = where(ew.equal(pivot, 0.0), 0.0, f)
+        f = where(ew.logical_and(below, ew.not_equal(pivot, 0.0)), ew.divide(a[..., :, k:k + 1], pivot), 0.0)
         a = where(below, ew.subtract(a, ew.multiply(f, a[..., k:k + 1, :])), a)
         if b is not None:
             b = where(below, ew.subtract(b, ew.multiply(f, b[..., k:k + 1, :])), b)
@@ -64,17 +63,12 @@ def lu(a: Array, b: Array | None):
 
 
 def cholesky(a: Array) -> Array:
-    """The lower factor L (L·Lᵀ = A) of the float32 matrices a, reading a's lower
-    triangle, one column at a time: L[:, k] = A[:, k]/√A[k, k] below the diagonal, then
-    A −= L[:, k]·L[:, k]ᵀ. A non-positive pivot gives NaN (or inf) from there on, as the
-    WebGPU kernels do."""
-    from ._creation import tril
-
+    """The lower factor L (L·Lᵀ = A) of the symmetric float32 matrices a, one column at a
+    time: L[:, k] = A[:, k]/√A[k, k] below the diagonal, then A −= L[:, k]·L[:, k]ᵀ. A
+    non-positive pivot gives NaN (or inf) from there on, as the WebGPU kernels do."""
     n = a.shape[-1]
     rows = _index(n, a.device, column=True)
     cols = _index(n, a.device)
-    low = tril(a, k=-1)
-    a = ew.add(ew.add(low, low.mT), ew.multiply(a, astype(ew.equal(rows, cols), dt.float32)))
     out = zeros(a.shape, dtype=dt.float32, device=a.device)
     for k in range(n):
         col = where(ew.less(rows, k), 0.0, ew.divide(a[..., :, k:k + 1], ew.sqrt(a[..., k:k + 1, k:k + 1])))
@@ -84,17 +78,15 @@ def cholesky(a: Array) -> Array:
     return out
 
 
-def qr(a: Array):
-    """(Q M×M, R M×N) of the float32 matrices a by Householder reflections, LAPACK's
-    convention: the reflection of column k sends it to β·e_k with β = −sign(a_kk)·‖x‖,
-    and is skipped (τ = 0) where x is zero below the diagonal, so R's diagonal matches
-    dgeqrf's. R is exactly upper triangular."""
-    from ._creation import eye, triu
+def qr(a: Array, q: Array):
+    """(Q M×M, R M×N) of the float32 matrices a by Householder reflections applied to
+    q (identities), LAPACK's convention: the reflection of column k sends it to β·e_k
+    with β = −sign(a_kk)·‖x‖, and is skipped (τ = 0) where x is zero below the diagonal,
+    so R's diagonal matches dgeqrf's. R is exactly upper triangular."""
+    from ._creation import triu
 
     m, n = a.shape[-2:]
     rows = _index(m, a.device, column=True)
-    q = astype(mp.broadcast_to(eye(m, dtype=dt.float32, device=a.device), a.shape[:-2] + (m, m)),
-               dt.float32, copy=True)
     for k in range(min(m - 1, n)):
         x = where(ew.less(rows, k), 0.0, a[..., :, k:k + 1])  # (batch, M, 1)
         x0 = a[..., k:k + 1, k:k + 1]

@@ -27,6 +27,7 @@ from . import _elementwise as ew
 from ._data_type import astype
 from . import _manipulation as mp
 from . import _statistical as stat
+from . import _utility
 from ._array_object import Array
 from ._linear_algebra import matmul
 from ._searching import where
@@ -318,7 +319,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     n = x.shape[-1]
     a = _work_copy(x, x.shape, x.dtype)
     if composed.available(x.device):
-        a = composed.cholesky(a)
+        a = composed.cholesky(_hermitian_lower(a))
     elif _small(n):
         _launch("cholesky", (a,), n, n)
     else:
@@ -495,9 +496,7 @@ def det(x: Array, /) -> Array:
     d = diagonal(lu_)
     det_ = ew.multiply(s, stat.prod(d, axis=-1))
     # a zero pivot makes it 0 even where the other pivots' product overflows (0 · inf)
-    from ._utility import any as any_
-
-    return where(any_(ew.equal(d, 0.0), axis=-1), 0.0, det_)
+    return where(_utility.any(ew.equal(d, 0.0), axis=-1), 0.0, det_)
 
 
 def _identities(n: int, batch, device, dtype=dt.float32) -> Array:
@@ -520,7 +519,7 @@ def qr(x: Array, /, *, mode: str = "reduced"):
     if m <= 1 or n == 0:
         r = _work_copy(x, x.shape, x.dtype)
     elif composed.available(x.device):
-        q, r = composed.qr(_work_copy(x, x.shape, x.dtype))
+        q, r = composed.qr(_work_copy(x, x.shape, x.dtype), q)
     elif _small(m, n):
         r = _work_copy(x, x.shape, x.dtype)
         scratch = Array._empty(batch + (m,), x.dtype, x.device)

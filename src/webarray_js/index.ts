@@ -193,7 +193,8 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
     }
   };
 
-  const interrupt = globalThis.crossOriginIsolated ? new SharedArrayBuffer(4) : null;
+  // Pyodide's interrupt flag: a 2 there raises KeyboardInterrupt (shared memory only)
+  const interrupt = globalThis.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
   const wheels = ([] as (string | URL)[]).concat(options.wheelUrl ?? []).map((u) => new URL(u, location.href).href);
   const init: ToPython = {
     type: "init",
@@ -223,7 +224,7 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
 
   const call = (m: ToPython & { id: number }, transfer: Transferable[] = []): Promise<unknown> => {
     if (dead) return Promise.reject(new Error(dead));
-    if (interrupt) Atomics.store(new Int32Array(interrupt), 0, 0); // an interrupt of nothing lapses
+    if (interrupt) Atomics.store(interrupt, 0, 0); // an interrupt of nothing lapses
     return new Promise((resolve, reject) => {
       calls.set(m.id, { resolve, reject });
       worker.postMessage(m, transfer);
@@ -250,7 +251,7 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
     },
     interrupt: () => {
       if (!interrupt || dead) return false;
-      Atomics.store(new Int32Array(interrupt), 0, 2); // SIGINT
+      Atomics.store(interrupt, 0, 2); // SIGINT
       return true;
     },
     terminate: () => {

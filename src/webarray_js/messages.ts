@@ -11,7 +11,7 @@ export type ToPython =
       connection: Connection;
       env: Record<string, string>;
       /** Pyodide's interrupt buffer (one Int32 on a SharedArrayBuffer), where one exists */
-      interrupt: SharedArrayBuffer | null;
+      interrupt: Int32Array | null;
     }
   | { type: "run"; id: number; code: string }
   | { type: "script"; id: number; path: string; source: string; argv: string[] }

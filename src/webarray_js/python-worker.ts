@@ -64,7 +64,7 @@ async function handle(m: ToPython): Promise<void> {
       py.setStderr(streamTo("stderr"));
       // a 2 written there by the page (Webarray.interrupt) raises KeyboardInterrupt in
       // the running code at its next bytecode; Pyodide clears it
-      if (m.interrupt) py.setInterruptBuffer(new Int32Array(m.interrupt));
+      if (m.interrupt) py.setInterruptBuffer(m.interrupt);
       for (const [i, url] of m.wheels.entries()) {
         post({ type: "progress", stage: "wheels", fraction: i / m.wheels.length });
         await installWheel(py, url);

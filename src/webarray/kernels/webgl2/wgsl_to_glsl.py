@@ -288,7 +288,9 @@ class _Translator:
             raise TranslationError(f"expected '>' closing a type, found {text!r}")
 
     # -- functions and statements ------------------------------------------------------------
-    def function(self, src: str) -> tuple[str, str, tuple, str]:
+    def header(self, src: str) -> tuple[str, list, str]:
+        """(name, [(parameter, WGSL type)], return type) of ``fn name(...) -> T``, the
+        tokens read up to the body."""
         self.toks = _tokens(src)
         self.i = 0
         self.take("fn")
@@ -306,6 +308,10 @@ class _Translator:
         if self.at("->"):
             self.take()
             ret = self.parse_type()
+        return name, params, ret
+
+    def function(self, src: str) -> tuple[str, str, tuple, str]:
+        name, params, ret = self.header(src)
         self.ret = ret
         self.scopes = [self.globals, dict(params)]
         body = self.block(1)
@@ -673,24 +679,8 @@ class _Translator:
 
 def signature(src: str) -> tuple[str, tuple, str]:
     """(name, parameter types, return type) of a WGSL function's header."""
-    t = _Translator({})
-    t.toks = _tokens(src.split("{", 1)[0])
-    t.take("fn")
-    name = t.take()[1]
-    t.take("(")
-    params = []
-    while not t.at(")"):
-        t.take()
-        t.take(":")
-        params.append(t.parse_type())
-        if t.at(","):
-            t.take()
-    t.take(")")
-    ret = "void"
-    if t.at("->"):
-        t.take()
-        ret = t.parse_type()
-    return name, tuple(params), ret
+    name, params, ret = _Translator({}).header(src.split("{", 1)[0])
+    return name, tuple(t for _, t in params), ret
 
 
 def translate_function(src: str, signatures: dict, globals_: dict | None = None

@@ -65,6 +65,27 @@ def _sync() -> str:
     return "storageBarrier(); workgroupBarrier();"
 
 
+def _swap_and_scale(threads: str) -> str:
+    """WGSL for step k of an LU once its pivot row p is known (lu here, lu_panel in
+    linalg_steps.py): rows k and p of A (n columns) and of B (K columns) swapped, then
+    the column below the pivot divided by it. A zero pivot has a zero column below it,
+    whose multipliers stay 0 as LAPACK's (0/0 would spread NaN, and the determinant of a
+    singular matrix would be NaN)."""
+    return f"""        for (var j = t; j < n; j = j + {threads}) {{
+            let u = A[a0 + k * n + j]; A[a0 + k * n + j] = A[a0 + p * n + j]; A[a0 + p * n + j] = u;
+        }}
+        for (var j = t; j < K; j = j + {threads}) {{
+            let u = B[b0 + k * K + j]; B[b0 + k * K + j] = B[b0 + p * K + j]; B[b0 + p * K + j] = u;
+        }}
+        {_sync()}
+        let d = A[a0 + k * n + k];
+        if (mag(d) > 0.0) {{
+            for (var i = k + 1u + t; i < n; i = i + {threads}) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
+        }}
+        {_sync()}
+"""
+
+
 def cholesky(cplx: bool = False) -> str:
     """Lower Cholesky factor (A = L·Lᴴ) by right-looking elimination; the strict upper
     triangle is zeroed. A pivot whose real part is not positive makes that column and
@@ -119,21 +140,7 @@ def lu(cplx: bool = False) -> str:
         workgroupBarrier();
         let p = piv;
         if (p != k) {{ sign = -sign; }}
-        for (var j = t; j < n; j = j + {THREADS}u) {{
-            let u = A[a0 + k * n + j]; A[a0 + k * n + j] = A[a0 + p * n + j]; A[a0 + p * n + j] = u;
-        }}
-        for (var j = t; j < K; j = j + {THREADS}u) {{
-            let u = B[b0 + k * K + j]; B[b0 + k * K + j] = B[b0 + p * K + j]; B[b0 + p * K + j] = u;
-        }}
-        {_sync()}
-        let d = A[a0 + k * n + k];
-        // a zero pivot has a zero column below it: its multipliers stay 0, as LAPACK's
-        // (0/0 would spread NaN, and the determinant of a singular matrix would be NaN)
-        if (mag(d) > 0.0) {{
-            for (var i = k + 1u + t; i < n; i = i + {THREADS}u) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
-        }}
-        {_sync()}
-        let m = n - k - 1u;
+{_swap_and_scale(f"{THREADS}u")}        let m = n - k - 1u;
         for (var e = t; e < m * (m + K); e = e + {THREADS}u) {{
             let i = k + 1u + e / (m + K); let c = e % (m + K);
             let l = A[a0 + i * n + k];

@@ -35,7 +35,7 @@ from __future__ import annotations
 import array
 import struct
 
-from .linalg import _SCALAR
+from .linalg import _SCALAR, _swap_and_scale, _sync
 
 T_WG = 64  # threads of the one-workgroup-per-matrix kernels
 T_HESS = 256  # the Hessenberg reduction's: its steps are the longest (~6n²/T per thread)
@@ -44,10 +44,6 @@ JACOBI_THREADS = 128
 MAX_SWEEPS = 20  # one-sided Jacobi sweeps at most (float32 converges in 6-12 up to n = 1024)
 TYPED = {"chol_panel", "lu_panel", "tri_inv", "sub_block", "qr_house", "qr_apply",
          "jacobi_round"}  # the generators taking cplx; the eig kernels are complex64 only
-
-
-def _sync() -> str:
-    return "storageBarrier(); workgroupBarrier();"
 
 
 _BIND = "@group(0) @binding({i}) var<storage, read_write> {name}: array<{ty}>;"
@@ -121,24 +117,8 @@ var<workgroup> bi: array<u32, {T_PANEL}>;
         }}
         let p = select(k, bi[0], bi[0] < n);
         workgroupBarrier();
-        if (p != k) {{
-            for (var j = t; j < n; j = j + {T_PANEL}u) {{
-                let u = A[a0 + k * n + j]; A[a0 + k * n + j] = A[a0 + p * n + j]; A[a0 + p * n + j] = u;
-            }}
-            for (var j = t; j < K; j = j + {T_PANEL}u) {{
-                let u = B[b0 + k * K + j]; B[b0 + k * K + j] = B[b0 + p * K + j]; B[b0 + p * K + j] = u;
-            }}
-            if (t == 0u) {{ S[z] = -S[z]; }}
-        }}
-        {_sync()}
-        let d = A[a0 + k * n + k];
-        // a zero pivot has a zero column below it: its multipliers stay 0, as LAPACK's
-        // (0/0 would spread NaN, and the determinant of a singular matrix would be NaN)
-        if (mag(d) > 0.0) {{
-            for (var i = k + 1u + t; i < n; i = i + {T_PANEL}u) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
-        }}
-        {_sync()}
-        let w = k0 + b - k - 1u;
+        if (p != k && t == 0u) {{ S[z] = -S[z]; }}
+{_swap_and_scale(f"{T_PANEL}u")}        let w = k0 + b - k - 1u;
         let rows = n - k - 1u;
         for (var e = t; e < rows * w; e = e + {T_PANEL}u) {{
             let i = k + 1u + e / w; let j = k + 1u + e % w;
