@@ -123,12 +123,20 @@ def _launch(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     writable: list[bool] = []
     where: dict[int, int] = {}
 
-    def bind(buf, write: bool) -> int:
-        b = where.get(id(buf))
+    big = device._piece_bytes
+
+    def bind(buf, write: bool, view=None) -> int:
+        # A read-only buffer above one binding is bound once per view read from it, so that
+        # each binding covers only its view's range (_split.py); a written buffer stays one
+        # binding (WebGPU forbids a writable binding aliasing another of the same buffer).
+        key = id(buf)
+        if view is not None and buf.nbytes > big and key not in where:
+            key = (key, view)
+        b = where.get(key)
         if b is None:
             bindings.append(buf)
             writable.append(write)
-            b = where[id(buf)] = len(bindings)
+            b = where[key] = len(bindings)
         elif write:
             writable[b - 1] = True
         return b
@@ -163,7 +171,7 @@ def _launch(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
             strides = broadcast_strides(arr, shape)
             view = (arr._offset, strides)
         contiguous = is_contiguous(shape, strides)
-        in_ops.append((arr.dtype, ew.Operand(bind(arr._buf, False), strided=not contiguous)))
+        in_ops.append((arr.dtype, ew.Operand(bind(arr._buf, False, view), strided=not contiguous)))
         in_views.append(view)
 
     vec4 = (
@@ -191,6 +199,22 @@ def _launch(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     device.launch(("ew", spec.key), lambda: device.kernels.elementwise.generate(spec), bindings,
                   uniforms, device.kernels.elementwise.grid_for(n, vec4, ex.max_workgroups_per_dim))
     return [r[0] if isinstance(r, tuple) else r for r in results]
+
+
+def bindable(arr, strided: bool = False):
+    """arr, or a C-contiguous copy of its elements when a kernel could not bind it as it is:
+    it is strided (unless the kernel takes ``strided`` views), or it is part of a buffer
+    larger than one binding (the copy is an elementwise kernel, which binds only the range
+    the view reads: _split.py). For the kernel families that bind whole buffers (sort, scan,
+    matmul, fft, gathers)."""
+    if arr._b is None:
+        materialize([arr])
+    piece = arr._device._piece_bytes
+    if arr._buf.nbytes > piece:
+        if math.prod(arr._shape) * 4 * lanes.words(arr._dtype) <= piece:
+            return copy_of(arr)
+        return arr  # too large for one binding even alone: the launch raises BindingTooLarge
+    return arr if strided or is_contiguous(arr._shape, arr._strides) else copy_of(arr)
 
 
 def copy_of(arr, dtype=None):

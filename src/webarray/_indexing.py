@@ -79,6 +79,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     if x.ndim == 0:
         raise ValueError("take: x must have at least one dimension")
     ax = normalize_axis(axis, x.ndim, "take")
+    x = _graph.bindable(x, strided=True)
     k = indices.shape[0]
     if x.shape[ax] == 0 and k:
         raise IndexError(f"take: cannot take {k} elements from axis {ax}, which is empty")
@@ -98,6 +99,7 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
             f"{indices.ndim}"
         )
     ax = normalize_axis(axis, x.ndim, "take_along_axis")
+    x = _graph.bindable(x, strided=True)
     out_shape = []
     for d, (a, b) in enumerate(zip(x.shape, indices.shape)):
         if d == ax:

@@ -292,6 +292,7 @@ def getitem(x: Array, key) -> Array:
     key = _prepare(x, key)
     if not any(isinstance(k, Array) for k in key):
         return _basic(x, key)
+    x = _graph.bindable(x, strided=True)
     arrays, s2, n_adv = _advanced_parts(x, key)
     index, inputs, scalars, out_shape = _flat_index(x, arrays, s2, n_adv)
     inputs.append(x)

@@ -31,7 +31,7 @@ def _cast(x: Array, dtype) -> Array:
 
 
 def _reshape_contiguous(x: Array, shape) -> Array:
-    x = x._contiguous()
+    x = _graph.bindable(x)
     return Array._view(x._buf, x.dtype, shape, _graph.c_strides(shape), x._offset, x.device)
 
 
@@ -39,8 +39,8 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     out_dtype = _check(x1, x2, "matmul")
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError("matmul requires arrays with at least one dimension, got a 0-d array")
-    a = _cast(x1, out_dtype)
-    b = _cast(x2, out_dtype)
+    a = _graph.bindable(_cast(x1, out_dtype), strided=True)
+    b = _graph.bindable(_cast(x2, out_dtype), strided=True)
     squeeze_m = a.ndim == 1
     squeeze_n = b.ndim == 1
     if squeeze_m:

@@ -293,6 +293,7 @@ def scan(x: Array, axis: int, op: str, out_dtype: dt.DType, exclusive: bool = Fa
         return out
     if n == 0:
         return _fill(shape, out_dtype, _SCAN_IDENTITY[combine], device)
+    x = _graph.bindable(x, strided=True)
     dims = [(size, si, so)
             for d, (size, si, so) in enumerate(zip(x.shape, x._strides, out._strides))
             if d != axis]

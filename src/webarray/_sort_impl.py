@@ -45,7 +45,7 @@ def _launch(device, key, make, arrays, uniforms: bytes, groups: int) -> None:
 
 
 def contiguous(x: Array) -> Array:
-    return x if _graph.is_contiguous(x.shape, x._strides) else _graph.copy_of(x)
+    return _graph.bindable(x)
 
 
 def _check_size(device, words: int, what: str) -> None:

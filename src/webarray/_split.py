@@ -69,6 +69,14 @@ def launch(device, key, make_source, buffers, uniforms: bytes, grid) -> None:
             )
         ex.dispatch(device.kernel(key, make_source), [b.handle for b in buffers], uniforms, grid)
         return
+    for step in plan:
+        if not callable(step):
+            for b in step[0]:
+                if isinstance(b, tuple) and b[2] > ex.max_binding_size:  # never record what fails
+                    raise BindingTooLarge(
+                        f"a {key[0]!r} kernel would bind {b[2]} bytes of one buffer in one "
+                        f"piece, above this device's {ex.max_binding_size}-byte "
+                        "storage-binding limit")
     kid = device.kernel(key, make_source)
     for step in plan:
         if callable(step):  # e.g. copy a piece's partial results into place

@@ -188,9 +188,7 @@ def _c2c(x: Array, n: int | None, axis: int, norm: str, inverse: bool) -> Array:
     v = moveaxis(x, axis, -1)
     lead = v.shape[:-1]
     rows = reshape(v, (math.prod(lead), n))
-    if not _graph.is_contiguous(rows.shape, rows._strides):
-        rows = _graph.copy_of(rows)
-    out = _rows(rows, inverse)
+    out = _rows(_graph.bindable(rows), inverse)
     f = _scale(norm, n, inverse)
     if f != 1.0:
         out = out * f
