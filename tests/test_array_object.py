@@ -626,8 +626,9 @@ def test_dlpack_capsules():
     assert _capsule_name(x.__dlpack__(max_version=(0, 8))) == b"dltensor"
     np.testing.assert_array_equal(np.from_dlpack(_Legacy(x)), a)
     got = np.from_dlpack(x)
-    assert got.flags.writeable  # the consumer owns its copy
+    assert not got.flags.writeable  # a detached copy: writes would never reach x
     np.testing.assert_array_equal(got, a)
+    assert np.from_dlpack(x, copy=True).flags.writeable  # asked for: the consumer's own
     del got
     gc.collect()
     assert len(_dlpack._alive) == alive, "a DLPack export was never freed"

@@ -180,13 +180,25 @@ class Array:
         return int(self._scalar())
 
     def __array__(self, dtype=None, copy=None):
+        """A NumPy copy of the values. It never shares memory with the array (that lives
+        on the GPU), so NumPy's ``copy=False`` raises, ``np.array(x)`` (copy=True) gets a
+        writable copy, and the implicit ``np.asarray(x)`` (copy=None) a read-only one: a
+        library that writes into what ``np.asarray`` gave it (SciPy's ``output=``
+        arrays) raises instead of writing into a copy that is then thrown away."""
         import numpy as np
 
         if copy is False:
-            raise ValueError("a webarray array lives on a GPU; converting to NumPy copies it")
-        out = np.frombuffer(self._raw(), dtype=_storage.numpy_storage(self._dtype))
-        out = out.astype(self._dtype.name).reshape(self._shape)
-        return out if dtype is None else out.astype(dtype)
+            raise ValueError(
+                "np.asarray(x, copy=False): a webarray array lives in GPU memory, so NumPy "
+                "can only get a copy; use copy=None or copy=True"
+            )
+        raw = self._raw()
+        out = np.frombuffer(bytearray(raw) if copy else raw,
+                            dtype=_storage.numpy_storage(self._dtype))
+        out = out.astype(self._dtype.name if dtype is None else dtype, copy=False)
+        if not copy:
+            out.flags.writeable = False
+        return out.reshape(self._shape)
 
     def __repr__(self) -> str:
         body = _format(self)

@@ -261,12 +261,13 @@ class ndarray(Array):
 
     # -- host transfer --------------------------------------------------------------------
     def get(self, stream=None, order="C", out=None):
-        """The values as a NumPy array (needs NumPy)."""
+        """The values as a new, writable NumPy array, as CuPy's get gives (needs NumPy;
+        the implicit ``np.asarray(x)`` gives a read-only copy instead)."""
         np = numpy_module()
         if out is not None:
             out[...] = np.asarray(self)
             return out
-        return np.asarray(self)
+        return np.asarray(self, copy=True)
 
     def set(self, arr, stream=None) -> None:
         self[...] = to_array(arr, self.dtype)
