@@ -6,14 +6,14 @@ floatmode 'maxprec', linewidth 75, threshold 1000, edgeitems 3, no suppression) 
 Python values: the caller reads the values (past ``THRESHOLD`` elements only those at
 ``shown_positions``) and this module lays them out.
 
-Float digits come from the same digit generation as NumPy's Dragon4 (Steele & White,
-Burger & Dybvig): digits stop where they identify the value among its float neighbours,
-with NumPy's cut-offs. A search for the shortest ``'%.{p}g'`` that reads back is not
-enough: scientific notation prints every element with as many digits as the longest
-needs, and those extra digits are the value's exact ones rounded by its float margins
-(float32 ``[0.1, 1.2345678e-10]`` prints ``1.0000000e-01``); a power of two has a
-narrower margin below than above. ``tests/test_format.py`` compares every layout with
-NumPy's, character for character.
+Float digits come from the digit generation of NumPy's Dragon4 (Steele & White, Burger &
+Dybvig) on the exact binary value, with NumPy's cut-offs: the shortest digits that identify
+the value among its float neighbours, or, where NumPy asks for more (every element of a
+scientific printout gets as many digits as the longest needs), the value's own digits
+rounded by the same rule. Keeping the shortest ``'%.{p}g'`` that reads back agrees with it
+except next to a power of two, whose neighbour below is nearer than the one above: float32
+2**90 prints as ``1.2379401e+27`` in NumPy, where that search gives ``1.23794004e+27``.
+``tests/test_format.py`` compares every layout with NumPy's, character for character.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def _digits(mantissa: int, exponent: int, unequal: bool, *, fraction: bool,
         if ((down_ok or up_ok) and place <= free) or place == last:
             break
         out.append(d)
-    if down_ok == up_ok:  # both or neither neighbour excluded: round to nearest
+    if down_ok == up_ok:  # both ends identify the value, or neither (a cut-off): nearest
         down = 2 * r < s or (2 * r == s and d % 2 == 0)
     else:
         down = down_ok
