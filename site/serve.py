@@ -2,7 +2,9 @@
 ``python site/serve.py [--host H] [--port P] [--dir D]``.
 
 Every response carries the COOP/COEP headers that SharedArrayBuffer needs (the same
-headers as the browser runner's server, ``webarray.browser.server``). Files are served
+headers as the browser runner's server, ``webarray.browser.server``, whose
+``GuardedHandler`` also refuses malformed paths with 400 and, against DNS rebinding,
+Host headers that name another machine with 403). Files are served
 with ``Last-Modified`` and ``Cache-Control: no-cache``, so a reload revalidates (a 304)
 instead of downloading Pyodide again, and the page's download progress warms the cache
 that the Python worker then reads from. Port 0 picks a free port; a busy port moves on to
@@ -20,23 +22,28 @@ import threading
 from pathlib import Path
 from urllib.parse import unquote
 
-from webarray.browser.server import CONTENT_TYPES, ISOLATION_HEADERS
+from webarray.browser.server import CONTENT_TYPES, ISOLATION_HEADERS, GuardedHandler
 
 HERE = Path(__file__).resolve().parent
 
 
-def make_handler(root: Path):
+def make_handler(root: Path, host: str = "127.0.0.1"):
     root = root.resolve()
 
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(GuardedHandler):
+        served_host = host
+
         def _resolve(self) -> Path | None:
             path = unquote(self.path.split("?", 1)[0].split("#", 1)[0])
             candidate = (root / path.lstrip("/")).resolve()
             if not candidate.is_relative_to(root):
                 return None
-            if candidate.is_dir():
-                candidate = candidate / "index.html"
-            return candidate if candidate.is_file() else None
+            try:
+                if candidate.is_dir():
+                    candidate = candidate / "index.html"
+                return candidate if candidate.is_file() else None
+            except OSError:  # a name past the file system's limits: not a file
+                return None
 
         def _headers(self, status: int, file: Path | None, length: int | None) -> None:
             self.send_response(status)
@@ -87,7 +94,7 @@ class SiteServer:
     """The server as a context manager (the site test runs it on a free port)."""
 
     def __init__(self, root: Path, host: str = "127.0.0.1", port: int = 0, tries: int = 20):
-        handler = make_handler(root)
+        handler = make_handler(root, host)
         for attempt in range(tries if port else 1):
             try:
                 self._httpd = http.server.ThreadingHTTPServer((host, port + attempt if port else 0), handler)

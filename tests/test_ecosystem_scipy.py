@@ -417,6 +417,13 @@ def _no(dtype: str, why: str) -> Failure:
 # float64 loop, so out is float64.
 _NUMPY_FALLBACK = "the NumPy fallback (int32 and float32 arguments select NumPy's float64 loop), `return xp.asarray(out)`"
 
+# np.asarray of a webarray array is a read-only copy, so that writes into it raise instead
+# of being lost (Array.__array__); a Cython kernel that declares its input writable refuses it.
+_READ_ONLY = Failure(
+    ValueError, "buffer source array is read-only", "SciPy",
+    "sosfilt's Cython kernel takes the filter coefficients as a writable memoryview "
+    "(scipy/scipy#12905), and np.asarray of a webarray array is read-only")
+
 # Found by running each function alone, and checked by test_function (exception type and
 # message fragment); the text says where SciPy asks for the dtype. "fails on
 # array-api-strict too": SciPy's own reference namespace rejects that dtype mix as well.
@@ -512,6 +519,8 @@ EXPECTED_FAILURES: dict[str, Failure] = {
     "cluster.to_tree": _no('float64', 'SciPy requires float64 linkage matrices (`Linkage matrix must contain doubles`); webarray cannot hold one'),
     "cluster.ward": _no('float64', "linkage (cluster/hierarchy.py): `y = _asarray(y, order='C', dtype=xp.float64, xp=xp)`"),
     "cluster.weighted": _no('float64', "linkage (cluster/hierarchy.py): `y = _asarray(y, order='C', dtype=xp.float64, xp=xp)`"),
+    "signal.sosfilt": _READ_ONLY,
+    "signal.sosfiltfilt": _READ_ONLY,
     "stats.cramervonmises": Failure(
         TypeError, "arange: stop must be an int or float, got Array", "SciPy",
         "passes a 0-D array as arange's stop (`xp.arange(1, n+1, dtype=n.dtype)`); the "

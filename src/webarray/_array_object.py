@@ -9,9 +9,9 @@ function of the same name, so operator and function share validation and kernels
 from __future__ import annotations
 
 import math
-import struct
 
 from . import _dtypes as dt
+from . import _format
 from . import _graph
 from . import _storage
 from ._device import Device
@@ -180,17 +180,54 @@ class Array:
         return int(self._scalar())
 
     def __array__(self, dtype=None, copy=None):
+        """A NumPy copy of the values. It never shares memory with the array (that lives
+        on the GPU), so NumPy's ``copy=False`` raises, ``np.array(x)`` (copy=True) gets a
+        writable copy, and the implicit ``np.asarray(x)`` (copy=None) a read-only one: a
+        library that writes into what ``np.asarray`` gave it (SciPy's ``output=``
+        arrays) raises instead of writing into a copy that is then thrown away."""
         import numpy as np
 
         if copy is False:
-            raise ValueError("a webarray array lives on a GPU; converting to NumPy copies it")
-        out = np.frombuffer(self._raw(), dtype=_storage.numpy_storage(self._dtype))
-        out = out.astype(self._dtype.name).reshape(self._shape)
-        return out if dtype is None else out.astype(dtype)
+            raise ValueError(
+                "np.asarray(x, copy=False): a webarray array lives in GPU memory, so NumPy "
+                "can only get a copy; use copy=None or copy=True"
+            )
+        raw = self._raw()
+        out = np.frombuffer(bytearray(raw) if copy else raw,
+                            dtype=_storage.numpy_storage(self._dtype))
+        out = out.astype(self._dtype.name if dtype is None else dtype, copy=False)
+        if not copy:
+            out.flags.writeable = False
+        return out.reshape(self._shape)
+
+    def _shown(self) -> list:
+        """The values a printout shows, flat in C order: all of them, or past
+        _format.THRESHOLD elements only those at the edges, fetched with one gather and
+        one readback."""
+        positions = _format.shown_positions(self._shape)
+        if self.size == 0:
+            return []
+        if positions is None:
+            return self._host_flat()
+        from ._creation import asarray
+
+        index = []
+        for axis, kept in enumerate(positions):
+            # positions along this axis, viewed to broadcast against the other axes'
+            a = asarray(kept, dtype=dt.int32, device=self._device)
+            shape = [1] * self.ndim
+            shape[axis] = len(kept)
+            strides = [0] * self.ndim
+            strides[axis] = 1
+            index.append(Array._view(a._buf, a._dtype, shape, strides, 0, a._device))
+        return Array.__getitem__(self, tuple(index))._host_flat()
 
     def __repr__(self) -> str:
-        body = _format(self)
-        return f"Array({body}, dtype={self._dtype.name}, device={self._device.backend})"
+        """NumPy's layout of the values (``np.array2string``), named Array, with the
+        dtype and device always shown."""
+        fields = [f"dtype={self._dtype.name}", f"device={self._device.backend}"]
+        return _format.array_repr(self._shown(), self._shape, self._dtype, name="Array",
+                                  fields=fields)
 
     __str__ = __repr__
 
@@ -349,73 +386,3 @@ for _op, _fn in [("neg", "negative"), ("pos", "positive"), ("abs", "abs"),
     setattr(Array, f"__{_op}__", _m)
 
 del _op, _fn, _f, _r, _i, _m
-
-
-
-def _format(x: Array, edge: int = 3, limit: int = 1000) -> str:
-    """Values of x as nested brackets; past ``limit`` elements only the first and last
-    ``edge`` entries of each long axis are shown, fetched with one gather and one
-    readback."""
-    if x.size == 0:
-        return _render(_empty_nested(x.shape))
-    if x.size <= limit:
-        return _render(x._host_nested())
-    keep = [list(range(n)) if n <= 2 * edge else list(range(edge)) + list(range(n - edge, n))
-            for n in x.shape]
-    from ._creation import asarray
-
-    index = []
-    for axis, positions in enumerate(keep):
-        # positions along this axis, viewed to broadcast against the other axes' positions
-        a = asarray(positions, dtype=dt.int32, device=x.device)
-        shape = [1] * x.ndim
-        shape[axis] = len(positions)
-        strides = [0] * x.ndim
-        strides[axis] = 1
-        index.append(Array._view(a._buf, a._dtype, shape, strides, 0, a._device))
-    nested = x[tuple(index)]._host_nested()
-
-    def cut(v, axis: int):
-        if axis == x.ndim:
-            return v
-        parts = [cut(e, axis + 1) for e in v]
-        if x.shape[axis] > 2 * edge:
-            parts.insert(edge, _ELIDED)
-        return parts
-
-    return _render(cut(nested, 0))
-
-
-_ELIDED = object()
-
-
-def _empty_nested(shape):
-    if not shape or shape[0] == 0:
-        return []
-    return [_empty_nested(shape[1:]) for _ in range(shape[0])]
-
-
-def _render(v) -> str:
-    if isinstance(v, list):
-        return "[" + ", ".join(_render(e) for e in v) + "]"
-    if v is _ELIDED:
-        return "..."
-    if isinstance(v, bool):
-        return "True" if v else "False"
-    if isinstance(v, float):
-        return _float32_str(v)
-    return str(v)
-
-
-def _float32_str(v: float) -> str:
-    """The shortest decimal that reads back as the same float32, with a '.' or exponent
-    so that it reads as a float."""
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    for digits in range(1, 10):  # 9 significant digits always round-trip a float32
-        text = f"{v:.{digits}g}"
-        if struct.unpack("<f", _storage.f32_bytes(float(text)))[0] == v:
-            break
-    return text if ("e" in text or "." in text) else text + "."

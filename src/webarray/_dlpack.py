@@ -2,7 +2,14 @@
 address, so export always hands out a host copy: consumers that ask for the CPU device, or
 for no device in particular (``numpy.from_dlpack(x)``), get one; a request for another
 device or for zero-copy raises BufferError as the standard says. Import reads any CPU
-DLPack producer."""
+DLPack producer.
+
+Writes into that copy never reach the array, so unless the consumer asked for a copy
+(``copy=True``) a versioned capsule is flagged read-only, and NumPy's result refuses
+writes instead of losing them, as ``np.asarray(x)`` does (``Array.__array__``). A legacy
+capsule (``max_version`` None or older than 1.0) has no flags to say so (NumPy makes its
+array read-only all the same).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +21,7 @@ from . import _graph
 KDL_CPU = 1
 KDL_WEBGPU = 15  # DLPack's device type for WebGPU
 _CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
+_FLAG_READ_ONLY = 1 << 0
 _FLAG_IS_COPIED = 1 << 1
 _VERSION = (1, 0)  # the newest DLPack version whose layout and dtype codes this exports
 
@@ -124,7 +132,8 @@ def export(x, *, stream=None, max_version=None, dl_device=None, copy=None):
     The copy is made for ``dl_device=None`` too, although the standard asks for x's own
     device there: a WebGPU buffer has no address another library could use, and this is
     what lets ``numpy.from_dlpack(x)`` work. ``max_version`` of (1, 0) or newer gives a
-    versioned capsule flagged as a copy; None or older gives the legacy one.
+    versioned capsule flagged as a copy, and as read-only unless ``copy`` is True; None or
+    older gives the legacy one.
     """
     if stream is not None:
         raise BufferError(f"webarray has no streams; pass stream=None, not {stream!r}")
@@ -158,7 +167,7 @@ def export(x, *, stream=None, max_version=None, dl_device=None, copy=None):
     mt.deleter = c.delete
     if versioned:
         mt.version = c.DLPackVersion(*_VERSION)
-        mt.flags = _FLAG_IS_COPIED
+        mt.flags = _FLAG_IS_COPIED | (0 if copy else _FLAG_READ_ONLY)
     address = ctypes.addressof(mt)
     _alive[address] = (mt, buf, shape, strides)
     return c.capsule_new(address, c.names[versioned], c.capsule_destructor)

@@ -54,7 +54,8 @@ def asnumpy(a, stream=None, order="C", out=None, blocking=True):
     ``numpy.asarray``). Needs NumPy: without it (Pyodide here) RuntimeError says to use
     ``a.tolist()`` or ``a.tobytes()``."""
     np = _numpy_module()
-    res = np.asarray(a)
+    # a device array's copy is the caller's to write (np.asarray alone gives it read-only)
+    res = np.asarray(a, copy=True) if isinstance(a, _wa.Array) else np.asarray(a)
     if out is not None:
         out[...] = res
         return out

@@ -21,6 +21,7 @@ import math
 
 import webarray as _wa
 from webarray import _dtypes as dt
+from webarray import _format
 from webarray._array_object import Array
 
 # -- dtypes ---------------------------------------------------------------------------------
@@ -261,12 +262,13 @@ class ndarray(Array):
 
     # -- host transfer --------------------------------------------------------------------
     def get(self, stream=None, order="C", out=None):
-        """The values as a NumPy array (needs NumPy)."""
+        """The values as a new, writable NumPy array, as CuPy's get gives (needs NumPy;
+        the implicit ``np.asarray(x)`` gives a read-only copy instead)."""
         np = numpy_module()
         if out is not None:
             out[...] = np.asarray(self)
             return out
-        return np.asarray(self)
+        return np.asarray(self, copy=True)
 
     def set(self, arr, stream=None) -> None:
         self[...] = to_array(arr, self.dtype)
@@ -302,16 +304,11 @@ class ndarray(Array):
         return Array.__getitem__(self, tuple(builtins.int(a) for a in args))._scalar()
 
     def __repr__(self) -> str:
-        from webarray._array_object import _format
-
-        body = _format(self)
-        suffix = "" if self.dtype in (dt.float32, dt.int32, dt.bool) else f", dtype={self.dtype.name}"
-        return f"array({body}{suffix})"
+        """NumPy's repr of the same values and dtype: ``array([1., 2.], dtype=float32)``."""
+        return _format.array_repr(self._shown(), self._shape, self._dtype)
 
     def __str__(self) -> str:
-        from webarray._array_object import _format
-
-        return _format(self).replace(",", "")
+        return _format.array_str(self._shown(), self._shape, self._dtype)
 
     def __array_namespace__(self, /, *, api_version=None):
         Array.__array_namespace__(self, api_version=api_version)

@@ -1,0 +1,141 @@
+"""Host copies of a device array: writes into one must raise, never vanish.
+
+A webarray array lives in GPU memory, so every NumPy array made from it is a detached copy.
+Code that writes into what ``np.asarray(x)`` gave it (SciPy's ``output=`` arrays) used to
+write into that copy and lose the values without a word: ``ndimage.correlate(a, k,
+output=out)`` returned the right result and left ``out`` all zeros. Now the implicit copies
+(``np.asarray(x)``, ``np.from_dlpack(x)``) are read-only; the copies a caller asks for
+(``np.array(x)``, ``copy=True``, CuPy's ``get()`` and ``asnumpy``) are writable and their
+own; ``copy=False`` raises ValueError, as NumPy's ``__array__`` protocol says for a copy
+that cannot be avoided.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+from hypothesis import given, strategies as st
+
+import webarray as xp
+import webarray.cupy as cp
+from helpers import ALL_NAMES, views
+
+# ndimage functions that write into output= (k: the kernel, in the input's namespace)
+NDIMAGE_OUTPUT = {
+    "correlate": lambda a, k, out: ndi.correlate(a, k, output=out),
+    "convolve": lambda a, k, out: ndi.convolve(a, k, output=out),
+    "uniform_filter": lambda a, k, out: ndi.uniform_filter(a, 3, output=out),
+    "gaussian_filter": lambda a, k, out: ndi.gaussian_filter(a, 1.0, output=out),
+    "median_filter": lambda a, k, out: ndi.median_filter(a, 3, output=out),
+    "sobel": lambda a, k, out: ndi.sobel(a, output=out),
+    "shift": lambda a, k, out: ndi.shift(a, 1.0, output=out),
+    "rotate": lambda a, k, out: ndi.rotate(a, 90, reshape=False, output=out),
+}
+KERNEL = np.array([[0.0, 1.0], [1.0, 0.5]], dtype=np.float32)
+IMAGE = np.arange(30, dtype=np.float32).reshape(5, 6) % 7
+
+
+@pytest.mark.parametrize("name", sorted(NDIMAGE_OUTPUT))
+def test_ndimage_output_raises_instead_of_losing_values(name):
+    call = NDIMAGE_OUTPUT[name]
+    want = np.zeros_like(IMAGE)
+    call(IMAGE, KERNEL, want)
+    assert np.any(want != 0)  # NumPy's output array is filled
+    a, k = xp.asarray(IMAGE), xp.asarray(KERNEL)
+    out = xp.zeros(IMAGE.shape, dtype=xp.float32)
+    with pytest.raises(ValueError, match="read-only"):
+        call(a, k, out)
+    np.testing.assert_array_equal(np.asarray(out), np.zeros_like(IMAGE))
+    # without output= the result comes back and is right
+    got = call(a, k, None)
+    assert isinstance(got, xp.Array)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, atol=1e-6)
+
+
+def _wide(name: str):
+    """(numpy array, webarray array) of int64 or complex64 values, of up to 2 dimensions."""
+    part = st.floats(width=32) if name == "complex64" else st.integers(-2**63, 2**63 - 1)
+    value = st.builds(complex, part, part) if name == "complex64" else part
+    return st.lists(value, max_size=12).map(
+        lambda v: np.array(v, dtype=name).reshape((-1, 2) if len(v) % 2 == 0 else (-1,)))
+
+
+CASES = st.one_of(
+    st.sampled_from(ALL_NAMES).flatmap(views),
+    st.sampled_from(["int64", "complex64"]).flatmap(_wide).map(lambda a: (a, xp.asarray(a))),
+)
+
+
+def _assert_refuses_writes(h: np.ndarray):
+    assert not h.flags.writeable
+    if h.size:
+        with pytest.raises(ValueError, match="read-only"):
+            h.reshape(-1)[0] = h.reshape(-1)[-1]
+        with pytest.raises(ValueError, match="read-only"):
+            h += h
+
+
+@given(CASES)
+def test_implicit_host_copies_are_read_only(case):
+    a, x = case
+    for h in (np.asarray(x), np.asarray(x, dtype=np.complex128), np.from_dlpack(x),
+              np.from_dlpack(x, device="cpu")):
+        _assert_refuses_writes(h)
+    np.testing.assert_array_equal(np.asarray(x), a)
+    np.testing.assert_array_equal(np.from_dlpack(x), a)
+
+
+@given(CASES)
+def test_requested_host_copies_are_writable_and_their_own(case):
+    a, x = case
+    for h in (np.array(x), np.asarray(x, copy=True), np.array(x, dtype=np.complex128),
+              np.from_dlpack(x, copy=True)):
+        assert h.flags.writeable
+        np.testing.assert_array_equal(h, a.astype(h.dtype))
+        if h.size:
+            h.reshape(-1)[0] = 1  # the caller's copy: writing it leaves x alone
+    np.testing.assert_array_equal(np.asarray(x), a)
+
+
+def test_no_copy_raises():
+    x = xp.asarray([1.0, 2.0])
+    with pytest.raises(ValueError, match="copy"):
+        np.asarray(x, copy=False)
+    with pytest.raises(BufferError, match="copy=False"):
+        np.from_dlpack(x, copy=False)
+
+
+def test_cupy_copies():
+    """CuPy's get() and asnumpy() hand the caller a writable copy (CuPy's contract); the
+    implicit np.asarray of an ndarray is read-only like the strict array's."""
+    c = cp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    for h in (c.get(), cp.asnumpy(c), np.array(c)):
+        assert h.flags.writeable
+        h[0, 0] = 9.0
+    _assert_refuses_writes(np.asarray(c))
+    np.testing.assert_array_equal(c.get(), [[1.0, 2.0], [3.0, 4.0]])
+    target = np.zeros((2, 2), dtype=np.float32)
+    assert c.get(out=target) is target
+    np.testing.assert_array_equal(target, [[1.0, 2.0], [3.0, 4.0]])
+    host = np.array([1.0, 2.0])
+    assert cp.asnumpy(host) is host  # a NumPy array passes through, as in CuPy
+
+
+def test_legacy_dlpack_capsule_read_only_in_numpy():
+    """A consumer that asks for no version gets the legacy capsule, which has no flags; NumPy
+    makes such an array read-only anyway."""
+    x = xp.asarray([1, 2, 3])
+
+    class Legacy:
+        def __dlpack__(self, **kwargs):
+            return x.__dlpack__(dl_device=(1, 0))
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    _assert_refuses_writes(np.from_dlpack(Legacy()))
