@@ -246,16 +246,18 @@ def generate(spec: ElementwiseSpec) -> str:
     )
 
 
-# Float arithmetic in a shader is not IEEE's unless the compiler is told so, and WGSL cannot tell
-# it: drivers contract a * b + c into a fused multiply-add and simplify algebra as if it were
-# exact (Mesa's NIR: t - t -> 0, t == t -> true, (a + b) - a -> b, a + (-a) -> 0; NVIDIA's
+# Float arithmetic in a shader is not IEEE's unless the compiler is told so, and WGSL cannot
+# tell it: drivers contract a * b + c into a fused multiply-add and simplify algebra as if it
+# were exact (Mesa's NIR: t - t -> 0, t == t -> true, (a + b) - a -> b, 0 * a -> 0; NVIDIA's
 # alike), so a fused kernel would differ from the same ops run one by one (and from NumPy),
-# NaN and inf included. So every op reads a float or complex argument that is computed in
-# the kernel, and every such argument at a position p >= 1 even when it is loaded, through
-# an XOR of its bits with zero<p>: a zero the compiler cannot prove (it depends on n),
-# another one per position, so the operands of an op are never values it knows to be equal
-# or to come from a multiply. An XOR is one integer instruction; a bitcast is free. (wa_keep
-# is not enough: NVIDIA's compiler sees through it.)
+# NaN and inf included. So an op reads a float or complex argument at position p through an
+# XOR of its bits with zero<p> when the argument is computed in the kernel (no contraction or
+# algebra across ops, no constant zero of a cast to complex) or when p >= 1 (no two operands
+# of an op are values the compiler knows to be equal: x - x, x == x on one load). zero<p> is
+# a zero the compiler cannot prove (it depends on n), another one per position. An XOR is one
+# integer instruction, a bitcast is free: a*2 + b at 2^22 elements runs as fast as with the
+# one XOR per value before (lavapipe, within its noise). wa_keep is not enough: NVIDIA's
+# compiler sees through it.
 _COMPUTED = (Apply, Cast, UserOut)
 MAX_ARITY = max(op.arity for op in TABLE.values())
 
