@@ -3,9 +3,16 @@
 Kernel counts come from ``_graph.launches`` (elementwise kernels dispatched so far); values
 are compared with NumPy float32. Every test also runs when the suite is run with
 ``WEBARRAY_FUSION=0``: the counting tests then turn fusion on for themselves.
+
+The special-value tests at the end hold fused kernels to IEEE 754 where a compiler would
+rather do algebra: ``t - t``, ``x / x``, ``x == x`` and friends over NaN, ±inf, ±0 and
+subnormals must come out of one fused kernel exactly as from one kernel per op and as from
+NumPy.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -343,3 +350,142 @@ def test_single_ops_over_pending_constants_and_rebound_inputs():
     a += 1.0  # a is its buffer's only view: rebinds, w still reads the old buffer
     assert_equal(w, np.arange(4, dtype=np.float32) * 2)
     assert_equal(a, np.arange(4, dtype=np.float32) + 1)
+
+
+# -- IEEE special values through repeated subexpressions ----------------------------------------
+# Values whose sums, products and quotients hit every special case: NaN (with the sign bit set,
+# and with a payload), ±inf, ±0, subnormals, values that overflow when squared or doubled.
+SPECIAL = np.array([math.nan, -math.nan, math.inf, -math.inf, 0.0, -0.0, 1e-40, -1e-45,
+                    3e38, -3e38, 1.0, -2.5, 0.1, 1.1754944e-38, 3.4028235e38], np.float32)
+SPECIAL = np.concatenate([SPECIAL, np.array([0x7FC12345], np.uint32).view(np.float32)])
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    """The 32-bit words of a float32 or complex64 array (real part first), or a bool array."""
+    a = np.ascontiguousarray(a)
+    return a if a.dtype == np.bool_ else a.view(np.uint32)
+
+
+def assert_same_ieee(got: np.ndarray, want: np.ndarray) -> None:
+    """got is NaN exactly where want is, and bit-identical everywhere else, so the signs of
+    zeros and infinities and every subnormal count. A NaN's sign and payload are not compared:
+    IEEE 754 leaves them open for invalid operations (NumPy on x86 makes -NaN, GPUs +NaN)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if got.dtype == np.bool_:
+        np.testing.assert_array_equal(got, want)
+        return
+    g = got.view(np.float32) if got.dtype == np.complex64 else got
+    w = want.view(np.float32) if want.dtype == np.complex64 else want
+    nan = np.isnan(w)
+    np.testing.assert_array_equal(np.isnan(g), nan, err_msg="NaN in different places")
+    np.testing.assert_array_equal(_bits(g)[~nan], _bits(w)[~nan])
+
+
+# Expressions in which a compiler that treats float algebra as exact (x - x = 0, x / x = 1,
+# x == x, (x + y) - x = y, x * 0 = 0, a * b + c = fma(a, b, c)) changes the result.
+REAL = {
+    "x - x": lambda m, x, y: x - x,
+    "x / x": lambda m, x, y: x / x,
+    "x * 0": lambda m, x, y: x * 0.0,
+    "x + (-x)": lambda m, x, y: x + (-x),
+    "(-x) + x": lambda m, x, y: (-x) + x,
+    "x == x": lambda m, x, y: x == x,
+    "x != x": lambda m, x, y: x != x,
+    "x >= x": lambda m, x, y: x >= x,
+    "x * x - x * x": lambda m, x, y: x * x - x * x,
+    "a = x * x; a - a": lambda m, x, y: (lambda a: a - a)(x * x),
+    "x * 2 - 2 * x": lambda m, x, y: x * 2.0 - 2.0 * x,
+    "x * y - y * x": lambda m, x, y: x * y - y * x,
+    "(x + y) - (y + x)": lambda m, x, y: (x + y) - (y + x),
+    "(x + y) - x": lambda m, x, y: (x + y) - x,
+    "x - (x - y)": lambda m, x, y: x - (x - y),
+    "(x * y) / (x * y)": lambda m, x, y: (x * y) / (x * y),
+    "x * y + (-(x * y))": lambda m, x, y: x * y + (-(x * y)),
+    "(x - x) * y": lambda m, x, y: (x - x) * y,
+    "maximum(x, x) - minimum(x, x)": lambda m, x, y: m.maximum(x, x) - m.minimum(x, x),
+    "where(x == x, x - x, x / x)": lambda m, x, y: m.where(x == x, x - x, x / x),
+    "where(x < y, x, y) - where(y > x, x, y)":
+        lambda m, x, y: m.where(x < y, x, y) - m.where(y > x, x, y),
+    "c - c, c = inf everywhere": lambda m, x, y: (lambda c: c - c)(m.full_like(x, math.inf)),
+}
+
+
+def _cmul(a, b, c, d):
+    """(a + bj)(c + dj) by the plain formula, which wa_cmul computes (NumPy's own complex64
+    multiply contracts to FMAs on x86, so (3e38 + 3e38j)**2 has -inf or NaN real part there
+    depending on the memory layout)."""
+    return a * c - b * d, a * d + b * c
+
+
+def _complex(re, im):
+    return np.stack([re, im], axis=-1).view(np.complex64)[..., 0]
+
+
+# complex64 expressions: (webarray expression over z, w and the real x, NumPy reference over
+# the float32 parts z = a + bj, w = c + dj)
+COMPLEX = {
+    "z - z": (lambda z, w, x: z - z, lambda a, b, c, d: (a - a, b - b)),
+    "z + (-z)": (lambda z, w, x: z + (-z), lambda a, b, c, d: (a + (-a), b + (-b))),
+    "z == z": (lambda z, w, x: z == z, lambda a, b, c, d: (a == a) & (b == b)),
+    "z != z": (lambda z, w, x: z != z, lambda a, b, c, d: ~((a == a) & (b == b))),
+    "t = z * z; t - t": (lambda z, w, x: (lambda t: t - t)(z * z),
+                         lambda a, b, c, d: (lambda p, q: (p - p, q - q))(*_cmul(a, b, a, b))),
+    "z * w - w * z": (lambda z, w, x: z * w - w * z,
+                      lambda a, b, c, d: tuple(u - v for u, v in zip(_cmul(a, b, c, d),
+                                                                    _cmul(c, d, a, b)))),
+    "complex(x) * w": (lambda z, w, x: xp.astype(x, xp.complex64) * w,
+                       lambda a, b, c, d: _cmul(a, np.zeros_like(a), c, d)),
+}
+
+
+def _fused_and_eager(fn, view, *arrays):
+    """fn over views of the arrays moved to the device, fused and op by op, as a NumPy array:
+    the two must agree as assert_same_ieee says. Not in NaN payloads: which operand's NaN
+    x + y passes on is the compiler's choice (it may swap the operands of a commutative
+    op), so (-x) + x on x = NaN gives +NaN in one kernel and -NaN in another."""
+    out = []
+    for fuse in (True, False):
+        with xp.fusion.enabled(fuse):
+            out.append(np.asarray(fn(*(view(xp.asarray(a)) for a in arrays))))
+    fused, eager = out
+    assert_same_ieee(fused, eager)
+    return fused
+
+
+def _pairs(extra_x, extra_y):
+    """Every pair of SPECIAL values, then the drawn values."""
+    x = np.concatenate([np.repeat(SPECIAL, SPECIAL.size), np.asarray(extra_x, np.float32)])
+    y = np.concatenate([np.tile(SPECIAL, SPECIAL.size), np.asarray(extra_y, np.float32)])
+    return x, y
+
+
+# contiguous and aligned (the vec4 path when the length is a multiple of 4), offset by one
+# element, reversed (strided)
+VIEWS = [lambda a: a, lambda a: a[1:], lambda a: a[::-1]]
+_values = st.one_of(st.sampled_from(SPECIAL.tolist()), st.floats(width=32))
+_extra = st.integers(0, 7).flatmap(lambda k: st.tuples(
+    st.lists(_values, min_size=k, max_size=k), st.lists(_values, min_size=k, max_size=k)))
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+@settings(max_examples=4, deadline=None)
+@given(_extra, st.sampled_from(VIEWS))
+def test_special_values_survive_repeated_subexpressions(name, extra, view):
+    x, y = _pairs(*extra)
+    got = _fused_and_eager(lambda a, b: REAL[name](xp, a, b), view, x, y)
+    with np.errstate(all="ignore"):
+        want = np.asarray(REAL[name](np, view(x), view(y)))
+    assert_same_ieee(got, want)
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+@settings(max_examples=3, deadline=None)
+@given(_extra, st.sampled_from(VIEWS))
+def test_complex_special_values_survive_repeated_subexpressions(name, extra, view):
+    a, b = _pairs(*extra)
+    c, d = b[::-1].copy(), a[::-1].copy()
+    ours, ref = COMPLEX[name]
+    got = _fused_and_eager(ours, view, _complex(a, b), _complex(c, d), a)
+    with np.errstate(all="ignore"):
+        want = ref(*(view(v) for v in (a, b, c, d)))
+    assert_same_ieee(got, want if isinstance(want, np.ndarray) else _complex(*want))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..expr import Apply, Cast, Gather, Index, Input, Scalar, UserCall, UserOut, walk
 from ..ops import TABLE, lane_of
 from ..webgpu import lanes
-from ..webgpu.elementwise import ElementwiseSpec, uniform_layout
+from ..webgpu.elementwise import ElementwiseSpec, arg_registers, uniform_layout, zeros
 from .program import draw, uword
 
 USER_CALLS = True  # runs UserCall/UserOut nodes (ElementwiseKernel bodies, their GLSL)
@@ -79,13 +79,15 @@ def generate(spec: ElementwiseSpec) -> str:
                 tmpl = op.wgsl.get(lane_of(n.compute))
                 if tmpl is None:
                     raise TypeError(f"{n.op} has no expression for {n.compute.name}")
-                e = tmpl.format(*(names[a.key] for a in n.args))
+                # as on WebGPU: zero<p> keeps the arithmetic IEEE's
+                args = arg_registers(n.args, lambda a: a.key, names, lines)
+                e = tmpl.format(*args)
                 if op.result in ("same", "real"):  # as on WebGPU: abs(int8 -128) wraps
                     e = lanes.wrap(n.dtype, e)
             name = f"v{len(names)}"
             lines.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
             names[n.key] = name
-        return lines, names
+        return [zeros("\n".join(lines), uword(0))] + lines, names
 
     reads = sorted({o.binding for _, o in spec.inputs})
     draws = []

@@ -124,15 +124,6 @@ def _to_word(lane: str, v: str) -> str:
 cast_expr = lanes.cast
 
 
-def _args(n) -> tuple:
-    """The nodes n reads."""
-    if isinstance(n, Cast):
-        return (n.arg,)
-    if isinstance(n, Gather):
-        return (n.index,)
-    return getattr(n, "args", ())
-
-
 def generate(spec: ElementwiseSpec) -> str:
     nodes = walk(spec.roots)
     body: list[str] = []
@@ -184,12 +175,6 @@ def generate(spec: ElementwiseSpec) -> str:
                     body.append(f"    let {w} = B{opnd.binding}[{at_}];")
                 loaded[n.slot, k] = w
 
-    # A float value that another op of this kernel consumes has its bits XORed with
-    # zero_bits, a zero the compiler cannot prove (it depends on n): compilers contract a * b + c
-    # into a fused multiply-add and simplify algebra as if it were exact (NIR: (a + b) - a
-    # -> b), so without it a fused kernel would round differently from the same ops run one
-    # by one (and from NumPy). wa_keep is not enough: NVIDIA's compiler sees through it.
-    consumed = {a.key for n in nodes for a in _args(n)}
     names: dict = {}
     for k, (i, _) in enumerate(at):
         for c in comps:
@@ -221,11 +206,10 @@ def generate(spec: ElementwiseSpec) -> str:
                     assert isinstance(n, Apply)
                     op = TABLE[n.op]
                     tmpl = op.wgsl[lane_of(n.compute)]
-                    e = tmpl.format(*(names[a.key, k, c] for a in n.args))
+                    args = arg_registers(n.args, lambda a: (a.key, k, c), names, body)
+                    e = tmpl.format(*args)
                     if op.result in ("same", "real"):  # abs is "real": abs(int8 -128) wraps
                         e = lanes.wrap(n.dtype, e)
-                    if lane == "f" and n.key in consumed:
-                        e = f"bitcast<f32>(bitcast<u32>({e}) ^ zero_bits)"
                 name = f"v{len(names)}"
                 body.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
                 names[n.key, k, c] = name
@@ -258,10 +242,59 @@ def generate(spec: ElementwiseSpec) -> str:
         "@builtin(num_workgroups) nwg: vec3<u32>, "
         "@builtin(local_invocation_index) lid: u32) {\n"
         "    let n = U[0];\n"
-        + ("    let zero_bits = select(0u, 1u, n == 0xffffffffu);\n"
-           if "zero_bits" in code else "")
-        + code + "\n}\n"
+        + zeros(code, "n") + code + "\n}\n"
     )
+
+
+# Float arithmetic in a shader is not IEEE's unless the compiler is told so, and WGSL cannot
+# tell it: drivers contract a * b + c into a fused multiply-add and simplify algebra as if it
+# were exact (Mesa's NIR: t - t -> 0, t == t -> true, (a + b) - a -> b, 0 * a -> 0; NVIDIA's
+# alike), so a fused kernel would differ from the same ops run one by one (and from NumPy),
+# NaN and inf included. So an op reads a float or complex argument at position p through an
+# XOR of its bits with zero<p> when the argument is computed in the kernel (no contraction or
+# algebra across ops, no constant zero of a cast to complex) or when p >= 1 (no two operands
+# of an op are values the compiler knows to be equal: x - x, x == x on one load). zero<p> is
+# a zero the compiler cannot prove (it depends on n), another one per position. An XOR is one
+# integer instruction, a bitcast is free: a*2 + b at 2^22 elements runs as fast as with the
+# one XOR per value before (lavapipe, within its noise). wa_keep is not enough: NVIDIA's
+# compiler sees through it.
+_COMPUTED = (Apply, Cast, UserOut)
+MAX_ARITY = max(op.arity for op in TABLE.values())
+
+
+def hides(arg, p: int) -> bool:
+    """Whether an op reads arg, its argument p, through zero<p>."""
+    return (arg.dtype is not None and lane_of(arg.dtype) in "fc"
+            and (p > 0 or isinstance(arg, _COMPUTED)))
+
+
+def hidden(lane: str, v: str, p: int) -> str:
+    """WGSL: register v (lane f or c) with its bits XORed with zero<p>."""
+    if lane == "c":
+        return f"bitcast<vec2<f32>>(bitcast<vec2<u32>>({v}) ^ vec2<u32>(zero{p}))"
+    return f"bitcast<f32>(bitcast<u32>({v}) ^ zero{p})"
+
+
+def arg_registers(args, key, names: dict, lines: list) -> list[str]:
+    """The registers an op reads its args from: names[key(arg)], or where ``hides`` says so
+    its XOR with zero<p>, declared in lines (and entered in names) once per value and p."""
+    out = []
+    for p, a in enumerate(args):
+        v = names[key(a)]
+        if hides(a, p):
+            h = names.get((key(a), p))
+            if h is None:
+                h = names[key(a), p] = f"v{len(names)}"
+                lines.append(f"    let {h} = {hidden(lane_of(a.dtype), v, p)};")
+            v = h
+        out.append(v)
+    return out
+
+
+def zeros(code: str, n: str) -> str:
+    """WGSL declarations of the zero<p> that code reads; n: the element count."""
+    return "".join(f"    let zero{p} = select(0u, {p + 1}u, {n} == 0xffffffffu);\n"
+                   for p in range(MAX_ARITY) if f"zero{p}" in code)
 
 
 def uniform_layout(spec: ElementwiseSpec):
