@@ -177,8 +177,11 @@ class ElementwiseKernel:
             device = default_device()
 
         readable = bool(outs)
+        # checked loops are WGSL only: WebGL2 over Mesa's llvmpipe GL would cut loops too
+        # (the same limiter), but its generator takes no extra output (docs/cupy.md)
+        checked = device.backend != "webgl2" and lang.loops_bounded(device.executor.adapter_info)
         fn = self._function({k: register_of(v, self.name, k) for k, v in bound.items()},
-                            regs, readable, lang.loops_bounded(device.executor.adapter_info))
+                            regs, readable, checked)
         if self._uses_i:
             nodes.append(Index(dt.int32))
         if readable:

@@ -3,7 +3,8 @@
 ElementwiseKernel and ReductionKernel bodies come in three forms, told apart only by the
 type names they use (the grammar accepts the union):
 
-- WGSL: ``f32 x`` parameters, ``let``/``var`` declarations, ``select``, ``loop``;
+- WGSL: ``f32 x`` parameters, ``let``/``var`` declarations, ``select``, ``loop`` (with
+  ``continuing`` and ``break if``), ``for``, ``while``;
 - GLSL: ``float x`` parameters, C declarations, ``?:``;
 - CuPy's own: ``float32 x`` parameters (NumPy dtype names) with a C-like body:
   declarations (``float t = x * 2.0f;``, also ``double``/``int``/``unsigned int``, or the
@@ -26,22 +27,23 @@ then comes back with the generated source.
 
 Loops on llvmpipe. Mesa's llvmpipe (lavapipe, the software Vulkan of CI) gives each SIMD
 group of a compute shader (8 invocations at 256 bits) one budget of 65,535 loop passes
-(gallivm's ``LP_MAX_TGSI_LOOP_ITERATIONS``, set once per shader run, spent by every pass of
-every loop, nested or not, and never reset when a loop is entered); once it is spent, each
+(gallivm's ``LP_MAX_TGSI_LOOP_ITERATIONS``: set once per shader run, spent by every pass of
+every loop, nested or not, never reset when a loop is entered); once it is spent, each
 loop ends after its current pass as if it had broken, without an error. Measured on
-lavapipe 22.3.6: a loop to 100,000 stops at 65,535; two loops of 40,000 in a row give
-40,000 and 25,534; 300 x 300 nested passes give 65,101; a loop nested in a loop that
-re-enters it until it really ended gains nothing (65,535); a loop per invocation in
-workgroups of 8 where invocation k needs 10,000 (k + 1) passes stops at 65,535 for the
-last two. So no rewrite of the loops can make them unbounded there. On such a device
-(``loops_bounded``) a body is emitted ``checked``: every loop keeps a flag that its test,
-``break`` or ``break if`` sets, and a loop that ends without it records its line, which the
-kernel returns as one more output so that the call raises ``LoopLimitError``; and a loop
-with no loop inside runs ``UNROLL`` passes per turn of the shader's loop, which spends
-the budget ``UNROLL`` times more slowly (about 520,000 passes of one such loop per
-element, a quarter of that on the elementwise vec4 path, where four elements share an
-invocation). Other devices (an NVIDIA GPU through Vulkan, SwiftShader in Chromium) get
-the body as written.
+lavapipe 22.3.6 (Mesa 22.3.6, LLVM 15): a loop to 100,000 stops at 65,535; two loops of
+40,000 in a row give 40,000 and 25,534; 300 x 300 nested passes give 65,101; a loop nested
+in a loop that re-enters it until it really ended gains nothing (65,535, also three deep);
+in a workgroup of 8 where invocation k needs 10,000 (k + 1) passes the last two stop at
+65,535, while 8 workgroups of one invocation each have their own budget. So no rewrite
+makes loops unbounded there. On such a device (``loops_bounded``) a body is emitted
+``checked``: every loop keeps a flag that its test, ``break`` or ``break if`` sets, a loop
+that ends without it records its line, which the kernel returns as one more output, and
+the call raises ``LoopLimitError``; and a loop with no loop inside runs ``UNROLL`` passes
+per turn of the emitted loop, so it spends the budget ``UNROLL`` times more slowly: one
+such loop runs about 524,000 passes per element (the elementwise kernel then takes one
+element per thread; a launch in pieces, above the binding limit, keeps four elements per
+thread, which share its budget). Elsewhere the body is emitted as written: SwiftShader (WebGPU
+and WebGL2 in Chromium) ran a loop of 3,000,000 passes exactly.
 """
 
 from __future__ import annotations
@@ -284,8 +286,8 @@ class Parser:
             if self.tok.kind == "end":
                 raise BodyError("a '{' is never closed", self.tok.line)
             body.append(self.statement())
-        self.within[-1] = "continuing"
         if self.at("continuing"):
+            self.within[-1] = "continuing"
             self.next()
             self.expect("{")
             while not self.at("}"):
@@ -353,7 +355,8 @@ class Parser:
             self.expect(";")
             step = None if self.at(")") else self.simple()
             self.expect(")")
-            return ("loop", line, init, cond, self.loop_body(self.sub), [step] if step else [], None)
+            body = self.loop_body(self.sub)
+            return ("loop", line, init, cond, body, [step] if step else [], None)
         if self.at("break", "continue"):
             self.next()
             if t.text == "break" and self.at("if"):
@@ -915,48 +918,61 @@ class Emitter:
                 self.out(depth, "{")
                 for text in init_lines:
                     self.out(d, text)
-            self.scopes.append({})  # the body's names, which continuing sees
             if self.lang == "wgsl":
-                self.out(d, "loop {")
-                if test is not None:
-                    self.out(d + 1, f"if (!({test})) {{ break; }}")
-                self.loops.append({})
-                self.emit(body, d + 1)
-                self.loops.pop()
-                if cont or until is not None:
-                    self.out(d + 1, "continuing {")
-                    self.scopes.append({})
-                    self.emit(cont, d + 2)
-                    if until is not None:
-                        self.out(d + 2, f"break if {self.convert(self.expr(until), 'bool')};")
-                    self.scopes.pop()
-                    self.out(d + 1, "}")
+                self.wgsl_loop(d, test, body, cont, until, None)
             else:
                 self.out(d, f"for (; {test or ''}; ) {{")
+                self.scopes.append({})  # the body's names, which continuing sees
                 self.loops.append({"inline": (cont, until)})
                 self.emit(body, d + 1)
                 self.loops.pop()
                 self.continuing(cont, until, d + 1, "break;")
-            self.out(d, "}")
-            self.scopes.pop()
+                self.scopes.pop()
+                self.out(d, "}")
             if init_lines:
                 self.out(depth, "}")
         self.scopes.pop()
+
+    def wgsl_loop(self, depth: int, test, body, cont, until, end: str | None) -> None:
+        """``loop { body continuing { cont break if until; } }`` with the test first; with
+        ``end``, each of the loop's own ways out (test, break, break if) sets that flag."""
+        stop = f"{end} = true; break;" if end else "break;"
+        self.out(depth, "loop {")
+        if test is not None:
+            self.out(depth + 1, f"if (!({test})) {{ {stop} }}")
+        self.scopes.append({})  # the body's names, which continuing sees
+        self.loops.append({"end": end})
+        self.emit(body, depth + 1)
+        self.loops.pop()
+        if cont or until is not None:
+            self.out(depth + 1, "continuing {")
+            self.scopes.append({})
+            self.emit(cont, depth + 2)
+            if until is not None:
+                done = self.convert(self.expr(until), "bool")
+                if end:
+                    self.out(depth + 2, f"{end} = {done};")
+                    done = end
+                self.out(depth + 2, f"break if {done};")
+            self.scopes.pop()
+            self.out(depth + 1, "}")
+        self.scopes.pop()
+        self.out(depth, "}")
 
     def checked_loop(self, s, depth: int, init_lines, test) -> None:
         """A WGSL loop that records in ``lim_cut`` (the first one's line) when it ends other
         than by its test, 'break if' or 'break': llvmpipe's limiter ends a loop that way.
         A loop with no loop inside runs UNROLL passes per turn, which spends UNROLL times
         fewer of the limiter's iterations."""
-        _, line, init, cond, body, cont, until = s
+        _, line, _, _, body, cont, until = s
         end = self.fresh("lim_end")
         d = depth + 1
         self.out(depth, "{")
         self.out(d, f"var {end} = false;")
         for text in init_lines:
             self.out(d, text)
-        stop = f"{end} = true; break;"
         if not any(_has_loop(x) for x in body + cont):
+            stop = f"{end} = true; break;"
             go = self.fresh("lim_go") if any(_continues(x) for x in body) else None
             if go:
                 self.out(d, f"var {go}: bool;")
@@ -976,24 +992,7 @@ class Emitter:
             self.loops.pop()
             self.out(d, "}")
         else:
-            self.out(d, "loop {")
-            if test is not None:
-                self.out(d + 1, f"if (!({test})) {{ {stop} }}")
-            self.scopes.append({})
-            self.loops.append({"end": end})
-            self.emit(body, d + 1)
-            self.loops.pop()
-            if cont or until is not None:
-                self.out(d + 1, "continuing {")
-                self.scopes.append({})
-                self.emit(cont, d + 2)
-                if until is not None:
-                    self.out(d + 2, f"{end} = {self.convert(self.expr(until), 'bool')};")
-                    self.out(d + 2, f"break if {end};")
-                self.scopes.pop()
-                self.out(d + 1, "}")
-            self.scopes.pop()
-            self.out(d, "}")
+            self.wgsl_loop(d, test, body, cont, until, end)
         self.out(d, f"if (!{end} && lim_cut == 0u) {{ lim_cut = {line}u; }}")
         self.out(depth, "}")
 

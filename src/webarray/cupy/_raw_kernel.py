@@ -45,7 +45,8 @@ _WORKGROUP = re.compile(r"@workgroup_size\(\s*([^)]*)\)")
 _BINDING0 = re.compile(r"@binding\(\s*0\s*\)")
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 # a module-scope variable with its attributes: group/binding, address space, name, type
-_VAR = re.compile(r"((?:@\s*\w+\s*(?:\([^)]*\))?\s*)+)var\s*(?:<([^>]*)>)?\s*(\w+)\s*:\s*([^;=]+?)\s*;")
+_VAR = re.compile(r"((?:@\s*\w+\s*(?:\([^)]*\))?\s*)+)"
+                  r"var\s*(?:<([^>]*)>)?\s*(\w+)\s*:\s*([^;=]+?)\s*;")
 _ATTR = re.compile(r"@\s*(group|binding)\s*\(\s*(\w+)\s*\)")
 
 
@@ -64,6 +65,7 @@ class RawKernel:
         self.code = code
         self.name = name
         self.bindings = _declared_bindings(code, name)
+        self.has_loops = bool(_LOOP.search(_COMMENTS.sub(" ", code)))
         m = _WORKGROUP.search(code)
         self.workgroup = None
         if m:
@@ -119,7 +121,7 @@ class RawKernel:
         _graph.flush(device)
         bufs = [a._buf for _, a in buffers]
         cut = None
-        if lang.loops_bounded(device.executor.adapter_info) and _LOOP.search(_COMMENTS.sub(" ", self.code)):
+        if self.has_loops and lang.loops_bounded(device.executor.adapter_info):
             cut = zeros(1, dtype=dt.uint32, device=device)
             bufs.append(cut._buf)
         code = self._source(len(buffers) + 1 if cut is not None else None)
@@ -214,7 +216,7 @@ def _takes(typ: str, dtype: dt.DType) -> bool | None:
 # -- loops checked where the device bounds them ------------------------------------------------
 
 _LOOP = re.compile(r"\b(loop|for|while)\b")
-_WGSL_TOKEN = re.compile(r"\s+|//[^\n]*|/\*|[A-Za-z_]\w*|\d[\w.]*|.", re.S)
+_WGSL_TOKEN = re.compile(r"\s+|//[^\n]*|[A-Za-z_]\w*|\d[\w.]*|.", re.S)
 
 
 def _tokens(code: str):
@@ -256,7 +258,7 @@ def _checked_loops(code: str, cut_binding: int) -> str:
         elif text == ")":
             paren -= 1
             if header is not None and paren == header[0]:
-                cond = (header[1], header[2])
+                cond = (header[1], header[2]) if len(header) == 3 else None
                 header = None
         elif text == ";":
             if header is not None and paren == header[0] + 1:
@@ -277,7 +279,7 @@ def _checked_loops(code: str, cut_binding: int) -> str:
                 cond = (end, None)
                 edits.append((start, end, "loop"))
         elif text == "continuing":
-            pending = ("continuing", next(e[1] for e in reversed(stack) if e[0] == "loop"))
+            pending = next((("continuing", e[1]) for e in reversed(stack) if e[0] == "loop"), None)
         elif text == "switch":
             pending = ("switch",)
         elif text == "{":
@@ -304,9 +306,9 @@ def _checked_loops(code: str, cut_binding: int) -> str:
             target = next((e for e in reversed(stack) if e[0] != "block"), None)
             if target is None:
                 continue
-            if toks[k + 1][0] == "if" and target[0] == "continuing":
+            semi = next((t for t in toks[k + 1:] if t[0] == ";"), None)
+            if target[0] == "continuing" and semi and toks[k + 1][0] == "if":
                 # break if <test>;  ->  _wa_endK = <test>; break if _wa_endK;
-                semi = next(t for t in toks[k + 2:] if t[0] == ";")
                 test = code[toks[k + 1][2]:semi[1]].strip()
                 flag = f"_wa_end{target[1]}"
                 edits.append((start, semi[1], f"{flag} = {test}; break if {flag}"))
