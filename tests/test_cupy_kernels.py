@@ -4,12 +4,15 @@ RawKernel, and the errors a bad kernel gives."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import webarray.cupy as cp
+from webarray._device import default_device
 from webarray.cupy import _kernel_lang as lang
 from webarray.executors.protocol import KernelError
 
@@ -353,3 +356,300 @@ def test_random_c_expressions_match_numpy_float32_exactly(expr, data):
         want = np.asarray(evaluate(x, y, k)) + np.zeros(16, np.float32 if t == "f" else np.int32)
     got = get(kern(cp.asarray(x), cp.asarray(y), cp.asarray(k)))
     np.testing.assert_array_equal(got, want.astype(got.dtype), err_msg=text)
+
+
+# -- loops: run to their end, or raise where the device bounds them -------------------------------
+# Mesa's llvmpipe (this CI's device) ends the loops of a shader silently after 65,535 passes
+# in all (per 8 threads); user kernels there unroll innermost loops and raise LoopLimitError
+# for a loop that was cut (webarray/cupy/_kernel_lang.py). Elsewhere loops are not bounded.
+
+def _bounded() -> bool:
+    return lang.loops_bounded(default_device().executor.adapter_info)
+
+
+def _py_break_continue(n, m):
+    s = 0
+    for j in range(n):
+        if j % 3 == 0:
+            continue
+        if j >= m:
+            break
+        s += 1
+    return s
+
+
+def _py_continuing(n, _m):  # the WGSL loop below, in Python
+    j = s = 0
+    while True:
+        if j % 3 != 0:
+            s += j
+        j += 1
+        if j >= n:
+            return s
+
+
+def _py_do(n, _m):
+    j = s = 0
+    while True:
+        s += 1
+        j += 3 if j == 2 else 1
+        if not j < n:
+            return s
+
+
+def _py_step(n, _m):
+    j = s = 0
+    while True:
+        s += 1
+        j += 1 + j % 2
+        if j >= n:
+            return s
+
+
+LOOPS = {
+    "c_for": ("s = 0; for (int j = 0; j < n; j++) s += 1;", lambda n, m: n),
+    "c_while": ("s = 0; int j = 0; while (j < n) { j++; s += 1; }", lambda n, m: n),
+    "c_do_continue": ("s = 0; int j = 0;\ndo { s += 1; if (j == 2) { j += 3; continue; } j++; } "
+                      "while (j < n);", _py_do),
+    "c_nested": ("s = 0; for (int a = 0; a < n; a++) for (int b = 0; b < m; b++) s += 1;",
+                 lambda n, m: n * m),
+    "c_break_continue": ("s = 0; for (int j = 0; j < n; j++) { if (j % 3 == 0) continue; "
+                         "if (j >= m) break; s += 1; }", _py_break_continue),
+    "c_inner_break": ("s = 0; for (int a = 0; a < n; a++) { for (int b = 0; ; b++) { "
+                      "if (b >= m) break; s += 1; } }", lambda n, m: n * m),
+    "c_outer_break_continue": ("s = 0; for (int a = 0; ; a++) { if (a >= n) break; "
+                               "if (a % 2 == 1) continue;\n"
+                               "int b = 0; while (b < m) { b++; s += 1; } }",
+                               lambda n, m: (n + 1) // 2 * m),
+    "wgsl_loop_continuing": ("var j = 0; s = 0;\nloop {\n  if j % 3 == 0 { continue; }\n  s += j;\n"
+                             "  continuing { j += 1; break if j >= n; }\n}", _py_continuing),
+    "wgsl_for_continue": ("s = 0;\nfor (var j = 0; j < n; j++) {\n"
+                          "  if j % 2 == 1 { continue; }\n  s += 1;\n}",
+                          lambda n, m: (n + 1) // 2),
+    "wgsl_continuing_sees_body": ("var j = 0; s = 0; loop { let step = 1 + j % 2; s += 1; "
+                                  "continuing { let t = step; j += t; break if j >= n; } }",
+                                  _py_step),
+    "wgsl_while": ("s = 0; var j = 0; while j < n { j++; s++; }", lambda n, m: n),
+}
+
+
+@contextlib.contextmanager
+def _loops_as_written():
+    """User kernels made inside emit their loops as written, as on devices without a bound."""
+    bounded = lang.loops_bounded
+    lang.loops_bounded = lambda info: False
+    try:
+        yield
+    finally:
+        lang.loops_bounded = bounded
+
+
+@pytest.mark.parametrize("checked", [True, False], ids=["device", "as_written"])
+@pytest.mark.parametrize("case", list(LOOPS))
+@settings(max_examples=8)  # 22 kernels; each example is a launch and a readback
+@given(ns=hnp.arrays(np.int32, 8, elements=st.integers(0, 300)),
+       ms=hnp.arrays(np.int32, 8, elements=st.integers(0, 12)))
+def test_loop_forms_match_python(case, checked, ns, ms):
+    body, ref = LOOPS[case]
+    params = "i32 n, i32 m" if case.startswith("wgsl") else "int32 n, int32 m"
+    kern = cp.ElementwiseKernel(params, "int32 s", body, case)
+    with contextlib.nullcontext() if checked else _loops_as_written():
+        got = get(kern(cp.asarray(ns), cp.asarray(ms)))
+    np.testing.assert_array_equal(got, [ref(int(n), int(m)) for n, m in zip(ns, ms)])
+
+
+@pytest.mark.parametrize("n", [65534, 65535, 65536, 200000])
+def test_long_loop_runs_to_its_count(n):
+    """lavapipe cut this loop at 65,535 passes for the first element and gave 1 for the
+    others (they shared what was left of the budget): [65534, 1, 1, 1] for n = 65534."""
+    kern = cp.ElementwiseKernel("int32 n", "int32 s", "s = 0; for (int j = 0; j < n; j++) s += 1;",
+                                "count")
+    np.testing.assert_array_equal(get(kern(n, size=4)), [n] * 4)
+    counts = np.array([n, 1, n // 2, 0, n - 1], np.int32)
+    np.testing.assert_array_equal(get(kern(cp.asarray(counts))), counts)
+
+
+def test_loop_past_the_device_bound_raises_and_the_device_works():
+    kern = cp.ElementwiseKernel("int32 n", "int32 s",
+                                "s = 0;\nfor (int j = 0; j < n; j++) { s += 1; }", "too_long")
+    if not _bounded():
+        np.testing.assert_array_equal(get(kern(3_000_000, size=4)), [3_000_000] * 4)
+        return
+    with pytest.raises(lang.LoopLimitError, match=r"kernel 'too_long': the loop at line 2 "
+                                                  r"of the body .*for \(int j = 0"):
+        kern(3_000_000, size=4)
+    out = cp.zeros(4, dtype=cp.int32)
+    with pytest.raises(lang.LoopLimitError, match="output arrays passed in hold partial"):
+        kern(cp.full(4, 3_000_000, dtype=cp.int32), out)
+    # a loop that never ends (its exit depends on the data) raises the same, at once
+    forever = cp.ElementwiseKernel("i32 x", "i32 s",
+                                   "s = x;\nloop {\n  s += 1;\n  if x < 0 { break; }\n}", "forever")
+    with pytest.raises(lang.LoopLimitError, match="line 2 of the body"):
+        forever(cp.arange(8, dtype=cp.int32))
+    # nested loops share the bound: 2000 x 2000 passes is past it
+    nested = cp.ElementwiseKernel("int32 n", "int32 s",
+                                  "s = 0; for (int a = 0; a < n; a++) {\n"
+                                  "  for (int b = 0; b < n; b++) s += 1; }", "nested_long")
+    with pytest.raises(lang.LoopLimitError, match="line 1 of the body"):
+        nested(2000, size=4)
+    np.testing.assert_array_equal(get(nested(300, size=4)), [90000] * 4)
+    np.testing.assert_array_equal(get(kern(7, size=3)), [7, 7, 7])
+    np.testing.assert_array_equal(get(cp.arange(4) * 2), [0, 2, 4, 6])
+
+
+def test_loops_on_the_vec4_path_of_a_launch_in_pieces():
+    """Above the binding limit a launch runs in pieces and keeps four elements per thread,
+    which share the thread's loop budget; results stay exact or raise."""
+    from webarray import _split
+
+    dev = default_device()
+    old = _split.PIECE_BYTES, dev._piece_bytes
+    _split.PIECE_BYTES = dev._piece_bytes = 4096
+    try:
+        kern = cp.ElementwiseKernel("int32 n", "int32 s",
+                                    "s = 0; for (int j = 0; j < n; j++) s += 1;", "pieces")
+        counts = np.arange(5000, dtype=np.int32) * 20
+        np.testing.assert_array_equal(get(kern(cp.asarray(counts))), counts)
+        if _bounded():
+            with pytest.raises(lang.LoopLimitError):
+                kern(cp.full(4096, 200_000, dtype=cp.int32))
+    finally:
+        _split.PIECE_BYTES, dev._piece_bytes = old
+
+
+def test_reduction_kernel_long_rows_and_post_map_loops():
+    """A row of 2^24 elements: each of the 256 threads folded 65,536 of them in a loop, and
+    lavapipe cut it (with the tree's loop after it): a sum of ones gave 131,070."""
+    s = cp.ReductionKernel("float32 x", "float32 y", "x", "a + b", "y = a", "0", "sum_long")
+    assert float(s(cp.ones(1 << 24))) == float(1 << 24)
+    m = cp.ReductionKernel("int32 x", "int32 y", "x", "max(a, b)", "y = a", None, "max_long")
+    assert int(m(cp.arange((1 << 24) + 5, dtype=cp.int32))) == (1 << 24) + 4
+    post = cp.ReductionKernel("int32 x, int32 k", "int32 y", "x", "a + b",
+                              "y = 0;\nfor (int j = 0; j < k; j++) y += a;", "0", "post_loop")
+    np.testing.assert_array_equal(get(post(cp.ones((2, 5), dtype=cp.int32), 3, axis=1)), [15, 15])
+    if _bounded():
+        with pytest.raises(lang.LoopLimitError, match="post_loop.*line 2 of the body"):
+            post(cp.ones((2, 5), dtype=cp.int32), 10**7, axis=1)
+    np.testing.assert_array_equal(get(cp.arange(3) + 1), [1, 2, 3])
+
+
+RAW_LOOPS = """
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+/* loops { in /* nested */ comments } are left alone */
+@compute @workgroup_size(8)
+fn count(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = P[0] + gid.x;  // loop { while
+    let m = P[1];
+    var c = 0u; var d = 0u;
+BODY
+    out[gid.x * 2u] = c; out[gid.x * 2u + 1u] = d;
+}
+"""
+
+RAW_BODIES = {
+    "loop": ("loop { if c >= n { break; } c++; }", lambda n, m: (n, 0)),
+    "while": ("while c < n { c++; }", lambda n, m: (n, 0)),
+    "while_parens": ("while (c < n) { c++; }", lambda n, m: (n, 0)),
+    "for_continue": ("for (var j = 0u; j < n; j++) { if j % 2u == 1u { continue; } c++; }",
+                     lambda n, m: ((n + 1) // 2, 0)),
+    "continuing": ("var j = 0u; loop { if j % 3u == 0u { continue; } c += j;\n"
+                   "  continuing { j++; break if j >= n; } }",
+                   lambda n, m: (_py_continuing(n, 0), 0)),
+    "nested_switch": ("for (var a = 0u; a < n; a++) { switch a % 3u { case 0u: { c++; break; } "
+                      "default: { d++; } } var b = 0u; loop { if b >= m { break; } d++; b++; } }",
+                      lambda n, m: ((n + 2) // 3, n - (n + 2) // 3 + n * m)),
+}
+
+
+@pytest.mark.parametrize("case", list(RAW_BODIES))
+def test_raw_kernel_loops(case):
+    body, ref = RAW_BODIES[case]
+    kern = cp.RawKernel(RAW_LOOPS.replace("BODY", body), "count")
+    for n, m in ((0, 2), (7, 3), (40, 1)):
+        out = cp.zeros(16, dtype=cp.uint32)
+        kern((1,), (8,), (out, np.uint32(n), np.uint32(m)))
+        np.testing.assert_array_equal(get(out).reshape(8, 2), [ref(n + g, m) for g in range(8)])
+    if _bounded():
+        with pytest.raises(lang.LoopLimitError, match=r"kernel 'count': the loop at line 10 of "
+                                                      r"the source"):
+            kern((1,), (8,), (cp.zeros(16, dtype=cp.uint32), np.uint32(100_000), np.uint32(0)))
+    np.testing.assert_array_equal(get(cp.arange(3) * 3), [0, 3, 6])
+
+
+# -- body characters and loop statements the grammar refuses ---------------------------------------
+
+@pytest.mark.parametrize("char", ["@", "#", "\\", '"', "é", "\u0663", "\u00a0"])
+def test_body_characters_give_kernel_error_with_name_and_line(char):
+    body = f"float t = x;\ny = t {char} 2.0f;\n"
+    with pytest.raises(KernelError, match=r"kernel 'odd_char': line 2 of the body: "
+                                          r"unexpected character") as info:
+        cp.ElementwiseKernel("float32 x", "float32 y", body, "odd_char")
+    assert ">   2 | y = t" in str(info.value)
+    placeholder = cp.ElementwiseKernel("T x", "T y", "y = x;", "fine")
+    np.testing.assert_array_equal(get(placeholder(cp.arange(3))), [0, 1, 2])
+
+
+def test_loop_statements_out_of_place():
+    for body, message in [("y = x; break;", "'break' is not allowed outside a loop"),
+                          ("y = x;\ncontinue;", "line 2 of the body: 'continue' is not allowed"),
+                          ("loop { y = x; break if y > 0.0; }", "'break if' may only end"),
+                          ("loop { continuing { y = x; break; } }",
+                           "not allowed in a 'continuing'"),
+                          ("loop { continuing { break if x > 0.0; y = x; } }", "must be the last"),
+                          ("loop { continuing { break if x > 0.0; } y = x; }",
+                           "'continuing' must be the last part")]:
+        with pytest.raises(KernelError, match=message):
+            cp.ElementwiseKernel("f32 x", "f32 y", body, "misplaced")
+
+
+def test_translated_loops_as_glsl():
+    """GLSL has no continuing: a 'continue' runs it where it stands (LOOPS gave the same
+    counts in WebGL2, ANGLE on SwiftShader, run by hand for this change)."""
+    types = dict(lang.TYPE_NAMES)
+    fn = lang.UserFunction("g", "var j = 0; s = 0; loop { if j % 3 == 0 { continue; } s += j; "
+                           "continuing { j += 1; break if j >= n; } }",
+                           [("n", "i32")], [("s", "i32")], types)
+    glsl = fn.source("glsl")
+    assert "for (; ; ) {" in glsl
+    assert glsl.count("u_j = (u_j + 1);") == 2 and glsl.count("if ((u_j >= u_n)) { break; }") == 2
+    wgsl = fn.source("wgsl")
+    assert "continuing {" in wgsl and "break if (u_j >= u_n);" in wgsl
+    checked = lang.UserFunction("g", fn.body, fn.inputs, fn.outputs, types, checked=True)
+    assert checked.name != fn.name and checked.checked
+    assert checked.source("wgsl").count("if (!((u_j % 3i) == 0i))") == 0  # a body, not a test
+    assert checked.source("wgsl").count("lim_go") == 1 + 3 * lang.UNROLL
+    plain = lang.UserFunction("g", "s = n;", [("n", "i32")], [("s", "i32")], types, checked=True)
+    assert not plain.checked and "lim_cut" not in plain.source("wgsl")
+
+
+# -- RawKernel: bindings checked against the arguments --------------------------------------------
+
+def test_raw_kernel_bindings_are_checked_before_dispatch():
+    kern = cp.RawKernel(SAXPY, "saxpy")
+    x, y = cp.ones(4), cp.ones(4)
+    with pytest.raises(TypeError, match=r"RawKernel 'saxpy' declares 2 array bindings "
+                                        r"\(@binding\(1\) var<storage, read> x: array<f32>, "
+                                        r"@binding\(2\) var<storage, read_write> y: array<f32>\), "
+                                        r"but was called with 1 array \(and 2 scalars\)"):
+        kern((1,), (64,), (x, 4, 1.0))
+    with pytest.raises(TypeError, match="called with 3 arrays"):
+        kern((1,), (64,), (x, y, cp.ones(4), 4, 1.0))
+    with pytest.raises(TypeError, match=r"argument 1 \(an array of int32\) is bound to "
+                                        r"@binding\(2\) y: array<f32>"):
+        kern((1,), (64,), (x, cp.ones(4, dtype=cp.int32), 4, 1.0))
+    with pytest.raises(ValueError, match="arguments 0 and 1 are the same buffer"):
+        kern((1,), (64,), (y, y, 4, 1.0))
+    with pytest.raises(TypeError, match=r"@binding\(1\) x is var<uniform>"):
+        cp.RawKernel(SAXPY.replace("var<storage, read> x", "var<uniform> x"), "saxpy")(
+            (1,), (64,), (x, y, 4, 1.0))
+    with pytest.raises(ValueError, match=r"y is in @group\(1\)"):
+        cp.RawKernel(SAXPY.replace("@group(0) @binding(2)", "@group(1) @binding(2)"), "saxpy")
+    # the device still works, and so does the kernel with the right arguments
+    kern((1,), (64,), (x, y, np.uint32(4), np.float32(2.0)))
+    np.testing.assert_array_equal(get(y), [3, 3, 3, 3])
+    raw_words = cp.RawKernel(SAXPY.replace("array<f32>;\n@group(0) @binding(2)",
+                                           "array<u32>;\n@group(0) @binding(2)")
+                             .replace("x[gid.x]", "bitcast<f32>(x[gid.x])"), "saxpy")
+    raw_words((1,), (64,), (x, y, np.uint32(4), np.float32(1.0)))  # u32 takes any dtype
+    np.testing.assert_array_equal(get(y), [4, 4, 4, 4])

@@ -18,11 +18,13 @@ the conversion safe (int8 to int32); otherwise ``TypeError`` names the parameter
 
 from __future__ import annotations
 
+import math
 
 from webarray import _dtypes as dt
-from webarray import _graph
+from webarray import _graph, _split
 from webarray._array_object import Array
 from webarray._elementwise import broadcast_shapes
+from webarray._statistical import max as _max
 from webarray.executors.protocol import KernelError
 from webarray.kernels.expr import Index, Input, Scalar, UserCall, UserOut
 
@@ -56,7 +58,7 @@ class ElementwiseKernel:
         self.no_return = no_return
         self.return_tuple = return_tuple
         self._uses_i = "i" not in {p.name for p in self.in_params + self.out_params} and (
-            any(t.kind == "id" and t.text == "i" for t in lang.tokenize(operation)))
+            lang.uses_name(name, operation, "i"))
         self._functions: dict = {}
         # a body with only concrete types is translated now, so errors show at once
         if all(p.dtype is not None for p in self.in_params + self.out_params):
@@ -66,10 +68,11 @@ class ElementwiseKernel:
             except TypeError:
                 regs = None
             if regs is not None:
-                self._function({}, regs, False)
+                self._function({}, regs, False, False)
 
-    def _function(self, placeholders: dict, regs: dict, readable: bool) -> lang.UserFunction:
-        key = (tuple(sorted(placeholders.items())), tuple(regs.items()), readable)
+    def _function(self, placeholders: dict, regs: dict, readable: bool,
+                  checked: bool) -> lang.UserFunction:
+        key = (tuple(sorted(placeholders.items())), tuple(regs.items()), readable, checked)
         fn = self._functions.get(key)
         if fn is None:
             types = dict(lang.TYPE_NAMES)
@@ -79,7 +82,7 @@ class ElementwiseKernel:
                 inputs.append(("i", "i32"))
             outputs = [(p.name, regs[p.name]) for p in self.out_params]
             fn = self._functions[key] = lang.UserFunction(
-                self.name, self.operation, inputs, outputs, types, readable)
+                self.name, self.operation, inputs, outputs, types, readable, checked)
         return fn
 
     def __call__(self, *args, size: int | None = None, block_size=None, stream=None):
@@ -174,8 +177,11 @@ class ElementwiseKernel:
             device = default_device()
 
         readable = bool(outs)
+        # checked loops are WGSL only: WebGL2 over Mesa's llvmpipe GL would cut loops too
+        # (the same limiter), but its generator takes no extra output (docs/cupy.md)
+        checked = device.backend != "webgl2" and lang.loops_bounded(device.executor.adapter_info)
         fn = self._function({k: register_of(v, self.name, k) for k, v in bound.items()},
-                            regs, readable)
+                            regs, readable, checked)
         if self._uses_i:
             nodes.append(Index(dt.int32))
         if readable:
@@ -185,7 +191,7 @@ class ElementwiseKernel:
         call = UserCall(fn, tuple(nodes))
         targets = [(UserOut(call, k, d), outs[k] if outs else None)
                    for k, d in enumerate(out_dtypes)]
-        results = run(device, shape, targets, arrays, scalars, self.name)
+        results = run(device, shape, targets, arrays, scalars, self.name, call)
         if not outs:
             results = [wrap(r) for r in results]
         if self.no_return:
@@ -195,14 +201,36 @@ class ElementwiseKernel:
         return tuple(results)
 
 
-def run(device, shape, targets, arrays, scalars, kernel: str):
-    """Launch one elementwise kernel now (user nodes are not lazy)."""
+def run(device, shape, targets, arrays, scalars, kernel: str, call: UserCall):
+    """Launch one elementwise kernel of the user function ``call`` now (user nodes are not
+    lazy). A ``checked`` function (loops on llvmpipe) also writes the line of a loop that
+    the device cut short per element, read back here: ``LoopLimitError`` then."""
     if not getattr(device.kernels.elementwise, "USER_CALLS", device.backend != "webgl2"):
         raise NotImplementedError(
             f"kernel {kernel!r}: the {device.backend} elementwise generator does not run "
             "user kernels yet (it needs UserCall/UserOut nodes: UserFunction.glsl_outputs "
             "gives their GLSL)")
+    fn = call.fn
+    given = any(o is not None for _, o in targets)
+    if fn.checked:
+        n = math.prod(shape)
+        cut = UserOut(call, len(fn.outputs), dt.uint32)
+        # Written at each element's index (a raw output), the flags keep the kernel off the
+        # vec4 path, where four elements share a thread's loop budget; not when the launch
+        # runs in pieces, which raw outputs cannot.
+        piece = _split.piece_bytes(device.executor)
+        if max([4 * n] + [a._buf.nbytes for a in arrays]
+               + [o._buf.nbytes for _, o in targets if o is not None]) <= piece:
+            targets = targets + [(cut, (Array._empty((n,), dt.uint32, device), Index(dt.int32)))]
+        else:
+            targets = targets + [(cut, None)]
     try:
-        return _graph.run(device, shape, targets, arrays, scalars)
+        results = _graph.run(device, shape, targets, arrays, scalars)
     except KernelError as e:
         raise kernel_error(kernel, e, "wgsl") from None
+    if fn.checked:
+        line = int(_max(results.pop()))
+        if line:
+            raise lang.loop_limit_error(kernel, fn.body, line, device,
+                                        partial="the output arrays passed in" if given else "")
+    return results

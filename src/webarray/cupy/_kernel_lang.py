@@ -3,7 +3,8 @@
 ElementwiseKernel and ReductionKernel bodies come in three forms, told apart only by the
 type names they use (the grammar accepts the union):
 
-- WGSL: ``f32 x`` parameters, ``let``/``var`` declarations, ``select``, ``loop``;
+- WGSL: ``f32 x`` parameters, ``let``/``var`` declarations, ``select``, ``loop`` (with
+  ``continuing`` and ``break if``), ``for``, ``while``;
 - GLSL: ``float x`` parameters, C declarations, ``?:``;
 - CuPy's own: ``float32 x`` parameters (NumPy dtype names) with a C-like body:
   declarations (``float t = x * 2.0f;``, also ``double``/``int``/``unsigned int``, or the
@@ -23,6 +24,26 @@ name never collides with a keyword of either language (``out``, ``input``, ``fil
 Errors in the body are reported as ``KernelError`` with the body's line; a name this
 module does not know as a function is passed through to the shader compiler, whose error
 then comes back with the generated source.
+
+Loops on llvmpipe. Mesa's llvmpipe (lavapipe, the software Vulkan of CI) gives each SIMD
+group of a compute shader (8 invocations at 256 bits) one budget of 65,535 loop passes
+(gallivm's ``LP_MAX_TGSI_LOOP_ITERATIONS``: set once per shader run, spent by every pass of
+every loop, nested or not, never reset when a loop is entered); once it is spent, each
+loop ends after its current pass as if it had broken, without an error. Measured on
+lavapipe 22.3.6 (Mesa 22.3.6, LLVM 15): a loop to 100,000 stops at 65,535; two loops of
+40,000 in a row give 40,000 and 25,534; 300 x 300 nested passes give 65,101; a loop nested
+in a loop that re-enters it until it really ended gains nothing (65,535, also three deep);
+in a workgroup of 8 where invocation k needs 10,000 (k + 1) passes the last two stop at
+65,535, while 8 workgroups of one invocation each have their own budget. So no rewrite
+makes loops unbounded there. On such a device (``loops_bounded``) a body is emitted
+``checked``: every loop keeps a flag that its test, ``break`` or ``break if`` sets, a loop
+that ends without it records its line, which the kernel returns as one more output, and
+the call raises ``LoopLimitError``; and a loop with no loop inside runs ``UNROLL`` passes
+per turn of the emitted loop, so it spends the budget ``UNROLL`` times more slowly: one
+such loop runs about 524,000 passes per element (the elementwise kernel then takes one
+element per thread; a launch in pieces, above the binding limit, keeps four elements per
+thread, which share its budget). Elsewhere the body is emitted as written: SwiftShader (WebGPU
+and WebGL2 in Chromium) ran a loop of 3,000,000 passes exactly.
 """
 
 from __future__ import annotations
@@ -31,6 +52,36 @@ import hashlib
 import re
 
 from ..executors.protocol import KernelError
+
+# passes of a loop with no loop inside per turn of the emitted loop, where loops are bounded
+UNROLL = 8
+# llvmpipe's loop passes per SIMD group of a shader run (LP_MAX_TGSI_LOOP_ITERATIONS)
+LLVMPIPE_LOOP_PASSES = 65535
+
+
+class LoopLimitError(RuntimeError):
+    """A loop of a user kernel was ended by the device's loop limit before it finished."""
+
+
+def loops_bounded(adapter_info: dict) -> bool:
+    """Whether the adapter ends long loops silently (Mesa's llvmpipe / lavapipe)."""
+    text = " ".join(str(v) for v in adapter_info.values()).lower()
+    return "llvmpipe" in text or "lavapipe" in text
+
+
+def loop_limit_error(kernel: str, source: str, line: int, device, what: str = "body",
+                     partial: str = "") -> LoopLimitError:
+    """The error for the loop at ``line`` of a kernel's body (or source) that the device
+    cut short; ``partial`` names arrays that were written all the same."""
+    lines = source.splitlines()
+    text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    return LoopLimitError(
+        f"kernel {kernel!r}: the loop at line {line} of the {what} ({text!r}) was stopped "
+        f"before its end by {device!r}, which runs at most {LLVMPIPE_LOOP_PASSES:,} loop "
+        f"passes per group of 8 threads (all loops of the kernel together; a loop with no "
+        f"loop inside counts one per {UNROLL} passes), so the result would be wrong"
+        + (f"; {partial} hold partial results" if partial else ""))
+
 
 # -- types ----------------------------------------------------------------------------------
 
@@ -85,7 +136,7 @@ _TOKEN = re.compile(r"""
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op><<=|>>=|&&|\|\||==|!=|<=|>=|<<|>>|\+\+|--|\+=|-=|\*=|/=|%=|&=|\|=|\^=|->
            |[-+*/%<>=!&|^~?:;,(){}\[\].])
-""", re.S | re.X)
+""", re.S | re.X | re.A)
 
 
 class Tok:
@@ -104,7 +155,9 @@ def tokenize(src: str) -> list[Tok]:
     while pos < len(src):
         m = _TOKEN.match(src, pos)
         if m is None:
-            raise BodyError(f"unexpected character {src[pos]!r}", line)
+            c = src[pos]
+            note = f" (U+{ord(c):04X}; a body is written in ASCII)" if ord(c) > 127 else ""
+            raise BodyError(f"unexpected character {c!r}{note}", line)
         kind = m.lastgroup
         text = m.group()
         if kind == "nl":
@@ -142,6 +195,8 @@ class Parser:
         self.toks = tokenize(src)
         self.i = 0
         self.types = types  # type names valid in this body (incl. resolved placeholders)
+        # what a 'break'/'continue' is inside of: "loop" (a loop's body) or "continuing"
+        self.within: list[str] = []
 
     # token helpers
     @property
@@ -214,6 +269,47 @@ class Parser:
             return self.block()
         return [self.statement()]
 
+    def loop_body(self, parse):
+        self.within.append("loop")
+        try:
+            return parse()
+        finally:
+            self.within.pop()
+
+    def loop_block(self):
+        """A WGSL loop's braces: statements, then optionally ``continuing { ... }`` ending
+        with ``break if <condition>;``. Returns (body, continuing statements, condition)."""
+        self.expect("{")
+        body, cont, until = [], [], None
+        self.within.append("loop")
+        while not self.at("}", "continuing"):
+            if self.tok.kind == "end":
+                raise BodyError("a '{' is never closed", self.tok.line)
+            body.append(self.statement())
+        if self.at("continuing"):
+            self.within[-1] = "continuing"
+            self.next()
+            self.expect("{")
+            while not self.at("}"):
+                if self.tok.kind == "end":
+                    raise BodyError("a '{' is never closed", self.tok.line)
+                if self.at("break") and self.peek().text == "if":
+                    self.next()
+                    self.next()
+                    until = self.expr()
+                    self.end_statement()
+                    if not self.at("}"):
+                        raise BodyError("'break if' must be the last statement of 'continuing'",
+                                        self.tok.line)
+                    break
+                cont.append(self.statement())
+            self.next()
+            if not self.at("}"):
+                raise BodyError("'continuing' must be the last part of a loop", self.tok.line)
+        self.within.pop()
+        self.next()
+        return body, cont, until
+
     def statement(self):
         t = self.tok
         line = t.line
@@ -231,20 +327,25 @@ class Parser:
                 self.next()
                 other = self.sub()
             return ("if", line, cond, then, other)
+        # every loop is ("loop", line, init, cond, body, cont, until): init runs once (its
+        # names are the loop's), cond is tested before each pass, cont runs after each pass
+        # and at a 'continue' (a for's step, WGSL's continuing), and 'until' ends the loop
+        # after cont (do-while's negated condition, WGSL's 'break if')
         if self.at("while"):
             self.next()
             cond = self.expr()
-            return ("while", line, cond, self.sub())
+            return ("loop", line, None, cond, self.loop_body(self.sub), [], None)
         if self.at("do"):
             self.next()
-            body = self.sub()
+            body = self.loop_body(self.sub)
             self.expect("while")
             cond = self.expr()
             self.expect(";")
-            return ("do", line, body, cond)
+            return ("loop", line, None, None, body, [], ("un", "!", cond))
         if self.at("loop"):
             self.next()
-            return ("for", line, None, None, None, self.block())
+            body, cont, until = self.loop_block()
+            return ("loop", line, None, None, body, cont, until)
         if self.at("for"):
             self.next()
             self.expect("(")
@@ -254,9 +355,16 @@ class Parser:
             self.expect(";")
             step = None if self.at(")") else self.simple()
             self.expect(")")
-            return ("for", line, init, cond, step, self.sub())
+            body = self.loop_body(self.sub)
+            return ("loop", line, init, cond, body, [step] if step else [], None)
         if self.at("break", "continue"):
             self.next()
+            if t.text == "break" and self.at("if"):
+                raise BodyError("'break if' may only end a 'continuing' block", line)
+            if not self.within or self.within[-1] != "loop":
+                where = "a 'continuing' block" if self.within else "a loop"
+                raise BodyError(f"'{t.text}' is not allowed {'in' if self.within else 'outside'} "
+                                f"{where}", line)
             self.end_statement()
             return (t.text, line)
         if self.at("return"):
@@ -502,7 +610,8 @@ def _call_name(name: str) -> str:
 class Emitter:
     """Types a parsed body and writes it in one shader language ("wgsl" or "glsl")."""
 
-    def __init__(self, lang: str, scopes: list[dict], exact: str | None = None):
+    def __init__(self, lang: str, scopes: list[dict], exact: str | None = None,
+                 checked: bool = False):
         self.lang = lang
         self.scopes = scopes  # name -> (register type, mutable)
         self.lines: list[str] = []
@@ -510,6 +619,10 @@ class Emitter:
         # the function that hides an f32 product from the compiler (see UserFunction)
         self.exact = exact
         self.used_exact = False
+        # loops that say when they were cut short (WGSL on llvmpipe: the module docstring)
+        self.checked = checked
+        self.loops: list[dict] = []  # per enclosing loop: how break/continue are written
+        self.count = 0
 
     # names and types
     def lookup(self, name: str, line: int):
@@ -725,46 +838,200 @@ class Emitter:
                     self.out(depth, "} else {")
                     self.scoped(s[4], depth + 1)
                 self.out(depth, "}")
-            elif kind == "while":
-                self.out(depth, f"while ({self.convert(self.expr(s[2]), 'bool')}) {{")
-                self.scoped(s[3], depth + 1)
-                self.out(depth, "}")
-            elif kind == "do":
-                if self.lang == "wgsl":
-                    self.out(depth, "loop {")
-                    self.scoped(s[2], depth + 1)
-                    cond = self.convert(self.expr(s[3]), "bool")
-                    self.out(depth + 1, f"continuing {{ break if !({cond}); }}")
+            elif kind == "loop":
+                self.loop(s, depth)
+            elif kind == "break":
+                end = self.loops[-1].get("end")
+                self.out(depth, f"{{ {end} = true; break; }}" if end else "break;")
+            elif kind == "continue":
+                inline = self.loops[-1].get("inline")
+                if inline:  # GLSL has no continuing: run it here
+                    self.out(depth, "{")
+                    self.continuing(*inline, depth + 1, "break;")
+                    self.out(depth + 1, "continue;")
                     self.out(depth, "}")
                 else:
-                    self.out(depth, "do {")
-                    self.scoped(s[2], depth + 1)
-                    self.out(depth, f"}} while ({self.convert(self.expr(s[3]), 'bool')});")
-            elif kind == "for":
-                self.scopes.append({})
-                init = ""
-                if s[2] is not None:
-                    if s[2][0] == "decl":
-                        saved = self.lines
-                        self.lines = []
-                        self.statement(s[2], 0)
-                        init, self.lines = self.lines[0].rstrip(";"), saved
-                    else:
-                        init = self.assignment(s[2])
-                cond = self.convert(self.expr(s[3]), "bool") if s[3] is not None else ""
-                step = self.assignment(s[4]) if s[4] is not None else ""
-                self.out(depth, f"for ({init}; {cond}; {step}) {{")
-                self.scoped(s[5], depth + 1)
-                self.out(depth, "}")
-                self.scopes.pop()
-            elif kind in ("break", "continue"):
-                self.out(depth, kind + ";")
+                    self.out(depth, "continue;")
             else:
                 raise AssertionError(kind)
         except BodyError as err:
             if not err.line:
                 err.line = line
             raise
+
+    def text_of(self, s) -> list[str]:
+        """The lines of statement s, unindented (a for's init and step)."""
+        saved, self.lines = self.lines, []
+        self.statement(s, 0)
+        lines, self.lines = self.lines, saved
+        return lines
+
+    def fresh(self, stem: str) -> str:
+        self.count += 1
+        return f"{stem}{self.count}"
+
+    def continuing(self, cont, until, depth: int, exit: str) -> None:
+        """cont and the end test after a pass, in a block of their own (WGSL's continuing
+        sees the body's names and may declare its own)."""
+        if not cont and until is None:
+            return
+        self.out(depth, "{")
+        self.scopes.append({})
+        self.emit(cont, depth + 1)
+        if until is not None:
+            self.out(depth + 1, f"if ({self.convert(self.expr(until), 'bool')}) {{ {exit} }}")
+        self.scopes.pop()
+        self.out(depth, "}")
+
+    def loop(self, s, depth: int) -> None:
+        _, line, init, cond, body, cont, until = s
+        self.scopes.append({})  # the names of a for's init
+        init_lines = self.text_of(init) if init is not None else []
+        test = self.convert(self.expr(cond), "bool") if cond is not None else None
+        if self.checked:
+            self.checked_loop(s, depth, init_lines, test)
+        elif (until is None and len(init_lines) <= 1 and len(cont) <= 1
+              and all(c[0] in ("assign", "expr") for c in cont)):
+            # for / while as the language writes them
+            first = init_lines[0].rstrip(";") if init_lines else ""
+            step = self.text_of(cont[0])[0].rstrip(";") if cont else ""
+            if init is None and not cont and test is not None:
+                self.out(depth, f"while ({test}) {{")
+            elif self.lang == "wgsl" and init is None and not cont and test is None:
+                self.out(depth, "loop {")
+            else:
+                self.out(depth, f"for ({first}; {test or ''}; {step}) {{")
+            self.loops.append({})
+            self.scoped(body, depth + 1)
+            self.loops.pop()
+            self.out(depth, "}")
+        elif self.lang == "glsl" and not init_lines and test is None and not cont:
+            self.out(depth, "do {")  # do-while: 'continue' goes to the test, as in C
+            self.loops.append({})
+            self.scoped(body, depth + 1)
+            self.loops.pop()
+            again = until[2] if until[0] == "un" and until[1] == "!" else ("un", "!", until)
+            self.out(depth, f"}} while ({self.convert(self.expr(again), 'bool')});")
+        else:
+            d = depth + 1 if init_lines else depth
+            if init_lines:
+                self.out(depth, "{")
+                for text in init_lines:
+                    self.out(d, text)
+            if self.lang == "wgsl":
+                self.wgsl_loop(d, test, body, cont, until, None)
+            else:
+                self.out(d, f"for (; {test or ''}; ) {{")
+                self.scopes.append({})  # the body's names, which continuing sees
+                self.loops.append({"inline": (cont, until)})
+                self.emit(body, d + 1)
+                self.loops.pop()
+                self.continuing(cont, until, d + 1, "break;")
+                self.scopes.pop()
+                self.out(d, "}")
+            if init_lines:
+                self.out(depth, "}")
+        self.scopes.pop()
+
+    def wgsl_loop(self, depth: int, test, body, cont, until, end: str | None) -> None:
+        """``loop { body continuing { cont break if until; } }`` with the test first; with
+        ``end``, each of the loop's own ways out (test, break, break if) sets that flag."""
+        stop = f"{end} = true; break;" if end else "break;"
+        self.out(depth, "loop {")
+        if test is not None:
+            self.out(depth + 1, f"if (!({test})) {{ {stop} }}")
+        self.scopes.append({})  # the body's names, which continuing sees
+        self.loops.append({"end": end})
+        self.emit(body, depth + 1)
+        self.loops.pop()
+        if cont or until is not None:
+            self.out(depth + 1, "continuing {")
+            self.scopes.append({})
+            self.emit(cont, depth + 2)
+            if until is not None:
+                done = self.convert(self.expr(until), "bool")
+                if end:
+                    self.out(depth + 2, f"{end} = {done};")
+                    done = end
+                self.out(depth + 2, f"break if {done};")
+            self.scopes.pop()
+            self.out(depth + 1, "}")
+        self.scopes.pop()
+        self.out(depth, "}")
+
+    def checked_loop(self, s, depth: int, init_lines, test) -> None:
+        """A WGSL loop that records in ``lim_cut`` (the first one's line) when it ends other
+        than by its test, 'break if' or 'break': llvmpipe's limiter ends a loop that way.
+        A loop with no loop inside runs UNROLL passes per turn, which spends UNROLL times
+        fewer of the limiter's iterations."""
+        _, line, _, _, body, cont, until = s
+        end = self.fresh("lim_end")
+        d = depth + 1
+        self.out(depth, "{")
+        self.out(d, f"var {end} = false;")
+        for text in init_lines:
+            self.out(d, text)
+        if not any(_has_loop(x) for x in body + cont):
+            stop = f"{end} = true; break;"
+            go = self.fresh("lim_go") if any(_continues(x) for x in body) else None
+            if go:
+                self.out(d, f"var {go}: bool;")
+            self.out(d, "loop {")
+            self.loops.append({"end": end})
+            for _ in range(UNROLL):
+                self.out(d + 1, "{")
+                self.scopes.append({})
+                if test is not None:
+                    self.out(d + 2, f"if (!({test})) {{ {stop} }}")
+                if go:
+                    self.out(d + 2, f"{go} = true;")
+                self.guarded(body, d + 2, go)
+                self.continuing(cont, until, d + 2, stop)
+                self.scopes.pop()
+                self.out(d + 1, "}")
+            self.loops.pop()
+            self.out(d, "}")
+        else:
+            self.wgsl_loop(d, test, body, cont, until, end)
+        self.out(d, f"if (!{end} && lim_cut == 0u) {{ lim_cut = {line}u; }}")
+        self.out(depth, "}")
+
+    def guarded(self, stmts, depth: int, go: str | None) -> None:
+        """A pass of an unrolled loop: a 'continue' clears ``go`` and the statements after
+        it run only while ``go`` holds ('break' leaves the loop as it is)."""
+        for k, s in enumerate(stmts):
+            if go is None or not _continues(s):
+                self.statement(s, depth)
+                continue
+            if s[0] == "continue":
+                self.out(depth, f"{go} = false;")
+                return  # the rest of this block is never reached
+            if s[0] == "block":
+                self.out(depth, "{")
+                self.guarded_scope(s[2], depth + 1, go)
+                self.out(depth, "}")
+            else:
+                try:
+                    test = self.convert(self.expr(s[2]), "bool")
+                except BodyError as err:
+                    err.line = err.line or s[1]
+                    raise
+                self.out(depth, f"if ({test}) {{")
+                self.guarded_scope(s[3], depth + 1, go)
+                if s[4] is not None:
+                    self.out(depth, "} else {")
+                    self.guarded_scope(s[4], depth + 1, go)
+                self.out(depth, "}")
+            if k + 1 < len(stmts):
+                self.out(depth, f"if ({go}) {{")
+                self.guarded_scope(stmts[k + 1:], depth + 1, go)
+                self.out(depth, "}")
+            return
+
+    def guarded_scope(self, stmts, depth: int, go: str) -> None:
+        self.scopes.append({})
+        self.guarded(stmts, depth, go)
+        self.scopes.pop()
 
     def assignment(self, s) -> str:
         _, line, target, op, value = s
@@ -779,6 +1046,29 @@ class Emitter:
         return f"u_{target} = {val}"
 
 
+def _has_loop(s) -> bool:
+    kind = s[0]
+    if kind == "loop":
+        return True
+    if kind == "block":
+        return any(_has_loop(x) for x in s[2])
+    if kind == "if":
+        return any(_has_loop(x) for x in s[3] + (s[4] or []))
+    return False
+
+
+def _continues(s) -> bool:
+    """Whether statement s (inside a loop with no loop inside) holds a 'continue'."""
+    kind = s[0]
+    if kind == "continue":
+        return True
+    if kind == "block":
+        return any(_continues(x) for x in s[2])
+    if kind == "if":
+        return any(_continues(x) for x in s[3] + (s[4] or []))
+    return False
+
+
 # -- functions ------------------------------------------------------------------------------
 
 class UserFunction:
@@ -786,10 +1076,15 @@ class UserFunction:
 
     ``name`` depends on the source, so equal bodies share compiled kernels. ``source(lang)``
     gives the WGSL or GLSL ES 3.00 function (with its result struct).
+
+    ``checked`` (for llvmpipe, see the module docstring): when the body has loops, the WGSL
+    function unrolls its innermost loops and returns one more field, ``o<len(outputs)>``, a
+    u32 that is 0 when every loop ran to its end and otherwise the body's line of the first
+    loop the device cut short (``checked`` stays False for a body without loops).
     """
 
     def __init__(self, kernel: str, body: str, inputs, outputs, types: dict[str, str],
-                 readable_outputs: bool = False):
+                 readable_outputs: bool = False, checked: bool = False):
         self.kernel = kernel
         self.body = body
         self.inputs = list(inputs)  # (name, register type)
@@ -797,8 +1092,9 @@ class UserFunction:
         self.readable_outputs = readable_outputs  # outputs are also arguments (in/out)
         self.types = types
         self.tree = _parse(body, types, kernel)
+        self.checked = checked and any(_has_loop(s) for s in self.tree)
         digest = hashlib.sha1(repr((body, self.inputs, self.outputs, readable_outputs,
-                                    sorted(types.items()))).encode()).hexdigest()[:12]
+                                    sorted(types.items()), self.checked)).encode()).hexdigest()[:12]
         self.name = f"user_{digest}"
         self._sources: dict[str, str] = {}
         self.source("wgsl")  # type errors in the body surface when the kernel is made
@@ -815,7 +1111,8 @@ class UserFunction:
         params = {name: (t, True) for name, t in self.inputs}
         outs = {name: (t, True) for name, t in self.outputs}
         exact = f"{self.name}_x"  # keeps a float result as rounded (below)
-        em = Emitter(lang, [params, outs, {}], exact)
+        checked = self.checked and lang == "wgsl"
+        em = Emitter(lang, [params, outs, {}], exact, checked)
         try:
             em.emit(self.tree, 2)
         except BodyError as err:
@@ -843,6 +1140,8 @@ class UserFunction:
                          "return uintBitsToFloat(floatBitsToUint(v) | (U[0].x >> 31u)); }")
         if lang == "wgsl":
             fields = ", ".join(f"o{k}: {_WGSL_TYPE[t]}" for k, (_, t) in enumerate(self.outputs))
+            if checked:
+                fields += f", o{n}: u32"
             lines.append(f"struct {struct} {{ {fields}, }}")
             sig = ", ".join(f"{a}: {_WGSL_TYPE[t]}" for a, t in arg_names)
             lines.append(f"fn {self.name}({sig}) -> {struct} {{")
@@ -851,6 +1150,8 @@ class UserFunction:
             for name, t in self.outputs:
                 init = f" = p_{name}" if self.readable_outputs else ""
                 lines.append(f"    var u_{name}: {_WGSL_TYPE[t]}{init};")
+            if checked:
+                lines.append("    var lim_cut = 0u;")
         else:
             fields = " ".join(f"{_GLSL_TYPE[t]} o{k};" for k, (_, t) in enumerate(self.outputs))
             lines.append(f"struct {struct} {{ {fields} }};")
@@ -865,7 +1166,7 @@ class UserFunction:
         lines.append("    {")
         lines.extend(em.lines)
         lines.append("    }")
-        ret = ", ".join(f"u_{name}" for name, _ in self.outputs)
+        ret = ", ".join([f"u_{name}" for name, _ in self.outputs] + ["lim_cut"] * checked)
         lines.append(f"    return {struct}({ret});" if n else f"    return {struct}();")
         lines.append("}")
         return "\n".join(lines) + "\n"
@@ -886,6 +1187,14 @@ class UserFunction:
             src.append(f"{_GLSL_TYPE[t]} {name}({params}) {{ return {self.name}({call}).o{k}; }}\n")
             sigs[name] = (tuple(_WGSL_TYPE[t] for _, t in args), _WGSL_TYPE[t])
         return "".join(src), sigs
+
+
+def uses_name(kernel: str, body: str, name: str) -> bool:
+    """Whether the body mentions ``name``; KernelError naming the line if it cannot be read."""
+    try:
+        return any(t.kind == "id" and t.text == name for t in tokenize(body))
+    except BodyError as err:
+        raise _body_error(kernel, body, err) from None
 
 
 def _parse(body: str, types, kernel: str):

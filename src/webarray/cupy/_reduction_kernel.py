@@ -13,6 +13,13 @@ then one workgroup per output row folds its N values: each thread combines a str
 slice of the row, a tree in workgroup memory combines the 256 partial values (so
 ``reduce_expr`` must be associative, as in CuPy), and thread 0 applies the post-map and
 writes the outputs.
+
+A thread's slice is read four elements per pass of its loop: Mesa's llvmpipe ends the
+loops of a shader silently after 65,535 passes in all (``_kernel_lang``), and one element
+per pass cut rows of 2^24 elements short (a sum of 2^24 ones gave 131,070); a row fits in
+one binding, at most 2^25 elements there (128 MiB), which is 32,768 passes. On such a
+device a post-map body with loops is checked (``_kernel_lang``): thread 0 records the line
+of a loop cut short in one more buffer, and the call raises ``LoopLimitError``.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from webarray import _dtypes as dt
 from webarray import _graph
 from webarray._array_object import Array
 from webarray._elementwise import broadcast_shapes
+from webarray._creation import zeros
 from webarray._manipulation import broadcast_to, permute_dims
 from webarray._reduce import normalize_axes
 from webarray.executors.protocol import KernelError
@@ -128,10 +136,11 @@ class ReductionKernel:
         types = dict(lang.TYPE_NAMES)
         types.update({k: register_of(v, self.name, k) for k, v in bound.items()})
         scalar_names = tuple(p.name for p, _, _ in scalars)
-        key = (tuple(sorted(types.items())), tuple(regs.items()), red_reg, scalar_names)
+        checked = lang.loops_bounded(device.executor.adapter_info)
+        key = (tuple(sorted(types.items())), tuple(regs.items()), red_reg, scalar_names, checked)
         fns = self._cache.get(key)
         if fns is None:
-            fns = self._cache[key] = self._functions(types, regs, red_reg, scalar_names)
+            fns = self._cache[key] = self._functions(types, regs, red_reg, scalar_names, checked)
         map_fn, reduce_fn, post_fn, identity_fn = fns
 
         # map: inputs broadcast to shape, reduced axes last -> contiguous (rows, cols)
@@ -147,8 +156,9 @@ class ReductionKernel:
                 scalar_list.append(scalar_of[p.name])
                 args.append(Scalar(len(scalar_list) - 1, scalar_list[-1][0]))
         mapped_shape = tuple(shape[d] for d in order)
-        target = UserOut(UserCall(map_fn, tuple(args)), 0, red)
-        mapped = run(device, mapped_shape, [(target, None)], inputs, scalar_list, self.name)[0]
+        call = UserCall(map_fn, tuple(args))
+        mapped = run(device, mapped_shape, [(UserOut(call, 0, red), None)], inputs, scalar_list,
+                      self.name, call)[0]
 
         results = outs or [Array._empty(out_shape, d, device) for d in out_dtypes]
         if rows == 0:
@@ -166,12 +176,17 @@ class ReductionKernel:
         for r in results:
             if r._offset != 0 or r._strides != _graph.c_strides(r.shape):
                 raise ValueError(f"kernel {self.name!r}: outputs must be C-contiguous arrays")
+        cut = [zeros(1, dtype=dt.uint32, device=device)] if post_fn.checked else []
         try:
-            device.launch(src_key, make, [mapped._buf] + [r._buf for r in results],
+            device.launch(src_key, make, [mapped._buf] + [r._buf for r in results + cut],
                           struct.pack(f"<{len(words)}I", *(w & 0xFFFFFFFF for w in words)),
                           fold(rows, device.executor.max_workgroups_per_dim))
         except KernelError as e:
             raise kernel_error(self.name, e, "wgsl") from None
+        line = int(cut[0][0]) if cut else 0
+        if line:
+            raise lang.loop_limit_error(self.name, post_fn.body, line, device,
+                                        partial="the output arrays passed in" if outs else "")
         return self._ret(results, outs)
 
     def _ret(self, results, outs):
@@ -179,7 +194,7 @@ class ReductionKernel:
             results = [wrap(r) for r in results]
         return results[0] if len(results) == 1 else tuple(results)
 
-    def _functions(self, types, regs, red_reg, scalar_names):
+    def _functions(self, types, regs, red_reg, scalar_names, checked: bool):
         inputs = [(p.name, regs[p.name]) for p in self.in_params]
         map_fn = lang.expression_function(self.name, "_m", self.map_expr, inputs, red_reg, types)
         reduce_fn = lang.expression_function(self.name, "_r", self.reduce_expr,
@@ -188,7 +203,8 @@ class ReductionKernel:
         post_inputs = [("a", red_reg), ("_in_size", "i32"), ("_out_size", "i32")]
         post_inputs += [(n, regs[n]) for n in scalar_names]
         post_fn = lang.UserFunction(self.name, self.post_map_expr, post_inputs,
-                                    [(p.name, regs[p.name]) for p in self.out_params], types)
+                                    [(p.name, regs[p.name]) for p in self.out_params], types,
+                                    checked=checked)
         identity_fn = None
         if self.identity is not None:
             identity_fn = lang.expression_function(self.name, "_id", self.identity, [], red_reg,
@@ -203,25 +219,30 @@ def _generate(reduce_fn, post_fn, identity_fn, red: dt.DType, out_dtypes, post_s
              "@group(0) @binding(1) var<storage, read> B1: array<u32>;"]
     for k in range(n_out):
         decls.append(f"@group(0) @binding({k + 2}) var<storage, read_write> B{k + 2}: array<u32>;")
+    if post_fn.checked:  # the line of a post-map loop that the device cut short
+        decls.append(f"@group(0) @binding({n_out + 2}) var<storage, read_write> cut: "
+                     "array<atomic<u32>>;")
     flagged = identity_fn is None
     body = [
         "    let M = U[0]; let N = U[1];",
         "    let row = min(wid.x + wid.y * nwg.x, M - 1u);",
         "    let live = wid.x + wid.y * nwg.x < M;",
     ]
+    # the elements lid + 256 k of the row, four per pass (see the module docstring)
+    fold_in = [f"        acc = {reduce_fn.name}(acc, {lanes.load(red, 'B1', 'row * N + j')}).o0;"]
+    for k in (1, 2, 3):
+        at = f"j + {256 * k}u"
+        fold_in.append(f"        if ({at} < N) {{ acc = {reduce_fn.name}(acc, "
+                       f"{lanes.load(red, 'B1', f'row * N + {at}')}).o0; }}")
     if flagged:  # no identity: threads without an element carry a cleared flag
         body += [f"    var acc: {reg} = {lanes.load(red, 'B1', 'row * N + min(lid, N - 1u)')};",
                  "    let have = lid < N;",
-                 "    for (var j = lid + 256u; j < N; j += 256u) {",
-                 f"        acc = {reduce_fn.name}(acc, {lanes.load(red, 'B1', 'row * N + j')}).o0;",
-                 "    }",
+                 "    for (var j = lid + 256u; j < N; j += 1024u) {", *fold_in, "    }",
                  "    part[lid] = acc;",
                  "    valid[lid] = have;"]
     else:
         body += [f"    var acc: {reg} = {identity_fn.name}().o0;",
-                 "    for (var j = lid; j < N; j += 256u) {",
-                 f"        acc = {reduce_fn.name}(acc, {lanes.load(red, 'B1', 'row * N + j')}).o0;",
-                 "    }",
+                 "    for (var j = lid; j < N; j += 1024u) {", *fold_in, "    }",
                  "    part[lid] = acc;"]
     body += ["    workgroupBarrier();",
              "    for (var s = 128u; s > 0u; s = s >> 1u) {",
@@ -243,6 +264,8 @@ def _generate(reduce_fn, post_fn, identity_fn, red: dt.DType, out_dtypes, post_s
     body.append(f"        let r = {post_fn.name}({', '.join(args[:3 + len(post_fn.inputs) - 3])});")
     for k, d in enumerate(out_dtypes):
         body.append("        " + lanes.store(d, f"B{k + 2}", "row", lanes.wrap(d, f"r.o{k}")))
+    if post_fn.checked:
+        body.append(f"        atomicMax(&cut[0], r.o{n_out});")
     body.append("    }")
     fns = "".join(f.source("wgsl") for f in (reduce_fn, post_fn, identity_fn) if f is not None)
     shared = [f"var<workgroup> part: array<{reg}, 256>;"]
