@@ -13,6 +13,7 @@ import sys
 
 from . import _dtypes as dt
 from . import _split
+from .executors.guard import LOCK
 from .executors.pool import BufferPool
 
 # dtypes each backend stores exactly today; the info API and every dtype check read this
@@ -117,14 +118,19 @@ def _make_executor(kind: str):
 
 
 def default_device() -> Device:
-    """The device new arrays go to; a fresh one replaces a device that was lost."""
+    """The device new arrays go to; a fresh one replaces a device that was lost (made
+    once, also when several threads ask at the same time)."""
     global _default
-    if _default is None or _default.lost:
-        kind = os.environ.get("WEBARRAY_DEVICE")
-        if kind is None:
-            kind = "webgpu" if sys.platform == "emscripten" else "native"
-        _default = Device(_make_executor(kind))
-    return _default
+    device = _default
+    if device is None or device.lost:
+        with LOCK:
+            if _default is None or _default.lost:
+                kind = os.environ.get("WEBARRAY_DEVICE")
+                if kind is None:
+                    kind = "webgpu" if sys.platform == "emscripten" else "native"
+                _default = Device(_make_executor(kind))
+            device = _default
+    return device
 
 
 def all_devices() -> tuple[Device, ...]:

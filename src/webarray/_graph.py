@@ -18,14 +18,21 @@ of the device, since one of them may read the buffer about to change.
 
 ``execute`` binds each operand's view, chooses its access mode (contiguous, strided,
 vec4), fetches the cached kernel for that structure and dispatches it.
+
+Threads and interrupts: the entry points that read or change pending arrays (``execute``,
+``run``, ``materialize``, ``flush``, ``set_fusion``) hold ``guard.LOCK`` and are
+``@critical``: a Ctrl-C waits until they return, so a node is never half turned into a
+leaf and an array never holds a buffer whose kernel was not recorded.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import weakref
 
+from .executors.guard import LOCK, critical, finalizer
 from .kernels.expr import Apply, Cast, Index, Input, Node, Scalar
 from .kernels.webgpu import elementwise as ew
 from .kernels.webgpu import lanes
@@ -61,6 +68,7 @@ def is_contiguous(shape, strides) -> bool:
 launches = 0  # elementwise kernels dispatched so far (tests count fusion with it)
 
 
+@critical
 def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     """The output arrays of one elementwise kernel: pending when fusion allows it.
 
@@ -71,33 +79,44 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     Gather nodes when their slot is in raw_inputs). scalars: (dtype, value) per Scalar slot.
     """
     shape = tuple(shape)
-    if _fusion and len(outputs) == 1 and not raw_inputs and 0 not in shape:
-        node, out = outputs[0]
-        if out is None:
-            root = _lift(node, inputs, scalars, shape)
-            if root.depth == 1 and all(a._b is not None for a in inputs):
-                # every operand is computed: keep the namespace's expression and the leaves'
-                # views, so computing this array alone launches exactly what eager would
-                root.expr = (node, [a._lazy.value for a in inputs], scalars)
-            return [_pending(device, shape, root)]
-        if (not isinstance(out, tuple) and out._shape == shape and node.dtype is out._dtype
-                and _rebindable(out)):
-            root = _lift(node, inputs, scalars, shape)
-            ref = _PENDING.get(id(out)) if out._b is None else None
-            if ref is None:
-                ref = _track(out)
-                out._b = None
-            out._lazy = root
-            root.owner = ref
-            if root.depth > MAX_DEPTH:
-                _bound(out)
-            return [out]
-    return run(device, shape, outputs, inputs, scalars, raw_inputs)
+    LOCK.acquire()  # not `with` (half the cost); @critical defers a SIGINT before the try
+    try:
+        if _fusion and len(outputs) == 1 and not raw_inputs and 0 not in shape:
+            node, out = outputs[0]
+            if out is None:
+                root = _lift(node, inputs, scalars, shape)
+                if root.depth == 1 and all(a._b is not None for a in inputs):
+                    # every operand is computed: keep the namespace's expression and the
+                    # leaves' views, so computing this array alone launches exactly what
+                    # eager would
+                    root.expr = (node, [a._lazy.value for a in inputs], scalars)
+                return [_pending(device, shape, root)]
+            if (not isinstance(out, tuple) and out._shape == shape and node.dtype is out._dtype
+                    and _rebindable(out)):
+                root = _lift(node, inputs, scalars, shape)
+                ref = _PENDING.get(id(out)) if out._b is None else None
+                if ref is None:
+                    ref = _track(out)
+                    out._b = None
+                out._lazy = root
+                root.owner = ref
+                if root.depth > MAX_DEPTH:
+                    _bound(out)
+                return [out]
+        return _run(device, shape, outputs, inputs, scalars, raw_inputs)
+    finally:
+        LOCK.release()
 
 
+@critical
 def run(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     """Run one elementwise kernel now (see ``execute``), whatever the fusion setting: the
     path for nodes that cannot be lazy (user kernels) and for writes into existing arrays."""
+    with LOCK:
+        return _run(device, shape, outputs, inputs, scalars, raw_inputs)
+
+
+def _run(device, shape, outputs, inputs, scalars, raw_inputs):
     if _PENDING and any(out is not None for _, out in outputs):
         # a write into an existing buffer: no pending array may still be waiting to read it
         flush(device)
@@ -243,8 +262,13 @@ def _track(arr) -> weakref.ref:
     """Register a pending array; the weak reference returned also serves as its node's
     owner link."""
     key = id(arr)
-    ref = _PENDING[key] = weakref.ref(arr, lambda _, key=key: _PENDING.pop(key, None))
+    ref = _PENDING[key] = weakref.ref(arr, functools.partial(_forget, key))
     return ref
+
+
+@finalizer
+def _forget(key, _ref) -> None:
+    _PENDING.pop(key, None)
 
 
 class Lazy:
@@ -385,13 +409,15 @@ def _depth(n: Lazy, memo: dict) -> int:
     return d
 
 
+@critical
 def materialize(arrays) -> None:
     """Compute pending arrays, each with the live pending arrays its DAG contains."""
-    for arr in arrays:
-        if arr._b is None:
-            if arr._lazy.error is not None:
-                raise arr._lazy.error
-            _compute(arr)
+    with LOCK:
+        for arr in arrays:
+            if arr._b is None:
+                if arr._lazy.error is not None:
+                    raise arr._lazy.error
+                _compute(arr)
 
 
 def _owner(n: Lazy):
@@ -534,29 +560,33 @@ def _split(target) -> None:
             _compute(arr)
 
 
+@critical
 def flush(device=None) -> None:
     """Compute every pending array (of one device, or of all). An array whose kernel fails
     to build is left pending with its error, raised again where the array itself is
     needed, so it cannot break an unrelated operation that flushes; running out of memory
     is raised at once (it may pass, and a write may be waiting for this flush)."""
-    for ref in list(_PENDING.values()):
-        arr = ref()
-        if (arr is not None and arr._b is None and arr._lazy.error is None
-                and (device is None or arr._device == device)):
-            try:
-                _compute(arr)
-            except MemoryError:
-                raise
-            except Exception as e:
-                if arr._b is None:
-                    arr._lazy.error = e
+    with LOCK:
+        for ref in list(_PENDING.values()):
+            arr = ref()
+            if (arr is not None and arr._b is None and arr._lazy.error is None
+                    and (device is None or arr._device == device)):
+                try:
+                    _compute(arr)
+                except MemoryError:
+                    raise
+                except Exception as e:
+                    if arr._b is None:
+                        arr._lazy.error = e
 
 
+@critical
 def set_fusion(flag: bool) -> None:
     global _fusion
-    if not flag:
-        flush()
-    _fusion = bool(flag)
+    with LOCK:
+        if not flag:
+            flush()
+        _fusion = bool(flag)
 
 
 def fusion_enabled() -> bool:

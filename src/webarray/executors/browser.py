@@ -17,6 +17,11 @@ alloc, free, write and dispatch never wait; compile, read, and allocations of at
 ``_CHECKED_ALLOC_BYTES`` wait, so shader errors and out-of-memory surface where they
 happen. An error of a command that did not wait (a failed small allocation, a rejected
 dispatch) is raised by the next command that does.
+
+Every command holds ``guard.LOCK``, and the functions that add to the batch or hand it
+over are ``@critical``: a KeyboardInterrupt (Pyodide's interrupt buffer raises it through
+the SIGINT handler) never leaves a record half-added, a batch taken but not handed over,
+or a request handed over whose reply nobody reads.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import os
 import struct
 from typing import Sequence
 
+from .guard import LOCK, critical, deliver
 from .protocol import DeviceLost, KernelError, buffer_size
 
 # -- the command format (src/webarray_js/protocol.ts) ------------------------------------
@@ -195,17 +201,19 @@ class BrowserExecutor:
 
     # -- buffers -------------------------------------------------------------------------
 
+    @critical
     def alloc(self, nbytes: int) -> int:
-        self._check_alive()
-        nbytes = buffer_size(nbytes, self.max_buffer_size, self.adapter_info["device"])
-        handle = self._next_handle
-        self._next_handle += 1
-        if nbytes >= _CHECKED_ALLOC_BYTES:
-            self._request(OP_ALLOC, (handle, nbytes), f"allocating {nbytes} bytes")
-        else:
-            self._add(_record(OP_ALLOC, (0, handle, nbytes)))
-        self._sizes[handle] = nbytes
-        return handle
+        with LOCK:
+            self._check_alive()
+            nbytes = buffer_size(nbytes, self.max_buffer_size, self.adapter_info["device"])
+            handle = self._next_handle
+            self._next_handle += 1
+            if nbytes >= _CHECKED_ALLOC_BYTES:
+                self._request(OP_ALLOC, (handle, nbytes), f"allocating {nbytes} bytes")
+            else:
+                self._add(_record(OP_ALLOC, (0, handle, nbytes)))
+            self._sizes[handle] = nbytes
+            return handle
 
     def free(self, handle: int) -> None:
         # Called from finalizers, possibly in the middle of encoding another record: only
@@ -214,56 +222,60 @@ class BrowserExecutor:
             self._freed.append(handle)
 
     def write(self, handle: int, offset: int, data) -> None:
-        self._check_alive()
-        mv = memoryview(data).cast("B")
-        if offset % 4 or len(mv) % 4:
-            raise ValueError(
-                f"writes must start and end on 4-byte boundaries (offset {offset}, {len(mv)} bytes)"
-            )
-        chunk = self._link.max_record // 2
-        for start in range(0, len(mv), chunk):
-            piece = mv[start : start + chunk]
-            self._add(_record(OP_WRITE, (handle, offset + start, len(piece)), piece))
+        with LOCK:
+            self._check_alive()
+            mv = memoryview(data).cast("B")
+            if offset % 4 or len(mv) % 4:
+                raise ValueError(
+                    f"writes must start and end on 4-byte boundaries (offset {offset}, {len(mv)} bytes)"
+                )
+            chunk = self._link.max_record // 2
+            for start in range(0, len(mv), chunk):
+                piece = mv[start : start + chunk]
+                self._add(_record(OP_WRITE, (handle, offset + start, len(piece)), piece))
 
     def read(self, handle: int, offset: int, nbytes: int) -> bytes:
-        self._check_alive()
-        if nbytes == 0:
-            self.flush()
-            return b""
-        window = self._link.window_bytes
-        pieces = []
-        for start in range(0, nbytes, window):
-            n = min(window, nbytes - start)
-            pieces.append(self._request(OP_READ, (handle, offset + start, n), f"reading {nbytes} bytes"))
+        with LOCK:
+            self._check_alive()
+            if nbytes == 0:
+                self.flush()
+                return b""
+            window = self._link.window_bytes
+            pieces = []
+            for start in range(0, nbytes, window):
+                n = min(window, nbytes - start)
+                pieces.append(self._request(OP_READ, (handle, offset + start, n), f"reading {nbytes} bytes"))
+        deliver()
         return b"".join(pieces)
 
     # -- kernels -------------------------------------------------------------------------
 
     def compile(self, source: str) -> int:
-        self._check_alive()
-        kid = self._kernel_ids.get(source)
-        if kid is not None:
+        with LOCK:
+            self._check_alive()
+            kid = self._kernel_ids.get(source)
+            if kid is not None:
+                return kid
+            kid = len(self.kernel_sources)
+            code = source.encode()
+            if _padded(20 + len(code)) > self._link.max_record:
+                raise ValueError(f"a kernel of {len(code)} bytes does not fit the command ring")
+            try:
+                self._request(OP_COMPILE, (kid, len(code)), "compiling a kernel", code)
+            except KernelError as e:
+                numbered = "\n".join(f"{i + 1:4d}  {line}" for i, line in enumerate(source.splitlines()))
+                lang = "GLSL" if self.backend == "webgl2" else "WGSL"
+                raise KernelError(f"{lang} kernel failed to compile:\n{e}\n--- source ---\n{numbered}") from None
+            self.kernel_sources.append(source)
+            self._kernel_ids[source] = kid
             return kid
-        kid = len(self.kernel_sources)
-        code = source.encode()
-        if _padded(20 + len(code)) > self._link.max_record:
-            raise ValueError(f"a kernel of {len(code)} bytes does not fit the command ring")
-        try:
-            self._request(OP_COMPILE, (kid, len(code)), "compiling a kernel", code)
-        except KernelError as e:
-            numbered = "\n".join(f"{i + 1:4d}  {line}" for i, line in enumerate(source.splitlines()))
-            lang = "GLSL" if self.backend == "webgl2" else "WGSL"
-            raise KernelError(f"{lang} kernel failed to compile:\n{e}\n--- source ---\n{numbered}") from None
-        self.kernel_sources.append(source)
-        self._kernel_ids[source] = kid
-        return kid
 
     def dispatch(self, kernel: int, bindings: Sequence[int], uniforms: bytes, grid) -> None:
         self._check_alive()
         nb, nu = len(bindings), len(uniforms)
         size = 32 + 4 * nb + nu
         padded = _padded(size)
-        self._add(
+        self._add(  # one record: _add takes the lock
             b"".join((
                 _DISPATCH.pack(OP_DISPATCH, padded, kernel, grid[0], grid[1], grid[2], nb, nu),
                 struct.pack(f"<{nb}I", *bindings),
@@ -272,10 +284,12 @@ class BrowserExecutor:
             ))
         )
 
+    @critical
     def flush(self) -> None:
-        self._check_alive()
-        self._batch += _record(OP_FLUSH)
-        self._link.send(self._take_batch())
+        with LOCK:
+            self._check_alive()
+            self._batch += _record(OP_FLUSH)
+            self._link.send(self._take_batch())
 
     def buffer_count(self) -> int:
         return len(self._sizes)
@@ -304,10 +318,12 @@ class BrowserExecutor:
 
     # -- plumbing ------------------------------------------------------------------------
 
+    @critical
     def _add(self, record: bytes) -> None:
-        self._batch += record
-        if len(self._batch) >= _PUSH_BYTES:
-            self._link.send(self._take_batch())
+        with LOCK:
+            self._batch += record
+            if len(self._batch) >= _PUSH_BYTES:
+                self._link.send(self._take_batch())
 
     def _take_batch(self) -> bytearray:
         freed, self._freed = self._freed, []
@@ -316,14 +332,16 @@ class BrowserExecutor:
         batch, self._batch = self._batch, bytearray()
         return batch
 
+    @critical
     def _request(
         self, op: int, words: Sequence[int], what: str, payload: bytes = b"", timeout: float = _TIMEOUT
     ) -> bytes:
-        self._check_alive()
-        self._seq = self._seq % 0x7FFFFFFF + 1
-        seq = self._seq
-        self._batch += _record(op, (seq, *words), payload)
-        status, reply = self._link.call(self._take_batch(), seq, what, timeout)
+        with LOCK:
+            self._check_alive()
+            self._seq = self._seq % 0x7FFFFFFF + 1
+            seq = self._seq
+            self._batch += _record(op, (seq, *words), payload)
+            status, reply = self._link.call(self._take_batch(), seq, what, timeout)
         if status != STATUS_OK:
             self._raise(status, reply.decode("utf-8", "replace"), what)
         return reply

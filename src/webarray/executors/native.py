@@ -19,6 +19,16 @@ device's storage-binding limit are processed in pieces (``_split.py``).
 Device loss: wgpu-native reports it only as the error of the next call ("Parent device is
 lost"); every call that reaches the device turns such an error into ``DeviceLost`` and marks
 the executor lost, after which every command raises ``DeviceLost`` at once.
+
+Threads and interrupts (``guard.py``): every command holds ``guard.LOCK``. Recorded work
+stays recorded until ``queue.submit`` has taken it: arrays that the graph counts as
+computed may still wait for it. A KeyboardInterrupt (or another BaseException) or a
+MemoryError in a submit leaves it for the next flush, which encodes it again. Any other
+error of a submit (a validation error: a kernel bound wrongly) would come back at every
+flush; the executor then counts as lost instead, so those arrays raise ``DeviceLost`` and
+new arrays go to a fresh device (the batch used to be dropped, and its arrays read zeros
+or the old contents of their buffers). A dispatch that finds the batch full submits it
+before recording itself, so an in-place write that raised there did not happen.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ import re
 from collections import OrderedDict
 from typing import Sequence
 
+from .guard import LOCK, critical, deliver
 from .protocol import DeviceLost, KernelError, buffer_size, is_loss
 
 _BATCH_LIMIT = 4096  # dispatches recorded before a submit is forced
@@ -130,84 +141,93 @@ class NativeExecutor:
     # -- buffers -------------------------------------------------------------------------
 
     def alloc(self, nbytes: int) -> int:
-        self._check_alive()
-        nbytes = buffer_size(nbytes, self.max_buffer_size, self.adapter_info["device"])
-        try:
-            buf = self._device.create_buffer(size=nbytes, usage=self._usage)
-        except Exception as e:
-            self._raise_if_lost(e)
-            raise MemoryError(
-                f"allocating {nbytes} bytes failed on {self.adapter_info['device']} "
-                f"(largest buffer {self.max_buffer_size} bytes): {e}"
-            ) from e
-        handle = self._next_handle
-        self._next_handle += 1
-        self._buffers[handle] = buf
-        self._sizes[handle] = nbytes
-        return handle
+        with LOCK:
+            self._check_alive()
+            nbytes = buffer_size(nbytes, self.max_buffer_size, self.adapter_info["device"])
+            try:
+                buf = self._device.create_buffer(size=nbytes, usage=self._usage)
+            except Exception as e:
+                self._raise_if_lost(e)
+                raise MemoryError(
+                    f"allocating {nbytes} bytes failed on {self.adapter_info['device']} "
+                    f"(largest buffer {self.max_buffer_size} bytes): {e}"
+                ) from e
+            handle = self._next_handle
+            self._next_handle += 1
+            self._buffers[handle] = buf
+            self._sizes[handle] = nbytes
+            return handle
 
+    @critical
     def free(self, handle: int) -> None:
         # Pending dispatches keep their own reference to the buffer object, so dropping
-        # the handle here never invalidates work that is already recorded.
-        buf = self._buffers.pop(handle, None)
-        self._sizes.pop(handle, None)
-        for key in self._bind_groups_of.pop(handle, ()):
-            self._bind_groups.pop(key, None)
-        if buf is not None and not self._pending and self.lost is None:
-            buf.destroy()
+        # the handle here never invalidates work that is already recorded (nor work that a
+        # failed submit left recorded: _pending is emptied only once a submit succeeded).
+        with LOCK:
+            buf = self._buffers.pop(handle, None)
+            self._sizes.pop(handle, None)
+            for key in self._bind_groups_of.pop(handle, ()):
+                self._bind_groups.pop(key, None)
+            if buf is not None and not self._pending and self.lost is None:
+                buf.destroy()
 
     def write(self, handle: int, offset: int, data) -> None:
-        self._check_alive()
-        if self._pending:
+        with LOCK:
+            self._check_alive()
             # queue.write_buffer runs before commands not yet submitted; keep order.
             self.flush()
-        try:
-            self._queue.write_buffer(self._buffers[handle], offset, data)
-        except Exception as e:
-            self._raise_if_lost(e)
-            raise
+            try:
+                self._queue.write_buffer(self._buffers[handle], offset, data)
+            except Exception as e:
+                self._raise_if_lost(e)
+                raise
 
     def read(self, handle: int, offset: int, nbytes: int) -> bytes:
-        self._check_alive()
-        self.flush()
-        if nbytes == 0:
-            return b""
-        try:
-            return bytes(self._queue.read_buffer(self._buffers[handle], offset, nbytes))
-        except Exception as e:
-            self._raise_if_lost(e)
-            raise
+        # not critical: once flushed, waiting for the GPU may be interrupted
+        with LOCK:
+            self._check_alive()
+            self.flush()
+            if nbytes == 0:
+                return b""
+            try:
+                data = bytes(self._queue.read_buffer(self._buffers[handle], offset, nbytes))
+            except Exception as e:
+                self._raise_if_lost(e)
+                raise
+        deliver()
+        return data
 
     # -- kernels -------------------------------------------------------------------------
 
     def compile(self, source: str) -> int:
-        self._check_alive()
-        kid = self._kernel_ids.get(source)
-        if kid is not None:
-            return kid
-        writable = storage_bindings(source)
-        try:
-            module = self._device.create_shader_module(code=source)
-            stage = {"module": module, "entry_point": "main"}
-            if writable is None:
-                pipeline = self._device.create_compute_pipeline(layout="auto", compute=stage)
-                layout = pipeline.get_bind_group_layout(0)
-            else:
-                layout = self._layout(writable)
-                pipeline = self._device.create_compute_pipeline(
-                    layout=self._device.create_pipeline_layout(bind_group_layouts=[layout]),
-                    compute=stage,
+        with LOCK:
+            self._check_alive()
+            kid = self._kernel_ids.get(source)
+            if kid is not None:
+                return kid
+            writable = storage_bindings(source)
+            try:
+                module = self._device.create_shader_module(code=source)
+                stage = {"module": module, "entry_point": "main"}
+                if writable is None:
+                    pipeline = self._device.create_compute_pipeline(layout="auto", compute=stage)
+                    layout = pipeline.get_bind_group_layout(0)
+                else:
+                    layout = self._layout(writable)
+                    pipeline = self._device.create_compute_pipeline(
+                        layout=self._device.create_pipeline_layout(bind_group_layouts=[layout]),
+                        compute=stage,
+                    )
+            except Exception as e:
+                self._raise_if_lost(e)
+                numbered = "\n".join(
+                    f"{i + 1:4d}  {line}" for i, line in enumerate(source.splitlines())
                 )
-        except Exception as e:
-            self._raise_if_lost(e)
-            numbered = "\n".join(
-                f"{i + 1:4d}  {line}" for i, line in enumerate(source.splitlines())
-            )
-            raise KernelError(f"WGSL kernel failed to compile:\n{e}\n--- source ---\n{numbered}") from None
-        kid = len(self._pipelines)
-        self._pipelines.append((pipeline, layout, writable))
-        self._kernel_ids[source] = kid
-        return kid
+                raise KernelError(f"WGSL kernel failed to compile:\n{e}\n--- source ---\n{numbered}") from None
+            kid = len(self._pipelines)
+            self._pipelines.append((pipeline, layout, writable))
+            self._kernel_ids[source] = kid
+            return kid
 
     def _layout(self, writable: tuple[bool, ...]):
         """The bind group layout shared by kernels with this binding signature."""
@@ -223,62 +243,74 @@ class NativeExecutor:
                 entries=entries)
         return layout
 
+    @critical
     def dispatch(self, kernel: int, bindings: Sequence, uniforms: bytes, grid) -> None:
-        self._check_alive()
-        limit = self.max_workgroups_per_dim
-        if grid[0] > limit or grid[1] > limit or grid[2] > limit:
-            raise ValueError(
-                f"a dispatch of {tuple(grid)} workgroups exceeds this device's "
-                f"{limit} workgroups per dimension"
-            )
-        align = self.binding_alignment
-        start = (len(self._arena) + align - 1) // align * align
-        self._arena.extend(b"\0" * (start - len(self._arena)))
-        self._arena.extend(uniforms or b"\0\0\0\0")
-        size = len(self._arena) - start
-        # a dynamic binding has a fixed size per bind group: round it to a power of two
-        window = 256 if size <= 256 else 1 << (size - 1).bit_length()
-        if window > self._arena_slack:
-            self._arena_slack = window
-        handles = tuple(bindings)
-        buffers, sizes = self._buffers, self._sizes
-        bufs = []
-        for h in handles:
-            if h.__class__ is int:
-                bufs.append(buffers[h])
-                self._pending_bytes += sizes[h]
-            else:  # (handle, offset, size): one range of the buffer
-                bufs.append({"buffer": buffers[h[0]], "offset": h[1], "size": h[2]})
-                self._pending_bytes += h[2]
-        self._pending.append((kernel, bufs, handles, start, size, window, grid))
-        if len(self._pending) >= _BATCH_LIMIT or self._pending_bytes >= _SUBMIT_BYTES:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self._pending:
-            return
-        self._check_alive()
-        pending, self._pending = self._pending, []
-        self._pending_bytes = 0
-        arena, self._arena = self._arena, bytearray()
-        slack, self._arena_slack = self._arena_slack, 0
+        LOCK.acquire()  # not `with` (half the cost); @critical defers a SIGINT before the try
         try:
-            self._submit(pending, arena, slack)
-        except Exception as e:
-            self._raise_if_lost(e)
-            raise
+            self._check_alive()
+            limit = self.max_workgroups_per_dim
+            if grid[0] > limit or grid[1] > limit or grid[2] > limit:
+                raise ValueError(
+                    f"a dispatch of {tuple(grid)} workgroups exceeds this device's "
+                    f"{limit} workgroups per dimension"
+                )
+            if len(self._pending) >= _BATCH_LIMIT or self._pending_bytes >= _SUBMIT_BYTES:
+                self.flush()
+            align = self.binding_alignment
+            start = (len(self._arena) + align - 1) // align * align
+            self._arena.extend(b"\0" * (start - len(self._arena)))
+            self._arena.extend(uniforms or b"\0\0\0\0")
+            size = len(self._arena) - start
+            # a dynamic binding has a fixed size per bind group: round it to a power of two
+            window = 256 if size <= 256 else 1 << (size - 1).bit_length()
+            if window > self._arena_slack:
+                self._arena_slack = window
+            handles = tuple(bindings)
+            buffers, sizes = self._buffers, self._sizes
+            bufs = []
+            for h in handles:
+                if h.__class__ is int:
+                    bufs.append(buffers[h])
+                    self._pending_bytes += sizes[h]
+                else:  # (handle, offset, size): one range of the buffer
+                    bufs.append({"buffer": buffers[h[0]], "offset": h[1], "size": h[2]})
+                    self._pending_bytes += h[2]
+            self._pending.append((kernel, bufs, handles, start, size, window, grid))
+        finally:
+            LOCK.release()
 
-    def _submit(self, pending, arena, slack) -> None:
+    @critical
+    def flush(self) -> None:
+        with LOCK:
+            if not self._pending:
+                return
+            self._check_alive()
+            try:
+                self._submit()
+            except MemoryError as e:
+                self._raise_if_lost(e)
+                raise
+            except Exception as e:
+                self._raise_if_lost(e)
+                self._lose(f"recorded kernels could not be submitted: {_summary(e)}")
+                raise DeviceLost(f"the native WebGPU device cannot run the recorded kernels "
+                                 f"(arrays on it are gone; new arrays go to a fresh device): "
+                                 f"{e}") from e
+            # only now is the work the queue's: until here a failed submit left it recorded
+            self._pending, self._pending_bytes = [], 0
+            self._arena, self._arena_slack = bytearray(), 0
+
+    def _submit(self) -> None:
         wgpu = self._wgpu
+        pending, arena = self._pending, self._arena
         need = (len(arena) + 15) // 16 * 16
-        if self._arena_size < need + slack:
-            self._arena_size = max(need + slack, 2 * self._arena_size, _ARENA_MIN)
-            self._arena_buf = self._device.create_buffer(
-                size=self._arena_size,
-                usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST,
-            )
+        if self._arena_size < need + self._arena_slack:
+            size = max(need + self._arena_slack, 2 * self._arena_size, _ARENA_MIN)
             self._bind_groups.clear()  # they bind the old arena
             self._bind_groups_of.clear()
+            self._arena_buf = self._device.create_buffer(
+                size=size, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST)
+            self._arena_size = size
         arena.extend(b"\0" * (need - len(arena)))
         self._queue.write_buffer(self._arena_buf, 0, arena)
         enc = self._device.create_command_encoder()
@@ -347,8 +379,17 @@ class NativeExecutor:
 
     def _raise_if_lost(self, error: Exception) -> None:
         if is_loss(error):
-            self.lost = str(error).strip().splitlines()[-1].strip()
-            self._pending, self._arena, self._pending_bytes = [], bytearray(), 0
-            self._bind_groups.clear()
-            self._bind_groups_of.clear()
+            self._lose(str(error).strip().splitlines()[-1].strip())
             raise DeviceLost(f"the native WebGPU device was lost: {self.lost}") from error
+
+    def _lose(self, why: str) -> None:
+        self.lost = why
+        self._pending, self._arena, self._pending_bytes = [], bytearray(), 0
+        self._bind_groups.clear()
+        self._bind_groups_of.clear()
+
+
+def _summary(error: Exception) -> str:
+    """A wgpu error's message on one line."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    return " ".join(lines[:4]) if lines else type(error).__name__

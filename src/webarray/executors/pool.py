@@ -5,12 +5,18 @@ are four per octave, so a reused buffer wastes at most 25% (a request whose clas
 exceed the device's largest buffer gets its own size). When an allocation fails, the pool
 is emptied and the allocation retried once before MemoryError, naming the requested and
 held sizes, reaches the caller.
+
+A release runs in a finalizer, in whatever thread drops the last array, possibly wgpu's
+polling thread while the main thread holds ``guard.LOCK`` and waits for that thread: it
+never waits for the lock. Where another thread holds it, the buffer is left in
+``_orphans`` and pooled by the next acquire.
 """
 
 from __future__ import annotations
 
 import os
 
+from .guard import LOCK, critical
 from .protocol import Executor
 
 _MIN_CLASS = 256
@@ -53,62 +59,85 @@ class BufferPool:
         self.used_bytes = 0
         self.pooled_bytes = 0
         self._free: dict[int, list[int]] = {}
+        self._orphans: list[tuple[int, int]] = []  # (handle, size) released without the lock
         # pooled memory above this fraction of the limit is released instead of kept
         self._pool_cap = limit_bytes // 4
 
+    @critical
     def acquire(self, nbytes: int) -> Buffer:
-        size = size_class(nbytes)
-        largest = getattr(self.executor, "max_buffer_size", size)
-        if size > largest:
-            # the class would not fit the device, the request itself may
-            size = (nbytes + 15) // 16 * 16
+        LOCK.acquire()  # not `with` (half the cost); @critical defers a SIGINT before the try
+        try:
+            if self._orphans:
+                self._adopt()
+            size = size_class(nbytes)
+            largest = getattr(self.executor, "max_buffer_size", size)
             if size > largest:
-                raise MemoryError(
-                    f"cannot allocate {nbytes} bytes on the {self.executor.backend} device: "
-                    f"the largest buffer it allows is {largest} bytes"
-                )
-        free = self._free.get(size)
-        if free:
-            handle = free.pop()
-            self.pooled_bytes -= size
-        else:
-            if self.used_bytes + self.pooled_bytes + size > self.limit_bytes:
-                self.trim()
-            if self.used_bytes + size > self.limit_bytes:
-                raise MemoryError(
-                    f"cannot allocate {nbytes} bytes on the {self.executor.backend} device: "
-                    f"{self.used_bytes} of the {self.limit_bytes}-byte limit are in use "
-                    f"({self.limit_bytes - self.used_bytes} available; raise it with "
-                    "webarray.memory.set_limit or WEBARRAY_MEMORY_LIMIT)"
-                )
-            try:
-                handle = self.executor.alloc(size)
-            except MemoryError:
-                released = self.pooled_bytes
-                self.trim()
+                # the class would not fit the device, the request itself may
+                size = (nbytes + 15) // 16 * 16
+                if size > largest:
+                    raise MemoryError(
+                        f"cannot allocate {nbytes} bytes on the {self.executor.backend} device: "
+                        f"the largest buffer it allows is {largest} bytes"
+                    )
+            free = self._free.get(size)
+            if free:
+                handle = free.pop()
+                self.pooled_bytes -= size
+            else:
+                if self.used_bytes + self.pooled_bytes + size > self.limit_bytes:
+                    self.trim()
+                if self.used_bytes + size > self.limit_bytes:
+                    raise MemoryError(
+                        f"cannot allocate {nbytes} bytes on the {self.executor.backend} device: "
+                        f"{self.used_bytes} of the {self.limit_bytes}-byte limit are in use "
+                        f"({self.limit_bytes - self.used_bytes} available; raise it with "
+                        "webarray.memory.set_limit or WEBARRAY_MEMORY_LIMIT)"
+                    )
                 try:
                     handle = self.executor.alloc(size)
-                except MemoryError as e:
-                    raise MemoryError(
-                        f"cannot allocate {nbytes} bytes on the {self.executor.backend} "
-                        f"device, even after giving back {released} pooled bytes; webarray "
-                        f"holds {self.used_bytes} bytes in live arrays (the device said: {e})"
-                    ) from e
-        self.used_bytes += size
-        return Buffer(self, handle, size)
+                except MemoryError:
+                    released = self.pooled_bytes
+                    self.trim()
+                    try:
+                        handle = self.executor.alloc(size)
+                    except MemoryError as e:
+                        raise MemoryError(
+                            f"cannot allocate {nbytes} bytes on the {self.executor.backend} "
+                            f"device, even after giving back {released} pooled bytes; webarray "
+                            f"holds {self.used_bytes} bytes in live arrays (the device said: {e})"
+                        ) from e
+            self.used_bytes += size
+            return Buffer(self, handle, size)
+        finally:
+            LOCK.release()
 
     def _release(self, handle: int, size: int) -> None:
-        self.used_bytes -= size
-        if self.pooled_bytes + size > self._pool_cap:
-            self.executor.free(handle)
+        if not LOCK.acquire(False):  # never wait in a finalizer (see the module docstring)
+            self._orphans.append((handle, size))
             return
-        self._free.setdefault(size, []).append(handle)
-        self.pooled_bytes += size
+        try:
+            self.used_bytes -= size
+            if self.pooled_bytes + size > self._pool_cap:
+                self.executor.free(handle)
+            else:
+                self._free.setdefault(size, []).append(handle)
+                self.pooled_bytes += size
+        finally:
+            LOCK.release()
 
+    def _adopt(self) -> None:
+        """Pool the buffers released while another thread held the lock (which this one
+        holds now)."""
+        while self._orphans:
+            self._release(*self._orphans.pop())
+
+    @critical
     def trim(self) -> None:
         """Give every pooled buffer back to the device."""
-        for handles in self._free.values():
-            for h in handles:
-                self.executor.free(h)
-        self._free.clear()
-        self.pooled_bytes = 0
+        with LOCK:
+            self._adopt()
+            # swapped out first: a finalizer that runs during the frees pools into the new one
+            free, self._free, self.pooled_bytes = self._free, {}, 0
+            for handles in free.values():
+                for h in handles:
+                    self.executor.free(h)

@@ -10,16 +10,21 @@ fused DAG that reuses a subexpression many times is hashed and compared in const
 
 from __future__ import annotations
 
+import itertools
+
 from .._dtypes import DType
 
 _KEYS: dict[tuple, int] = {}
+_NEXT_KEY = itertools.count()
 
 
 def intern(structure: tuple) -> int:
-    """The key of a node structure: the same integer for equal structures."""
+    """The key of a node structure: the same integer for equal structures, also when
+    threads intern at once (``next`` and ``setdefault`` are atomic; ``len(_KEYS)`` read by
+    two threads at once would give two structures one key, so one of them a wrong kernel)."""
     key = _KEYS.get(structure)
     if key is None:
-        key = _KEYS[structure] = len(_KEYS)
+        key = _KEYS.setdefault(structure, next(_NEXT_KEY))
     return key
 
 
