@@ -127,7 +127,8 @@ def _structure(node_key: int) -> tuple:
     """The structure a hash-consed node key stands for (kernels/expr.py)."""
     found = _STRUCTURES.get(node_key)
     if found is None:
-        _STRUCTURES.update((v, k) for k, v in expr._KEYS.items())
+        # a copy: another thread may intern new structures meanwhile
+        _STRUCTURES.update((v, k) for k, v in dict(expr._KEYS).items())
         found = _STRUCTURES[node_key]
     return found
 

@@ -88,8 +88,8 @@ def _table(device, key, make) -> Array:
     t = _tables.get((device, key))
     if t is None:
         t = make()
-        if len(_tables) >= _TABLES_KEPT:
-            del _tables[next(iter(_tables))]
+        if len(_tables) >= _TABLES_KEPT:  # two threads may evict the same one
+            _tables.pop(next(iter(_tables), None), None)
         _tables[(device, key)] = t
     return t
 
