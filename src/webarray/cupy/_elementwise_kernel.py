@@ -123,7 +123,7 @@ class ElementwiseKernel:
         arrays, scalars, nodes = [], [], []
         device = None
         regs = {}
-        raws, raw_args = {}, []  # the whole-array kernel's raw arrays and inputs
+        raws, raw_dtypes, raw_args = {}, {}, []  # the whole-array kernel's raw arrays, inputs
         for p, c in zip(self.in_params, ins):
             d = dtype_of(p)
             regs[p.name] = register_of(d, self.name, p.name)
@@ -134,7 +134,8 @@ class ElementwiseKernel:
                 if c[1].dtype is not d and not safe_cast(c[1].dtype, d):
                     raise TypeError(f"kernel {self.name!r}: parameter {p.name!r} is "
                                     f"{d.name}, got an array of {c[1].dtype.name}")
-                raws[p.name] = raw_elementwise.contiguous(c[1], d)
+                raws[p.name] = c[1]
+                raw_dtypes[p.name] = d
                 device = device or c[1].device
                 continue
             if c[0] == "array":
@@ -197,7 +198,8 @@ class ElementwiseKernel:
 
         readable = bool(outs)
         if self._raw:
-            return self._call_raw(device, shape, bound, regs, raws, raw_args, outs, out_dtypes)
+            return self._call_raw(device, shape, bound, regs, raws, raw_dtypes, raw_args, outs,
+                                  out_dtypes)
         # checked loops are WGSL only: WebGL2 over Mesa's llvmpipe GL would cut loops too
         # (the same limiter), but its generator takes no extra output (docs/cupy.md)
         checked = device.backend != "webgl2" and lang.loops_bounded(device.executor.adapter_info)
@@ -221,7 +223,7 @@ class ElementwiseKernel:
             return results[0]
         return tuple(results)
 
-    def _call_raw(self, device, shape, bound, regs, raws, args, outs, out_dtypes):
+    def _call_raw(self, device, shape, bound, regs, raws, dtype_of_raw, args, outs, out_dtypes):
         """The call as one whole-array kernel (``_raw_elementwise``): raw parameters."""
         fn = self._function({k: register_of(v, self.name, k) for k, v in bound.items()},
                             regs, bool(outs), False)
@@ -231,8 +233,10 @@ class ElementwiseKernel:
         args += [("scalar", n) for _ in self._sizes]
         targets = [raw_elementwise.contiguous(o) for o in outs] if outs else [
             Array._empty(shape, d, device) for d in out_dtypes]
-        raw_elementwise.launch(fn, self.name, shape, args, raws, targets, device)
-        for o, t in zip(outs, targets):
+        bound_raws = {k: raw_elementwise.contiguous(a, dtype_of_raw[k]) for k, a in raws.items()}
+        raw_elementwise.launch(fn, self.name, shape, args, bound_raws, targets, device)
+        # copies (views, other dtypes) go back: the body may have written them
+        for o, t in list(zip(outs, targets)) + [(raws[k], bound_raws[k]) for k in raws]:
             if t is not o:
                 o[...] = t
         results = list(outs) if outs else [wrap(t) for t in targets]

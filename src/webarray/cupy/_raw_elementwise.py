@@ -34,9 +34,12 @@ _STORAGE = {"bool": "i32", "i32": "i32", "u32": "u32", "f32": "f32"}
 
 
 def contiguous(a: Array, dtype: dt.DType | None = None) -> Array:
-    """a itself when it is C-contiguous, unshifted and of dtype; else a copy that is."""
+    """a itself (computed) when it is C-contiguous, unshifted and of dtype; else a copy
+    that is."""
     if (dtype is None or a.dtype is dtype) and a._offset == 0 and \
-            a._strides == _graph.c_strides(a.shape) and a._lazy is None:
+            a._strides == _graph.c_strides(a.shape):
+        if a._lazy is not None:
+            _graph.flush(a.device)
         return a
     return _graph.copy_of(a, dtype)
 
@@ -86,6 +89,7 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
         if kind == "index":
             call_args.append("i32(e)")
         elif kind == "array":
+            value = contiguous(value)
             buf = bind(value, reg)
             # the element's position in a broadcast input: strides in elements, 0 where
             # the input has size 1 or lacks the axis
