@@ -152,3 +152,21 @@ def test_reduction_j_orders_reduced_axes_first():
     w = np.arange(6, dtype=np.float32)
     got = k(cp.asarray(x), cp.asarray(w), axis=0)
     np.testing.assert_array_equal(cp.asnumpy(got), (x * w.reshape(3, 2)).sum(axis=0))
+
+
+# -- mixing with NumPy: dispatched, not converted -----------------------------------------------
+
+def test_numpy_ufuncs_and_operators_dispatch_to_the_device():
+    a = np.array([1.0, 4.0, 9.0], np.float32)
+    x = cp.asarray(a)
+    for got, want in [(np.float32(2) * x, np.float32(2) * a), (np.ones(3, np.float32) + x, 1 + a),
+                      (np.sqrt(x), np.sqrt(a)), (np.maximum(x, 3.0), np.maximum(a, 3.0)),
+                      (np.add.reduce(x), np.add.reduce(a)), (np.mean(x), np.mean(a)),
+                      (np.concatenate([x, x]), np.concatenate([a, a]))]:
+        assert isinstance(got, cp.ndarray), type(got)
+        np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-6)
+    y = cp.zeros(3, dtype=cp.float32)
+    np.add.at(y, cp.asarray([0, 0, 2]), cp.asarray([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(cp.asnumpy(y), [3, 0, 3])
+    with pytest.raises(TypeError):
+        np.frexp(x)  # no such function here: NumPy's TypeError, not a host computation

@@ -277,6 +277,39 @@ class ndarray(Array):
 
     __array_priority__ = 100  # NumPy's binary operators defer to ndarray's (as to CuPy's)
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy ufuncs of device arrays run on the device, as CuPy's do: ``np.sqrt(x)``,
+        ``np.ones(2) + x`` and ``np.float32(2) * x`` give device arrays (not host copies
+        through ``__array__``); ``reduce`` of add/multiply/maximum/minimum and ``add.at``
+        too. Anything else is NotImplemented, which NumPy turns into TypeError."""
+        from . import _functions as f  # _functions imports this module
+
+        if method == "__call__":
+            fn = getattr(f, ufunc.__name__, None)
+            if fn is None:
+                return NotImplemented
+            return fn(*inputs, **kwargs)
+        if method == "reduce" and ufunc.__name__ in _UFUNC_REDUCE:
+            a = inputs[0]
+            kwargs.setdefault("axis", 0)
+            return getattr(f, _UFUNC_REDUCE[ufunc.__name__])(a, **kwargs)
+        if method == "at" and ufunc.__name__ == "add" and not kwargs:
+            from .cupyx import scatter_add  # cupyx is built over this module
+
+            scatter_add(*inputs)
+            return None
+        return NotImplemented
+
+    def __array_function__(self, func, types, args, kwargs):
+        """NumPy functions of device arrays run as this module's function of the same name
+        (as CuPy's); NotImplemented (NumPy's TypeError) where there is none."""
+        import webarray.cupy as cp  # the package imports this module first
+
+        fn = getattr(cp, func.__name__, None)
+        if fn is None or not callable(fn):
+            return NotImplemented
+        return fn(*args, **kwargs)
+
     @property
     def T(self):
         return self.transpose()
@@ -592,6 +625,8 @@ class ndarray(Array):
 
 
 _CUDA_DEVICE = _CudaDevice(0)
+_UFUNC_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "amax", "minimum": "amin",
+                 "logical_and": "all", "logical_or": "any"}
 
 
 def _setitem_scalar(v, dtype: dt.DType):
