@@ -82,3 +82,14 @@ def test_cnn_example_matches_numpy():
 
     want, got = run(False), run(True)
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+
+
+def test_resnet18_steps_match_numpy():
+    # ResNet-18 of examples/chainer_resnet18.py (batch norm, projections, average pooling)
+    # at a small width and batch: CI's lavapipe is slow
+    import chainer_resnet18
+
+    want = chainer_resnet18.run("numpy", 2, 2, 8)[0]
+    got, _, launches = chainer_resnet18.run("webarray", 2, 2, 8)
+    assert launches > 0
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -15,9 +15,9 @@ from . import scipy  # noqa: F401
 import webarray as _wa
 
 
-def rsqrt(x, out=None):
-    """1 / sqrt(x), elementwise."""
-    return _f.true_divide(1.0, _f.sqrt(x), out=out) if out is not None else _f.true_divide(1.0, _f.sqrt(x))
+def rsqrt(x, out=None, dtype=None):
+    """1 / sqrt(x), elementwise (computed in ``dtype`` when given, as a ufunc's)."""
+    return _f.true_divide(1.0, _f.sqrt(x, dtype=dtype), out=out, dtype=dtype)
 
 
 def scatter_add(a, slices, value) -> None:
