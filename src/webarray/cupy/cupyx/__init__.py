@@ -6,13 +6,12 @@ and ``cupyx.scipy.special`` come with it.
 
 from __future__ import annotations
 
+import webarray as _wa
+
 from .. import _functions as _f
-from .._core import as_dtype as _as_dtype
 from .._core import to_array as _to_array
 from .._core import wrap as _wrap
 from . import scipy  # noqa: F401
-
-import webarray as _wa
 
 
 def rsqrt(x, out=None, dtype=None):
@@ -26,9 +25,7 @@ def scatter_add(a, slices, value) -> None:
     per position."""
     positions = _wa.reshape(_wa.arange(a.size, dtype=_wa.int32), a.shape)
     picked = _wrap(positions)[slices]
-    value = _to_array(value, a.dtype) if not isinstance(value, (int, float)) else value
-    vals = _wa.broadcast_to(_wa.asarray(value, dtype=a.dtype) if isinstance(value, (int, float)) else value,
-                            picked.shape)
+    vals = _wa.broadcast_to(_to_array(value, a.dtype), picked.shape)
     sums = _f.bincount(_wa.reshape(picked, (-1,)), weights=_wa.reshape(vals, (-1,)), minlength=a.size)
     a += _wa.reshape(_wa.astype(sums, a.dtype), a.shape)
 
@@ -40,4 +37,3 @@ def get_runtime_info():
 
 
 __all__ = ["rsqrt", "scatter_add", "get_runtime_info", "scipy"]
-del _as_dtype
