@@ -30,6 +30,12 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q -e ".[test,ecosystem]"
   touch "$stamp"
 fi
+# Chainer 7.8.1 (tests/test_chainer.py): its sdist needs setuptools < 70 and no build isolation
+if ! .venv/bin/python -c "import importlib.metadata as m; assert m.version('chainer') == '7.8.1'" 2>/dev/null; then
+  echo "setup: installing Chainer 7.8.1"
+  .venv/bin/python -m pip install -q "setuptools<70" wheel
+  .venv/bin/python -m pip install -q --no-build-isolation chainer==7.8.1
+fi
 
 # -- the browser side ----------------------------------------------------------------------
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

@@ -18,8 +18,9 @@ import sys as _sys
 import webarray as _wa
 from webarray import _dtypes as _dt
 
-from . import cuda, random
+from . import _chainer_compat, _util, cuda, random
 from . import _core
+from ._util import clear_memo, memoize  # noqa: F401
 from ._core import ndarray  # noqa: F401
 from ._core import numpy_module as _numpy_module
 from ._elementwise_kernel import ElementwiseKernel  # noqa: F401
@@ -31,12 +32,22 @@ from ._reduction_kernel import ReductionKernel  # noqa: F401
 
 _core._install_operators()
 
-# dtypes: webarray's dtype objects (array.dtype is one of them, so `x.dtype == cp.float32`)
-bool_ = _dt.bool
-int8, int16, int32, int64 = _dt.int8, _dt.int16, _dt.int32, _dt.int64
-uint8, uint16, uint32, uint64 = _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64
-float32, float64 = _dt.float32, _dt.float64
-complex64, complex128 = _dt.complex64, _dt.complex128
+# The CuPy release whose interface this follows (Chainer 7 reads the major version).
+__version__ = "7.8.0"
+
+# dtypes: NumPy's scalar types where NumPy is present (as CuPy's are, and as ndarray.dtype
+# is a numpy.dtype there), else webarray's dtype objects; `x.dtype == cp.float32` holds both ways
+_names = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float32", "float64", "complex64", "complex128")
+if _core.NUMPY is not None:
+    _types = {n: getattr(_core.NUMPY, n + ("_" if n == "bool" else "")) for n in _names}
+else:
+    _types = {n: _dt.by_name[n] for n in _names}
+bool_ = _types["bool"]
+int8, int16, int32, int64 = _types["int8"], _types["int16"], _types["int32"], _types["int64"]
+uint8, uint16, uint32, uint64 = _types["uint8"], _types["uint16"], _types["uint32"], _types["uint64"]
+float32, float64 = _types["float32"], _types["float64"]
+complex64, complex128 = _types["complex64"], _types["complex128"]
 single, double = float32, float64
 intc, uintc = int32, uint32
 float_ = float32
@@ -80,8 +91,9 @@ def show_config() -> None:
 
 
 def install() -> bool:
-    """Make ``import cupy`` (and ``cupy.random``, ``cupy.cuda``) give this module, unless a
-    real CuPy is importable. Returns whether it did."""
+    """Make ``import cupy`` (and ``cupy.random``, ``cupy.cuda``, ``cupyx``) give this module,
+    unless a real CuPy is importable, and let Chainer 7.8.1 import unchanged on NumPy 2
+    (``_chainer_compat``). Returns whether it did."""
     import importlib.util
 
     current = _sys.modules.get("cupy")
@@ -96,8 +108,16 @@ def install() -> bool:
     if found:
         return False
     me = _sys.modules[__name__]
+    from . import cupyx  # cupyx is imported only when it is being installed as `cupyx`
+
     _sys.modules["cupy"] = me
     _sys.modules["cupy.random"] = random
     _sys.modules["cupy.cuda"] = cuda
+    _sys.modules["cupy._util"] = _sys.modules["cupy.util"] = _util
+    _sys.modules["cupyx"] = cupyx
+    _sys.modules["cupyx.scipy"] = cupyx.scipy
+    _sys.modules["cupyx.scipy.linalg"] = cupyx.scipy.linalg
+    _sys.modules["cupyx.scipy.special"] = cupyx.scipy.special
+    _chainer_compat.install_hook()
     return True
 

@@ -18,11 +18,19 @@ from __future__ import annotations
 
 import builtins
 import math
+import sys
+
+try:
+    import numpy as NUMPY  # optional: ndarray.dtype is a numpy.dtype where NumPy is present
+except ImportError:
+    NUMPY = None
 
 import webarray as _wa
 from webarray import _dtypes as dt
 from webarray import _format
 from webarray._array_object import Array
+
+from .cuda import Device as _CudaDevice
 
 # -- dtypes ---------------------------------------------------------------------------------
 
@@ -32,7 +40,11 @@ _ALIASES = {"f4": "float32", "f8": "float64", "i1": "int8", "i2": "int16", "i4":
             "i8": "int64", "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
             "c8": "complex64", "c16": "complex128", "b1": "bool", "?": "bool",
             "bool_": "bool", "float": "float32", "int": "int32", "complex": "complex64",
-            "single": "float32", "double": "float64", "intc": "int32", "uint": "uint32"}
+            "single": "float32", "double": "float64", "intc": "int32", "uint": "uint32",
+            # NumPy's one-character codes (astype('f'), dtype='i')
+            "f": "float32", "d": "float64", "i": "int32", "l": "int64", "q": "int64",
+            "I": "uint32", "L": "uint64", "Q": "uint64", "h": "int16", "H": "uint16",
+            "b": "int8", "B": "uint8", "F": "complex64", "D": "complex128"}
 
 
 def as_dtype(spec, what: str = "dtype") -> dt.DType | None:
@@ -44,7 +56,8 @@ def as_dtype(spec, what: str = "dtype") -> dt.DType | None:
         return _PY_TYPES[spec]
     name = spec if isinstance(spec, str) else getattr(spec, "name", None) or getattr(spec, "__name__", None)
     if isinstance(name, str):
-        name = name.lstrip("<>=|")
+        if len(name) > 1:
+            name = name.lstrip("<>=|")
         name = _ALIASES.get(name, name)
         if name in dt.by_name:
             return dt.by_name[name]
@@ -202,6 +215,25 @@ def numpy_module():
     return numpy
 
 
+# -- what code outside webarray sees ----------------------------------------------------------
+
+def _caller_is_webarray() -> bool:
+    """Whether the code reading an attribute (two frames up: past the property) is
+    webarray's own. ``ndarray`` is a strict ``Array`` that the strict namespace reads as its
+    own (``x.dtype is float32``), while CuPy code expects NumPy's objects there
+    (``x.dtype == numpy.float32``, ``numpy.dtype(x.dtype)``, ``isinstance(x.device,
+    cupy.cuda.Device)``); the caller's module tells the two apart."""
+    return sys._getframe(2).f_globals.get("__name__", "").startswith("webarray")
+
+
+_NUMPY_DTYPES = {d: NUMPY.dtype(d.name) for d in dt.all_dtypes} if NUMPY is not None else {}
+
+
+def numpy_dtype(d: dt.DType):
+    """NumPy's dtype for d where NumPy is present, else d."""
+    return _NUMPY_DTYPES.get(d, d)
+
+
 # -- the array ------------------------------------------------------------------------------
 
 def _axis_arg(axis):
@@ -227,6 +259,57 @@ class ndarray(Array):
         pass  # made by __new__ (or relabelled by wrap)
 
     # -- NumPy attributes ---------------------------------------------------------------
+    @property
+    def dtype(self):
+        """A ``numpy.dtype`` for code outside webarray where NumPy is present (as CuPy's);
+        webarray's own dtype object for webarray's code and where NumPy is absent."""
+        if _caller_is_webarray():
+            return self._dtype
+        return _NUMPY_DTYPES.get(self._dtype, self._dtype)
+
+    @property
+    def device(self):
+        """``cupy.cuda.Device`` for code outside webarray (as CuPy's), the strict device
+        for webarray's own code."""
+        if _caller_is_webarray():
+            return self._device
+        return _CUDA_DEVICE
+
+    __array_priority__ = 100  # NumPy's binary operators defer to ndarray's (as to CuPy's)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy ufuncs of device arrays run on the device, as CuPy's do: ``np.sqrt(x)``,
+        ``np.ones(2) + x`` and ``np.float32(2) * x`` give device arrays (not host copies
+        through ``__array__``); ``reduce`` of add/multiply/maximum/minimum and ``add.at``
+        too. Anything else is NotImplemented, which NumPy turns into TypeError."""
+        from . import _functions as f  # _functions imports this module
+
+        if method == "__call__":
+            fn = getattr(f, ufunc.__name__, None)
+            if fn is None:
+                return NotImplemented
+            return fn(*inputs, **kwargs)
+        if method == "reduce" and ufunc.__name__ in _UFUNC_REDUCE:
+            a = inputs[0]
+            kwargs.setdefault("axis", 0)
+            return getattr(f, _UFUNC_REDUCE[ufunc.__name__])(a, **kwargs)
+        if method == "at" and ufunc.__name__ == "add" and not kwargs:
+            from .cupyx import scatter_add  # cupyx is built over this module
+
+            scatter_add(*inputs)
+            return None
+        return NotImplemented
+
+    def __array_function__(self, func, types, args, kwargs):
+        """NumPy functions of device arrays run as this module's function of the same name
+        (as CuPy's); NotImplemented (NumPy's TypeError) where there is none."""
+        import webarray.cupy as cp  # the package imports this module first
+
+        fn = getattr(cp, func.__name__, None)
+        if fn is None or not callable(fn):
+            return NotImplemented
+        return fn(*args, **kwargs)
+
     @property
     def T(self):
         return self.transpose()
@@ -360,6 +443,11 @@ class ndarray(Array):
         if d is self.dtype and not copy:
             return self
         return wrap(_wa.astype(self, d, copy=True))
+
+    def reduced_view(self, dtype=None):
+        """CuPy's view with merged axes, for raw kernel arguments: the same elements in the
+        same C order (raw parameters here read C-contiguous copies of views anyway)."""
+        return self
 
     def fill(self, value) -> None:
         self[...] = value
@@ -534,6 +622,11 @@ class ndarray(Array):
         return wrap(_wa.bitwise_invert(self))
 
     __hash__ = None  # type: ignore[assignment]
+
+
+_CUDA_DEVICE = _CudaDevice(0)
+_UFUNC_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "amax", "minimum": "amin",
+                 "logical_and": "all", "logical_or": "any"}
 
 
 def _setitem_scalar(v, dtype: dt.DType):

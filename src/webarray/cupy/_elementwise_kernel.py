@@ -29,6 +29,7 @@ from webarray.executors.protocol import KernelError
 from webarray.kernels.expr import Index, Input, Scalar, UserCall, UserOut
 
 from . import _kernel_lang as lang
+from . import _raw_elementwise as raw_elementwise
 from ._core import wrap
 from ._params import (check_scalar, kernel_error, parse_params, register_of, split_args,
                       safe_cast, scalar_dtype)
@@ -59,6 +60,9 @@ class ElementwiseKernel:
         self.return_tuple = return_tuple
         self._uses_i = "i" not in {p.name for p in self.in_params + self.out_params} and (
             lang.uses_name(name, operation, "i"))
+        # raw parameters (and CuPy's _ind.size()) need the whole-array kernel
+        self._sizes = ["_ind__size"] if lang.uses_name(name, operation, "_ind") else []
+        self._raw = any(p.raw for p in self.in_params + self.out_params) or bool(self._sizes)
         self._functions: dict = {}
         # a body with only concrete types is translated now, so errors show at once
         if all(p.dtype is not None for p in self.in_params + self.out_params):
@@ -77,12 +81,14 @@ class ElementwiseKernel:
         if fn is None:
             types = dict(lang.TYPE_NAMES)
             types.update(placeholders)
-            inputs = [(p.name, regs[p.name]) for p in self.in_params]
+            inputs = [(p.name, regs[p.name]) for p in self.in_params if not p.raw]
             if self._uses_i:
                 inputs.append(("i", "i32"))
+            inputs += [(s, "i32") for s in self._sizes]
             outputs = [(p.name, regs[p.name]) for p in self.out_params]
+            raws = [(p.name, regs[p.name]) for p in self.in_params if p.raw]
             fn = self._functions[key] = lang.UserFunction(
-                self.name, self.operation, inputs, outputs, types, readable, checked)
+                self.name, self.operation, inputs, outputs, types, readable, checked, raws)
         return fn
 
     def __call__(self, *args, size: int | None = None, block_size=None, stream=None):
@@ -117,9 +123,21 @@ class ElementwiseKernel:
         arrays, scalars, nodes = [], [], []
         device = None
         regs = {}
+        raws, raw_dtypes, raw_args = {}, {}, []  # the whole-array kernel's raw arrays, inputs
         for p, c in zip(self.in_params, ins):
             d = dtype_of(p)
             regs[p.name] = register_of(d, self.name, p.name)
+            if p.raw:
+                if c[0] != "array":
+                    raise TypeError(f"kernel {self.name!r}: raw parameter {p.name!r} needs an "
+                                    "array")
+                if c[1].dtype is not d and not safe_cast(c[1].dtype, d):
+                    raise TypeError(f"kernel {self.name!r}: parameter {p.name!r} is "
+                                    f"{d.name}, got an array of {c[1].dtype.name}")
+                raws[p.name] = c[1]
+                raw_dtypes[p.name] = d
+                device = device or c[1].device
+                continue
             if c[0] == "array":
                 a = c[1]
                 if a.dtype is not d:
@@ -134,9 +152,11 @@ class ElementwiseKernel:
                                      f"other arguments on {device!r}")
                 nodes.append(Input(len(arrays), d))
                 arrays.append(a)
+                raw_args.append(("array", a))
             else:
                 scalars.append((d, check_scalar(c[1], d, self.name, p.name)))
                 nodes.append(Scalar(len(scalars) - 1, d))
+                raw_args.append(("scalar", scalars[-1][1]))
         out_dtypes = []
         for k, p in enumerate(self.out_params):
             d = dtype_of(p)
@@ -177,6 +197,9 @@ class ElementwiseKernel:
             device = default_device()
 
         readable = bool(outs)
+        if self._raw:
+            return self._call_raw(device, shape, bound, regs, raws, raw_dtypes, raw_args, outs,
+                                  out_dtypes)
         # checked loops are WGSL only: WebGL2 over Mesa's llvmpipe GL would cut loops too
         # (the same limiter), but its generator takes no extra output (docs/cupy.md)
         checked = device.backend != "webgl2" and lang.loops_bounded(device.executor.adapter_info)
@@ -194,6 +217,29 @@ class ElementwiseKernel:
         results = run(device, shape, targets, arrays, scalars, self.name, call)
         if not outs:
             results = [wrap(r) for r in results]
+        if self.no_return:
+            return None
+        if len(results) == 1 and not self.return_tuple:
+            return results[0]
+        return tuple(results)
+
+    def _call_raw(self, device, shape, bound, regs, raws, dtype_of_raw, args, outs, out_dtypes):
+        """The call as one whole-array kernel (``_raw_elementwise``): raw parameters."""
+        fn = self._function({k: register_of(v, self.name, k) for k, v in bound.items()},
+                            regs, bool(outs), False)
+        n = math.prod(shape)
+        if self._uses_i:
+            args = args + [("index", None)]
+        args += [("scalar", n) for _ in self._sizes]
+        targets = [raw_elementwise.contiguous(o) for o in outs] if outs else [
+            Array._empty(shape, d, device) for d in out_dtypes]
+        bound_raws = {k: raw_elementwise.contiguous(a, dtype_of_raw[k]) for k, a in raws.items()}
+        raw_elementwise.launch(fn, self.name, shape, args, bound_raws, targets, device)
+        # copies (views, other dtypes) go back: the body may have written them
+        for o, t in list(zip(outs, targets)) + [(raws[k], bound_raws[k]) for k in raws]:
+            if t is not o:
+                o[...] = t
+        results = list(outs) if outs else [wrap(t) for t in targets]
         if self.no_return:
             return None
         if len(results) == 1 and not self.return_tuple:

@@ -16,8 +16,8 @@ from webarray import _dtypes as dt
 from webarray._array_object import Array
 from webarray.kernels.ops import TABLE
 
-from ._core import (as_dtype, cast_to, floating, fresh, ndarray, operand, scalar_value,
-                    to_array, wrap)
+from ._core import (as_dtype, cast_to, floating, fresh, ndarray, numpy_dtype, operand,
+                    scalar_value, to_array, wrap)
 from ._core import result_type as _promoted_dtype
 
 # -- elementwise ------------------------------------------------------------------------------
@@ -427,6 +427,29 @@ def moveaxis(a, source, destination):
     return wrap(_wa.moveaxis(_array(a, "moveaxis"), source, destination))
 
 
+def rollaxis(a, axis: int, start: int = 0):
+    """NumPy's rollaxis: axis moves to stand before position start."""
+    a = _array(a, "rollaxis")
+    n = a.ndim
+    axis = _wa_axis(axis, n, "rollaxis")
+    if not -n <= start <= n:
+        raise ValueError(f"rollaxis: start {start} is out of bounds for {n} dimensions")
+    start = start + n if start < 0 else start
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return fresh(a)
+    axes = [k for k in range(n) if k != axis]
+    axes.insert(start, axis)
+    return wrap(_wa.permute_dims(a, tuple(axes)))
+
+
+def _wa_axis(axis: int, n: int, name: str) -> int:
+    if not -n <= axis < n:
+        raise ValueError(f"{name}: axis {axis} is out of bounds for {n} dimensions")
+    return axis + n if axis < 0 else axis
+
+
 def squeeze(a, axis=None):
     a = _array(a, "squeeze")
     if axis is None:
@@ -688,6 +711,9 @@ def outer(a, b, out=None):
 
 def tensordot(a, b, axes=2):
     a, b = _matmul_operands(a, b, "tensordot")
+    if isinstance(axes, (tuple, list)) and len(axes) == 2:
+        # NumPy takes a pair of ints as well as a pair of sequences
+        axes = tuple((x,) if isinstance(x, builtins.int) else tuple(x) for x in axes)
     return wrap(_wa.tensordot(a, b, axes=axes))
 
 
@@ -770,6 +796,34 @@ def take(a, indices, axis=None):
     return wrap(_wa.take(a, idx, axis=axis))
 
 
+def take_along_axis(a, indices, axis):
+    """NumPy's take_along_axis: out[..., i, ...] = a[..., indices[..., i, ...], ...]."""
+    a = _array(a, "take_along_axis")
+    idx = to_array(indices)
+    if axis is None:
+        a, axis = _wa.reshape(a, (-1,)), 0
+    if idx.ndim != a.ndim:
+        raise ValueError(f"take_along_axis: indices have {idx.ndim} dimensions, the array {a.ndim}")
+    axis = _wa_axis(axis, a.ndim, "take_along_axis")
+    shape = tuple(builtins.max(p, q) if k != axis else q
+                  for k, (p, q) in enumerate(zip(a.shape, idx.shape)))
+    a = _wa.broadcast_to(a, shape[:axis] + (a.shape[axis],) + shape[axis + 1:])
+    idx = _wa.broadcast_to(idx, shape)
+    if idx.dtype.kind == "u" or idx.dtype.bits != 32:
+        idx = _wa.astype(idx, dt.int32 if idx.dtype.bits <= 32 else dt.int64)
+    idx = _wa.where(idx < 0, idx + a.shape[axis], idx)
+    return wrap(_wa.take_along_axis(a, idx, axis=axis))
+
+
+def copyto(dst, src, casting="same_kind", where=None) -> None:
+    """NumPy's copyto: src (broadcast) into dst, where ``where`` holds."""
+    if where is None:
+        dst[...] = src
+        return
+    src = operand(src, "copyto")
+    dst[...] = _wa.where(to_array(where, dt.bool), cast_to(src, dst.dtype), dst)
+
+
 def bincount(x, weights=None, minlength=0):
     x = _array(x, "bincount")
     n = builtins.max(builtins.int(_wa.max(x)) + 1 if x.size else 0, minlength)
@@ -797,17 +851,19 @@ def can_cast(from_, to, casting="safe") -> bool:
 def promote_types(a, b):
     from ._core import promote
 
-    return promote(as_dtype(a), as_dtype(b))
+    return numpy_dtype(promote(as_dtype(a), as_dtype(b)))
 
 
 def result_type(*arrays_and_dtypes):
     """NumPy 2's result_type (float32 standing for float64)."""
-    return _promoted_dtype(*(a if isinstance(a, Array) or scalar_value(a) is not None else as_dtype(a)
-                         for a in arrays_and_dtypes))
+    return numpy_dtype(_promoted_dtype(*(
+        a if isinstance(a, Array) or scalar_value(a) is not None else as_dtype(a)
+        for a in arrays_and_dtypes)))
 
 
 def dtype(spec):
-    return as_dtype(spec)
+    """NumPy's dtype where NumPy is present (as CuPy's), else webarray's."""
+    return numpy_dtype(as_dtype(spec))
 
 
 def finfo(t):
@@ -827,13 +883,13 @@ __all__ = sorted(UFUNCS) + [
     "imag", "angle", "isclose", "allclose", "array_equal", "array", "asarray", "asanyarray",
     "ascontiguousarray", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
     "ones_like", "full_like", "arange", "linspace", "logspace", "eye", "identity", "meshgrid",
-    "tri", "tril", "triu", "copy", "reshape", "ravel", "transpose", "swapaxes", "moveaxis",
+    "tri", "tril", "triu", "copy", "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis",
     "squeeze", "expand_dims", "concatenate", "stack", "hstack", "vstack", "flip", "fliplr",
     "flipud", "roll", "tile", "repeat", "broadcast_to", "broadcast_arrays", "atleast_1d",
     "atleast_2d", "shape", "ndim", "size", "sum", "prod", "mean", "var", "std", "amin", "min",
     "amax", "max", "ptp", "argmin", "argmax", "all", "any", "count_nonzero", "cumsum",
     "cumprod", "diff", "matmul", "dot", "vdot", "inner", "outer", "tensordot", "trace",
     "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "searchsorted", "unique", "isin",
-    "take", "bincount", "can_cast", "promote_types", "result_type", "dtype", "finfo", "iinfo",
+    "take", "take_along_axis", "copyto", "bincount", "can_cast", "promote_types", "result_type", "dtype", "finfo", "iinfo",
     "isscalar",
 ]

@@ -49,6 +49,7 @@ and WebGL2 in Chromium) ran a loop of 3,000,000 passes exactly.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 
 from ..executors.protocol import KernelError
@@ -418,6 +419,15 @@ class Parser:
             target = self.ident().text
             return ("assign", line, target, op[0] + "=", ("lit", AINT, "1"))
         start = self.i
+        if self.tok.kind == "id" and self.peek().text == "[":
+            target = self.next().text
+            self.next()
+            idx = self.expr()
+            self.expect("]")
+            if self.tok.text in _ASSIGN_OPS:
+                op = self.next().text
+                return ("store", line, target, idx, op, self.expr())
+            self.i = start
         if self.tok.kind == "id" and (self.peek().text in _ASSIGN_OPS or self.peek().text in ("++", "--")):
             target = self.next().text
             op = self.next().text
@@ -481,6 +491,24 @@ class Parser:
             self.next()
             if t.text in ("true", "false"):
                 return ("lit", "bool", t.text)
+            if t.text == "static_cast" and self.at("<"):
+                self.next()
+                typ = self.parse_type()
+                self.expect(">")
+                self.expect("(")
+                arg = self.expr()
+                self.expect(")")
+                return ("conv", typ, arg)
+            if self.at("["):
+                self.next()
+                idx = self.expr()
+                self.expect("]")
+                return ("index", t.text, idx, line)
+            if self.at(".") and self.peek().text == "size" and self.peek(2).text == "(":
+                # CuPy's index objects: _ind.size(), _in_ind.size(), _out_ind.size()
+                self.next(), self.next(), self.next()
+                self.expect(")")
+                return ("name", t.text + "__size", line)
             if t.text == "bitcast" and self.at("<"):
                 self.next()
                 typ = self.parse_type()
@@ -611,8 +639,11 @@ class Emitter:
     """Types a parsed body and writes it in one shader language ("wgsl" or "glsl")."""
 
     def __init__(self, lang: str, scopes: list[dict], exact: str | None = None,
-                 checked: bool = False):
+                 checked: bool = False, raws: dict | None = None):
         self.lang = lang
+        # raw parameters: name -> register type; element k is r_<name>[k] of a storage
+        # array of 32-bit words (bool and narrow integers take a word each, as stored)
+        self.raws = raws or {}
         self.scopes = scopes  # name -> (register type, mutable)
         self.lines: list[str] = []
         self.assigned: set[str] = set()
@@ -641,6 +672,9 @@ class Emitter:
             return value if value in ("true", "false") else ("true" if float(value) else "false")
         if t == "f32":
             v = float(value)
+            if not math.isfinite(v):
+                bits = "0x7fc00000u" if math.isnan(v) else ("0x7f800000u" if v > 0 else "0xff800000u")
+                return (f"bitcast<f32>({bits})" if self.lang == "wgsl" else f"uintBitsToFloat({bits})")
             text = repr(v)
             if "e" not in text and "." not in text and "n" not in text:
                 text += ".0"
@@ -718,7 +752,23 @@ class Emitter:
             return (f"{fn}({text})" if fn else f"{self.tname(e[1])}({text})", e[1])
         if kind == "call":
             return self.call(e)
+        if kind == "index":
+            return self.raw_element(e[1], e[2], e[3])
         raise AssertionError(kind)
+
+    def raw_ref(self, name: str, index, line: int) -> tuple[str, str]:
+        if name not in self.raws:
+            raise BodyError(f"{name!r} is not a raw parameter, so it cannot be indexed", line)
+        if self.lang != "wgsl":
+            raise BodyError("raw parameters are read by WGSL kernels only (not on WebGL2)", line)
+        k = self.convert(self.expr(index), "i32")
+        return f"r_{name}[{k}]", self.raws[name]
+
+    def raw_element(self, name: str, index, line: int):
+        ref, t = self.raw_ref(name, index, line)
+        if t == "bool":
+            return (f"({ref} != 0i)", "bool")
+        return (ref, t)
 
     @staticmethod
     def _paren(text: str) -> str:
@@ -727,6 +777,15 @@ class Emitter:
     def binop(self, op: str, a, b):
         if op in ("&&", "||"):
             return (f"({self.convert(a, 'bool')} {op} {self.convert(b, 'bool')})", "bool")
+        if a[1] in (AINT, AFLOAT) and b[1] in (AINT, AFLOAT) and op in "+-*/" and (
+                AFLOAT in (a[1], b[1])):
+            # C folds constant float arithmetic (1.0/0.0 is infinity), which WGSL refuses
+            x, y = float(a[0]), float(b[0])
+            if op == "/":
+                v = x / y if y else (math.copysign(math.inf, x) * math.copysign(1.0, y) if x else math.nan)
+            else:
+                v = {"+": x + y, "-": x - y, "*": x * y}[op]
+            return (repr(v), AFLOAT)
         if a[1] in (AINT, AFLOAT) and b[1] in (AINT, AFLOAT) and op not in ("<<", ">>"):
             t = unify(a[1], b[1])
             a, b = (self.lit(a[0], t), concrete(t)), (self.lit(b[0], t), concrete(t))
@@ -828,6 +887,14 @@ class Emitter:
                     self.scopes[-1][name] = (t, s[3])
             elif kind == "assign":
                 self.out(depth, self.assignment(s) + ";")
+            elif kind == "store":
+                _, _, name, index, op, value = s
+                ref, t = self.raw_ref(name, index, line)
+                val = self.expr(value)
+                if op != "=":
+                    val = (self.binop(op[:-1], self.raw_element(name, index, line), val)[0], t)
+                text = self.convert(val, t)
+                self.out(depth, f"{ref} = {('select(0i, 1i, ' + text + ')') if t == 'bool' else text};")
             elif kind == "expr":
                 text, _ = self.expr(s[2])
                 self.out(depth, (f"_ = {text};" if self.lang == "wgsl" else f"{text};"))
@@ -1084,9 +1151,12 @@ class UserFunction:
     """
 
     def __init__(self, kernel: str, body: str, inputs, outputs, types: dict[str, str],
-                 readable_outputs: bool = False, checked: bool = False):
+                 readable_outputs: bool = False, checked: bool = False, raws=()):
         self.kernel = kernel
         self.body = body
+        # raw parameters (name, register type): read and written as module-scope arrays
+        # r_<name> that the kernel around the function declares (_raw_elementwise)
+        self.raws = dict(raws)
         self.inputs = list(inputs)  # (name, register type)
         self.outputs = list(outputs)  # (name, register type)
         self.readable_outputs = readable_outputs  # outputs are also arguments (in/out)
@@ -1094,7 +1164,8 @@ class UserFunction:
         self.tree = _parse(body, types, kernel)
         self.checked = checked and any(_has_loop(s) for s in self.tree)
         digest = hashlib.sha1(repr((body, self.inputs, self.outputs, readable_outputs,
-                                    sorted(types.items()), self.checked)).encode()).hexdigest()[:12]
+                                    sorted(types.items()), self.checked,
+                                    sorted(self.raws.items()))).encode()).hexdigest()[:12]
         self.name = f"user_{digest}"
         self._sources: dict[str, str] = {}
         self.source("wgsl")  # type errors in the body surface when the kernel is made
@@ -1112,7 +1183,7 @@ class UserFunction:
         outs = {name: (t, True) for name, t in self.outputs}
         exact = f"{self.name}_x"  # keeps a float result as rounded (below)
         checked = self.checked and lang == "wgsl"
-        em = Emitter(lang, [params, outs, {}], exact, checked)
+        em = Emitter(lang, [params, outs, {}], exact, checked, self.raws)
         try:
             em.emit(self.tree, 2)
         except BodyError as err:

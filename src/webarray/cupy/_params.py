@@ -2,7 +2,7 @@
 
 A parameter's type is a concrete dtype name in any of the three body forms (``float32``,
 ``f32``, ``float``) or a placeholder (any other name, such as ``T``) that the arguments
-decide. ``raw`` parameters are not supported: a body sees one element of each array.
+decide. A ``raw`` parameter is the whole array, indexed in the body (``x[j]``).
 """
 
 from __future__ import annotations
@@ -50,10 +50,6 @@ def parse_params(text: str, kernel: str, what: str) -> list[Param]:
         if len(words) != 2 or not all(re.fullmatch(r"[A-Za-z_]\w*", w) for w in words):
             raise ValueError(f"kernel {kernel!r}: cannot read the {what} parameter "
                              f"{part.strip()!r}; write 'TYPE NAME' (e.g. 'float32 x')")
-        if raw:
-            raise NotImplementedError(
-                f"kernel {kernel!r}: raw parameters ({part.strip()!r}) are not supported; "
-                "each parameter is one element of its array")
         typ, name = words
         out.append(Param(name, typ, DTYPE_NAMES.get(typ), raw))
     names = [p.name for p in out]

@@ -33,7 +33,7 @@ from webarray import _graph
 from webarray._array_object import Array
 from webarray._elementwise import broadcast_shapes
 from webarray._creation import zeros
-from webarray._manipulation import broadcast_to, permute_dims
+from webarray._manipulation import broadcast_to, permute_dims, reshape
 from webarray._reduce import normalize_axes
 from webarray.executors.protocol import KernelError
 from webarray.kernels.expr import Input, Scalar, UserCall, UserOut
@@ -96,6 +96,8 @@ class ReductionKernel:
         for p, c in zip(self.in_params, ins):
             d = resolve(p.type, repr(p.name))
             regs[p.name] = register_of(d, self.name, p.name)
+            if c[0] == "array" and p.raw:
+                continue
             if c[0] == "array":
                 a = c[1]
                 if a.dtype is not d:
@@ -111,6 +113,8 @@ class ReductionKernel:
             regs[p.name] = register_of(d, self.name, p.name)
         if not arrays:
             raise ValueError(f"kernel {self.name!r}: a reduction needs an array argument")
+        if any(p.raw for p in self.in_params):
+            return self._call_raw(args, ins, outs, arrays, red, axis, keepdims)
         device = arrays[0][1].device
         if device.backend == "webgl2":
             raise NotImplementedError(f"kernel {self.name!r}: ReductionKernel runs a WGSL "
@@ -188,6 +192,63 @@ class ReductionKernel:
             raise lang.loop_limit_error(self.name, post_fn.body, line, device,
                                         partial="the output arrays passed in" if outs else "")
         return self._ret(results, outs)
+
+    def _call_raw(self, args, ins, outs, arrays, red, axis, keepdims):
+        """With raw parameters, in three launches: the map as a whole-array elementwise
+        kernel (``_raw_elementwise``, which also gives CuPy's ``_j``: the element's index
+        with the reduced axes first), the reduction of the mapped (rows, cols) array, and
+        the post-map as another such kernel (it may read raw parameters too)."""
+        n_in = len(self.in_params)
+        plain = [(p, a) for p, a in arrays]
+        shape = broadcast_shapes(*(a.shape for _, a in plain)) if plain else ()
+        axes = normalize_axes(tuple(axis) if isinstance(axis, list) else axis, len(shape),
+                              self.name)
+        keep = [d for d in range(len(shape)) if d not in axes]
+        order = tuple(keep + sorted(axes))
+        rows = math.prod(shape[d] for d in keep)
+        cols = math.prod(shape[d] for d in axes)
+        out_shape = tuple(1 if d in axes else n for d, n in enumerate(shape)) if keepdims \
+            else tuple(shape[d] for d in keep)
+        scalar_names = tuple(p.name for p, a in zip(self.in_params, args[:n_in])
+                             if not isinstance(a, Array))
+        kernels = self._cache.get(("raw", red, scalar_names))
+        if kernels is None:
+            kernels = self._cache[("raw", red, scalar_names)] = self._raw_kernels(red, scalar_names)
+        map_k, red_k, post_k = kernels
+        device = next(a.device for a in args[:n_in] if isinstance(a, Array))
+        map_args = []
+        for p, a in zip(self.in_params, args[:n_in]):
+            if isinstance(a, Array) and not p.raw:
+                a = reshape(permute_dims(broadcast_to(a, shape), order), (rows, cols))
+            map_args.append(a)
+        mapped = Array._empty((rows, cols), red, device)
+        map_k(*map_args, rows, cols, cols, rows, mapped)
+        reduced = red_k(mapped, axis=1)
+        reduced = wrap(reduced).reshape(out_shape) if out_shape != reduced.shape else reduced
+        post_args = [reduced] + [a for p, a in zip(self.in_params, args[:n_in])
+                                 if p.raw or p.name in scalar_names] + [cols, rows]
+        res = post_k(*post_args, *outs)
+        return res if outs or isinstance(res, tuple) else wrap(res)
+
+    def _raw_kernels(self, red: dt.DType, scalar_names: tuple):
+        """The three kernels of ``_call_raw`` (made once per reduce dtype)."""
+        from ._elementwise_kernel import ElementwiseKernel  # below this module's layer
+
+        def params(ps):
+            return ", ".join(("raw " if p.raw else "") + f"{p.type} {p.name}" for p in ps)
+
+        sizes = "int32 _rows, int32 _cols, int32 _in_size, int32 _out_size"
+        map_body = (f"int _j = (i % _cols) * _rows + i / _cols;\n"
+                    f"_mapped = ({_SIZES.sub(lambda m: f'_{m.group(1)}_size', self.map_expr)});")
+        map_k = ElementwiseKernel(params(self.in_params) + ", " + sizes, f"{red.name} _mapped",
+                                  map_body, self.name)
+        red_k = ReductionKernel(f"{red.name} _x", f"{red.name} _y", "_x", self.reduce_expr,
+                                "_y = a", self.identity, self.name)
+        post_in = [f"{red.name} a"] + [("raw " if p.raw else "") + f"{p.type} {p.name}"
+                                       for p in self.in_params if p.raw or p.name in scalar_names]
+        post_k = ElementwiseKernel(", ".join(post_in + ["int32 _in_size", "int32 _out_size"]),
+                                   params(self.out_params), self.post_map_expr, self.name)
+        return map_k, red_k, post_k
 
     def _ret(self, results, outs):
         if not outs:

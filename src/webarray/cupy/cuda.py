@@ -7,11 +7,15 @@ queue, so every stream is the null stream and ``synchronize`` waits for all queu
 
 from __future__ import annotations
 
+import time
+import types
+
 from webarray._device import default_device
 
 
 class Device:
-    """``cupy.cuda.Device``: id 0 is the default webarray device."""
+    """``cupy.cuda.Device``: id 0 is the default webarray device (``ndarray.device`` gives
+    one, as CuPy's does)."""
 
     def __init__(self, device: int | None = None):
         if device not in (None, 0):
@@ -43,6 +47,12 @@ class Device:
     def __int__(self) -> int:
         return 0
 
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Device)
+
+    def __hash__(self) -> int:
+        return 0
+
     def __repr__(self) -> str:
         return f"<CUDA Device 0 (webarray {default_device()!r})>"
 
@@ -71,6 +81,33 @@ class Stream:
 Stream.null = Stream(null=True)
 
 
+class Event:
+    """``cupy.cuda.Event``: work is in order on one queue, so recording an event marks a
+    point on the host clock after all queued work so far (``get_elapsed_time`` between two
+    such points is the device time, as CuPy's)."""
+
+    def __init__(self, block: bool = False, disable_timing: bool = False, interprocess: bool = False):
+        self._time = None
+
+    def record(self, stream=None) -> None:
+        default_device().synchronize()
+        self._time = time.perf_counter()
+
+    def synchronize(self) -> None:
+        default_device().synchronize()
+
+    @property
+    def done(self) -> bool:
+        return True
+
+
+def get_elapsed_time(start: Event, end: Event) -> float:
+    """Milliseconds between two recorded events."""
+    if start._time is None or end._time is None:
+        raise RuntimeError("get_elapsed_time: both events must have been recorded")
+    return (end._time - start._time) * 1000.0
+
+
 def get_current_stream() -> Stream:
     return Stream.null
 
@@ -93,3 +130,11 @@ class runtime:
 
 def is_available() -> bool:
     return True
+
+
+# Modules CuPy code imports by name and this device has no use for: ``from cupy.cuda import
+# cublas`` must succeed (Chainer imports it at start), their functions are not offered.
+cublas = types.ModuleType("cupy.cuda.cublas", "cuBLAS has no counterpart here")
+nvtx = types.ModuleType("cupy.cuda.nvtx", "NVTX ranges do nothing here")
+nvtx.RangePush = nvtx.RangePop = nvtx.Mark = lambda *a, **k: None
+nvtx_enabled = False
