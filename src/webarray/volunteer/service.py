@@ -236,7 +236,15 @@ class VolunteerStudy:
             if state == "fail":
                 self.storage.set_trial_system_attr(trial_id, ERROR, (error or "no error given")[-ERROR_LIMIT:])
             states = {"complete": TrialState.COMPLETE, "pruned": TrialState.PRUNED, "fail": TrialState.FAIL}
-            frozen = self.study.tell(number, value, states[state])
+            try:
+                frozen = self.study.tell(number, value, states[state])
+            except RuntimeError as e:
+                # GridSampler.after_trial calls study.stop() once the grid is used up, which
+                # Optuna allows only inside optimize(); the state is stored before that
+                # (tell's finally), and the lease rule ends the study at n_trials anyway
+                if "Study.stop" not in str(e):
+                    raise
+                frozen = self.storage.get_trial(trial_id)
         log.info("trial %d told %s (value %s)", number, frozen.state.name, frozen.value)
         return {"state": frozen.state.name, "value": frozen.value}
 
