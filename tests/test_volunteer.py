@@ -521,6 +521,19 @@ def test_self_signed_certificate_serves_https(tmp_path, storage):
             httpx.get(url + "/api/config")  # not signed by an authority the client trusts
 
 
+def test_the_chainer_study_file_names_what_it_needs(tmp_path, monkeypatch):
+    monkeypatch.delenv("CHAINER_WHEELS", raising=False)
+    with pytest.raises(FileNotFoundError, match="CHAINER_WHEELS"):
+        spec_module.load(EXAMPLE / "chainer_cnn_study.py")
+    (tmp_path / "chainer-7.8.1-py3-none-any.whl").write_bytes(b"PK")
+    (tmp_path / "filelock-3.0-py3-none-any.whl").write_bytes(b"PK")
+    monkeypatch.setenv("CHAINER_WHEELS", str(tmp_path))
+    spec = spec_module.load(EXAMPLE / "chainer_cnn_study.py")
+    assert spec.pyodide_packages == ["numpy"] and [p.name for p in spec.wheels] == [
+        "chainer-7.8.1-py3-none-any.whl", "filelock-3.0-py3-none-any.whl"]
+    assert spec.objective == EXAMPLE / "chainer_cnn.py"
+
+
 def test_study_files_are_checked():
     good = dict(name="s", objective="digits_mlp.py", search_space=SPACE, n_trials=3)
     StudySpec(**good).resolve(EXAMPLE)

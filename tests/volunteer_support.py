@@ -111,11 +111,11 @@ class Server:
     """``python -m webarray.volunteer serve`` in a process, on a fixed port so that a
     restart comes back where the pages look for it."""
 
-    def __init__(self, study: Path, storage: str, artifacts: Path, log: Path):
+    def __init__(self, study: Path, storage: str, artifacts: Path, log: Path, extra: tuple[str, ...] = ()):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.args = [sys.executable, "-m", "webarray.volunteer", "serve", str(study), "--storage", storage,
-                     "--artifacts", str(artifacts), "--port", str(self.port), "--log-level", "warning"]
+                     "--artifacts", str(artifacts), "--port", str(self.port), "--log-level", "warning", *extra]
         self.log = log
         self.proc: subprocess.Popen | None = None
 
