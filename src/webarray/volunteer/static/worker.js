@@ -45,7 +45,8 @@ function update(patch) {
   $("phase").textContent = state.phase;
   $("phase").className = state.phase.startsWith("error") ? "bad" : "";
   $("trial").textContent = state.trial === null ? "–" : String(state.trial);
-  $("params").textContent = state.params ? JSON.stringify(state.params) : "–";
+  $("params").textContent = state.params ? Object.entries(state.params).map(([k, v]) =>
+    `${k}=${Number.isInteger(v) || typeof v !== "number" ? v : v.toPrecision(4)}`).join("  ") : "–";
   $("done").textContent = String(state.done);
   $("note").textContent = state.note;
   const step = state.step === null ? 0 : state.step + 1;
@@ -61,6 +62,7 @@ function log(text) {
     if (line.startsWith(PROGRESS)) {
       const p = JSON.parse(line.slice(PROGRESS.length));
       if (current && p.trial === current.trial) update({ step: p.step, value: p.value });
+      logLines.push(`trial ${p.trial}, epoch ${p.step + 1}: ${p.value.toFixed(4)}${p.prune ? " (pruned)" : ""}`);
       continue;
     }
     if (line) logLines.push(line);
