@@ -4,9 +4,10 @@ The server (``python -m webarray.volunteer serve``) holds a grid of 8 trials of 
 objective; three worker pages join. One page is closed in the middle of a trial without
 a release beacon (as when a browser crashes) and the server is restarted once. The study
 must still end with each of the 8 grid points finished exactly once (COMPLETE, or PRUNED
-where the learning rate is too small to learn), the closed page's trial failed by the
-heartbeat check and re-run by another page with the same parameters from its checkpoint,
-and the database consistent (see ``check_database``).
+where the pruner's threshold says so), the closed page's trial failed by the heartbeat
+check and re-run by another page with the same parameters from its checkpoint, and the
+database consistent (see ``check_database``). A second test has pages leave on purpose
+(the Stop button, a tab closed with its release beacon) and a late page finish for them.
 
 The Chainer-in-the-browser variant of the study needs NumPy in Pyodide and is skipped
 with that reason while Pyodide's package index is not available (see docs/volunteer.md).
@@ -164,6 +165,48 @@ def test_study_survives_a_closed_page_and_a_server_restart(backend, tmp_path):
     print(f"{backend}: {time.monotonic() - t0:.0f} s in all, w0 closed at {t_close:.0f} s, server "
           f"restarted at {t_restart:.0f} s (took {restart_s:.1f} s), "
           f"trial {killed} re-run as {rerun.number} from epoch {resumed['step'] + 1}")
+
+
+def test_pages_that_leave_hand_their_trials_back(tmp_path):
+    """A page whose volunteer presses "Stop volunteering", and a tab closed with its release
+    beacon, give their trials back at once (the grace period is a minute); a page that
+    joins later resumes both from their checkpoints and finishes the study."""
+    t0 = time.monotonic()
+    study = write_study(tmp_path, name="leaving", n_trials=3, settings=SETTINGS, sampler="RandomSampler(seed=2)",
+                        heartbeat_interval=1, grace_period=60)
+    server = Server(study, f"sqlite:///{tmp_path / 'l.db'}", tmp_path / "ck", tmp_path / "server.log")
+    server.start()
+    left = {}
+    try:
+        with HeadlessWorkers(server.url) as pages:
+            pages.open("w0")
+            pages.open("w1")
+            for name in ("w0", "w1"):
+                event = pages.wait_for(lambda e: e["event"] == "status" and e["name"] == name
+                                       and e["status"]["step"] is not None, DEADLINE)
+                assert event is not None, f"{name} never reported an epoch: {pages.events[-20:]}"
+                left[name] = event["status"]["trial"]
+                if name == "w0":
+                    pages.click("w0", "#leave")
+                else:
+                    pages.close("w1")
+            wait(lambda: pages.status["w0"]["phase"] == "stopped", 30, "w0 to stop")
+            pages.open("w2")
+            wait(lambda: pages.status.get("w2", {}).get("phase", "").startswith("done"),
+                 DEADLINE - (time.monotonic() - t0), "w2 to finish the study")
+            assert not [e for e in pages.events if e["event"] == "error"]
+        final = summary(server)
+    finally:
+        server.stop()
+    assert final["finished"] == 3
+    trials = {t["number"]: t for t in final["trials"]}
+    for name, number in left.items():
+        gone = trials[number]  # "released": failed by the release endpoint, not by the heartbeat check
+        assert gone["state"] == "FAIL" and gone["released"] and gone["worker"] == name
+        (rerun,) = [t for t in trials.values() if t["retry_of"] == number]
+        assert rerun["state"] in ("COMPLETE", "PRUNED") and rerun["worker"] == "w2"
+        assert rerun["params"] == gone["params"] and rerun["resumed_from"]["trial"] == number
+        assert rerun["user_attrs"]["start_epoch"] == rerun["resumed_from"]["step"] + 1
 
 
 def test_chainer_study_in_the_browser(tmp_path):

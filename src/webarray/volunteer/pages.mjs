@@ -6,6 +6,7 @@
 // a self-signed certificate) and webgpu. Commands arrive on stdin, one JSON per line:
 //   {"cmd": "open", "name": "w0", "query": "release=0"}   a worker page joins
 //   {"cmd": "close", "name": "w0"}                         its tab closes (pagehide runs)
+//   {"cmd": "click", "name": "w0", "selector": "#leave"}   a click in its page
 //   {"cmd": "quit"}
 // Events leave on stdout, one JSON per line: {"event": "status", "name", "status"} on each
 // state change of a page, "opened", "closed", "console" (errors), "error", "ready".
@@ -81,6 +82,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   try {
     if (m.cmd === "open") await open(m.name, m.query);
     else if (m.cmd === "close") await close(m.name);
+    else if (m.cmd === "click") await pages.get(m.name).click(m.selector);
     else if (m.cmd === "quit") break;
   } catch (e) {
     emit({ event: "error", name: m.name, message: e.message });

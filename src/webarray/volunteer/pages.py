@@ -65,7 +65,11 @@ class HeadlessWorkers:
         self._send(cmd="open", name=name, query=query)
 
     def close(self, name: str) -> None:
+        """Closes the page's tab (its pagehide handler runs)."""
         self._send(cmd="close", name=name)
+
+    def click(self, name: str, selector: str) -> None:
+        self._send(cmd="click", name=name, selector=selector)
 
     def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> dict[str, Any] | None:
         """The first event from now on for which predicate holds; None after timeout."""
