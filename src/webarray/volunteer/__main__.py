@@ -16,7 +16,6 @@ from pathlib import Path
 
 from ..browser import assets
 from .pages import HeadlessWorkers
-from .worker import work as run_work
 
 EXIT_SETUP = 3
 
@@ -120,6 +119,10 @@ def join(ns: argparse.Namespace) -> int:
 
 
 def work(ns: argparse.Namespace) -> int:
+    # webarray and its CuPy layer (checkpoints) load for this command only: serve is
+    # restarted in seconds without them
+    from .worker import work as run_work
+
     folder = ns.folder or tempfile.mkdtemp(prefix="webarray-volunteer-")
     ends = run_work(ns.url, ns.name, folder=os.path.abspath(folder), max_trials=ns.max_trials)
     print(f"{len(ends)} trials run here")

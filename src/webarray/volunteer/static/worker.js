@@ -205,7 +205,8 @@ async function main() {
     }
     log(`trial ${lease.trial}: ${result.state}${result.value != null ? ` ${result.value}` : ""}`);
     update({ done: state.done + (result.state === "COMPLETE" || result.state === "PRUNED" ? 1 : 0),
-             results: [...state.results, result], phase: `trial ${lease.trial} ${result.state}` });
+             results: [...state.results, result], phase: `trial ${lease.trial} ${result.state}`,
+             trial: null, params: null });
     if (result.state === "error") await sleep(2000); // e.g. the server lost: do not spin
   }
   if (stopping) update({ phase: "stopped", trial: null, params: null });
