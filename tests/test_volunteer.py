@@ -153,6 +153,9 @@ def test_a_trial_from_lease_to_tell(api):
     assert told.json() == {"state": "PRUNED", "value": 0.2}
     b = lease(c)
     c.post(f"/api/trials/{b['trial']}/tell", json={"token": b["token"], "state": "complete", "value": 0.9})
+    # a heartbeat that crosses the tell: 409, but not a re-queue (the page must not interrupt)
+    late = c.post(f"/api/trials/{b['trial']}/heartbeat", json={"token": b["token"]})
+    assert late.status_code == 409 and late.json()["requeued"] is False and late.json()["state"] == "COMPLETE"
     s = c.get("/api/study").json()
     assert s["counts"] == {"PRUNED": 1, "COMPLETE": 1} and s["finished"] == 2
     assert s["best"]["number"] == b["trial"] and s["trials"][n]["user_attrs"] == {"k": [1, "x"]}
@@ -282,8 +285,10 @@ def test_a_silent_trial_is_requeued_with_its_params_and_checkpoint(api):
     assert retry["trial"] not in (a["trial"], kept["trial"])
     r = c.get(f"/api/trials/{retry['trial']}/checkpoint", headers={"X-Trial-Token": retry["token"]})
     assert r.content == b"epoch 0"
-    # the silent worker comes back: its trial is gone (409), the retry is not its own (403)
-    assert c.post(f"/api/trials/{a['trial']}/heartbeat", json={"token": a["token"]}).status_code == 409
+    # the silent worker comes back: its trial is gone (409: re-queued, so its page stops
+    # the run), the retry is not its own (403)
+    r = c.post(f"/api/trials/{a['trial']}/heartbeat", json={"token": a["token"]})
+    assert r.status_code == 409 and r.json()["requeued"] and r.json()["state"] == "FAIL"
     assert c.post(f"/api/trials/{retry['trial']}/report",
                   json={"token": a["token"], "step": 1, "value": 0.5}).status_code == 403
     s = {t["number"]: t for t in c.get("/api/study").json()["trials"]}
@@ -413,6 +418,8 @@ def test_an_objective_error_is_told_as_fail(api):
 
     end = worker.run_trial(a, broken, client)
     assert end["state"] == "FAIL" and "ZeroDivisionError: in epoch 1" in end["error"]
+    told = c.post(f"/api/trials/{a['trial']}/heartbeat", json={"token": a["token"]})
+    assert told.status_code == 409 and told.json()["requeued"] is False  # its worker told it
     t = c.get("/api/study").json()["trials"][a["trial"]]
     assert t["state"] == "FAIL" and "ZeroDivisionError" in t["error"]
     # a trial that was re-queued meanwhile is abandoned, not told

@@ -141,7 +141,7 @@ def test_study_survives_a_closed_page_and_a_server_restart(backend, tmp_path):
                 wait(lambda: all(pages.status[w]["phase"].startswith("done") for w in ("w1", "w2")),
                      DEADLINE - (time.monotonic() - t0), "the study to finish")
                 errors = [e for e in pages.events if e["event"] == "error"]
-                assert not errors, errors
+                assert not errors, "\n".join(f"{e.get('name')}: {e['message']}" for e in errors)
                 for w in ("w1", "w2"):
                     ends = [r["state"] for r in pages.status[w]["results"]]
                     assert set(ends) <= {"COMPLETE", "PRUNED"}, (w, pages.status[w]["results"])

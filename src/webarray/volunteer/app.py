@@ -118,7 +118,7 @@ def create_app(study: VolunteerStudy, assets: Assets | None = None) -> FastAPI:
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, e: ApiError) -> JSONResponse:
-        return _json(e.status, e.message)
+        return JSONResponse({"detail": e.message, **e.extra}, status_code=e.status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:

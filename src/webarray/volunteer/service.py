@@ -68,10 +68,11 @@ ERROR_LIMIT = 8000  # characters of a traceback kept
 class ApiError(Exception):
     """A rejected request: the HTTP status and what was wrong. Nothing was changed."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, **extra: Any):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.extra = extra  # more fields of the JSON answer
 
 
 def _token_hash(number: int, token: str) -> str:
@@ -138,10 +139,14 @@ class VolunteerStudy:
     def _running(self, number: int, token: str) -> tuple[int, FrozenTrial]:
         trial_id, trial = self._trial(number, token)
         if trial.state != TrialState.RUNNING:
+            # requeued: the server failed it (silent, or released), not its worker's tell;
+            # a page stops its Python run then, and only then
             raise ApiError(
                 409,
                 f"trial {number} is {trial.state.name}, no longer running for this worker "
                 "(it finished, or it went silent and was re-queued)",
+                state=trial.state.name,
+                requeued=trial.state == TrialState.FAIL and ERROR not in trial.system_attrs,
             )
         return trial_id, trial
 

@@ -3,9 +3,9 @@
 // Python worker, until the study is done or the page closes.
 //
 // The main thread stays free while Python trains, so the heartbeats go from here: a
-// long GPU step cannot make the trial look stale. A heartbeat answered 409 means the
-// server has re-queued the trial (we were silent too long): Python is interrupted and
-// the page leases anew. Closing the page sends a release beacon, so the trial is
+// long GPU step cannot make the trial look stale. A heartbeat answered 409 with
+// "requeued" means the server has re-queued the trial (we were silent too long): Python
+// is interrupted and the page leases anew. Closing the page sends a release beacon, so the trial is
 // re-queued at once rather than after the grace period.
 //
 // URL parameters: name (the worker's name on the dashboard), backend (webgpu, webgl2,
@@ -57,8 +57,12 @@ function update(patch) {
   window.__volunteerReport?.(structuredClone(state));
 }
 
+let partial = ""; // stdout arrives in chunks: a line may span two
+
 function log(text) {
-  for (const line of text.split("\n")) {
+  const lines = (partial + text).split("\n");
+  partial = lines.pop();
+  for (const line of lines) {
     if (line.startsWith(PROGRESS)) {
       const p = JSON.parse(line.slice(PROGRESS.length));
       if (current && p.trial === current.trial) update({ step: p.step, value: p.value });
@@ -104,7 +108,8 @@ async function heartbeat(lease) {
   } catch {
     return; // the server is restarting; the next beat tries again
   }
-  if ((r.status === 409 || r.status === 403 || r.status === 404) && current === lease) {
+  // a 409 also answers a beat that crossed our own tell: stop Python only for a re-queue
+  if (r.status === 409 && (await r.json().catch(() => ({}))).requeued && current === lease) {
     update({ note: `trial ${lease.trial} was re-queued by the server; stopping it` });
     wa.interrupt();
   }
@@ -198,12 +203,12 @@ async function main() {
       result = await wa.runPython(`_volunteer.page_run(${JSON.stringify(JSON.stringify(lease))})`);
     } catch (e) {
       result = { trial: lease.trial, state: "error", reason: String(e.message ?? e) };
-      log(`trial ${lease.trial}: ${result.reason}`);
+      log(`trial ${lease.trial}: ${result.reason}\n`);
     } finally {
       clearInterval(beat);
       current = null;
     }
-    log(`trial ${lease.trial}: ${result.state}${result.value != null ? ` ${result.value}` : ""}`);
+    log(`trial ${lease.trial}: ${result.state}${result.value != null ? ` ${result.value}` : ""}\n`);
     update({ done: state.done + (result.state === "COMPLETE" || result.state === "PRUNED" ? 1 : 0),
              results: [...state.results, result], phase: `trial ${lease.trial} ${result.state}`,
              trial: null, params: null });
