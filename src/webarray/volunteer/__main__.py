@@ -56,7 +56,7 @@ def serve(ns: argparse.Namespace) -> int:
     print(f"study {spec.name!r}: {spec.n_trials} trials, storage {_redact(storage)}, checkpoints in {artifacts}/")
     for h in hosts:
         print(f"  join:      {scheme}://{h}:{ns.port}/\n  dashboard: {scheme}://{h}:{ns.port}/dashboard")
-    if scheme == "http" and any(not ipaddress.ip_address(h).is_loopback for h in hosts if _is_ip(h)):
+    if scheme == "http" and any(not ipaddress.ip_address(h).is_loopback for h in hosts if tls.is_ip(h)):
         print("  note: other devices need https:// (WebGPU and SharedArrayBuffer want a secure context); "
               "add --self-signed DIR or --certfile/--keyfile", file=sys.stderr)
     sys.stdout.flush()
@@ -67,14 +67,6 @@ def serve(ns: argparse.Namespace) -> int:
 
 def _wildcard(host: str) -> bool:
     return host in ("0.0.0.0", "::")
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 def _redact(url: str) -> str:

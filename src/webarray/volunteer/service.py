@@ -113,8 +113,8 @@ class VolunteerStudy:
         )
         if self.study.direction.name.lower() != spec.direction:
             raise ValueError(
-                f"study {spec.name!r} in {storage_url} was created to {self.study.direction.name.lower()}, "
-                f"the study file says {spec.direction}"
+                f"study {spec.name!r} in this storage was created to {self.study.direction.name.lower()}, "
+                f"the study file says {spec.direction}: give the study another name"
             )
         self.study_id = self.storage.get_study_id_from_name(spec.name)
         self.artifacts = Path(artifacts)

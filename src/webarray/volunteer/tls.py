@@ -46,7 +46,7 @@ def self_signed(folder: Path, hosts: list[str] | None = None) -> tuple[Path, Pat
     folder.mkdir(parents=True, exist_ok=True)
     cert_path, key_path = folder / "cert.pem", folder / "key.pem"
     hosts = hosts or ["localhost", socket.gethostname(), *local_addresses()]
-    names = [x509.IPAddress(ipaddress.ip_address(h)) if _is_ip(h) else x509.DNSName(h) for h in dict.fromkeys(hosts)]
+    names = [x509.IPAddress(ipaddress.ip_address(h)) if is_ip(h) else x509.DNSName(h) for h in dict.fromkeys(hosts)]
     now = datetime.datetime.now(datetime.timezone.utc)
     if cert_path.is_file() and key_path.is_file():
         cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
@@ -75,7 +75,7 @@ def self_signed(folder: Path, hosts: list[str] | None = None) -> tuple[Path, Pat
     return cert_path, key_path
 
 
-def _is_ip(host: str) -> bool:
+def is_ip(host: str) -> bool:
     try:
         ipaddress.ip_address(host)
     except ValueError:
