@@ -3,6 +3,7 @@ machine (and one native CPython worker for reference).
 
     python -m benchmarks.volunteer                 # 1, 2, 4 pages; 12 trials each
     python -m benchmarks.volunteer --workers 1,2 --trials 6
+    python -m benchmarks.volunteer --repeat 2    # 1, 2, 4, 1, 2, 4: a busy host's spread
 
 Each run is a fresh study on SQLite, served in this process, of the digits objective
 (examples/volunteer/digits_mlp.py) over the same grid: six learning rates x two widths,
@@ -97,6 +98,7 @@ def rate(study: VolunteerStudy) -> dict:
 
 
 def run_pages(workers: int, n_trials: int, tmp: Path, page_assets: Assets) -> dict:
+    tmp.mkdir(parents=True, exist_ok=True)
     study = VolunteerStudy(spec(n_trials), f"sqlite:///{tmp / f'pages-{workers}.db'}", tmp / f"ck-{workers}")
     load = os.getloadavg()[0]
     with serving(study, page_assets) as url, HeadlessWorkers(url) as pages:
@@ -141,6 +143,7 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workers", default="1,2,4", help="page counts to run (default 1,2,4)")
     p.add_argument("--trials", type=int, default=12, help="trials per run (default 12, the grid)")
+    p.add_argument("--repeat", type=int, default=1, help="rounds of the page counts, interleaved (noisy hosts)")
     p.add_argument("--no-native", action="store_true", help="skip the native reference run")
     p.add_argument("--json", help="where the record goes (default benchmarks/results/volunteer-swiftshader.json)")
     args = p.parse_args(argv)
@@ -148,11 +151,12 @@ def main(argv=None) -> int:
     page_assets = Assets(assets.js_library(root), assets.node_modules(root) / "pyodide", [assets.webarray_wheel(root)])
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for k in [int(x) for x in args.workers.split(",")]:
-            rows.append(run_pages(k, args.trials, Path(tmp), page_assets))
-            print(rows[-1], flush=True)
+        for round_ in range(args.repeat):
+            for k in [int(x) for x in args.workers.split(",")]:
+                rows.append({"round": round_, **run_pages(k, args.trials, Path(tmp) / f"r{round_}", page_assets)})
+                print(rows[-1], flush=True)
         if not args.no_native:
-            rows.append(run_native(args.trials, Path(tmp)))
+            rows.append({"round": 0, **run_native(args.trials, Path(tmp))})
             print(rows[-1], flush=True)
     rec = c.record("volunteer", [], {}, method={
         "objective": "examples/volunteer/digits_mlp.py", "grid": GRID, "settings": SETTINGS,
