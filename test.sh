@@ -14,4 +14,5 @@ fi
 echo "--- again without fusion (WEBARRAY_FUSION=0), CPython tests ---"
 WEBARRAY_FUSION=0 exec .venv/bin/python -m pytest -q \
     --ignore=tests/test_browser.py --ignore=tests/test_site.py --ignore=tests/test_webgl2.py \
-    --ignore-glob='tests/test_*_browser.py' --ignore-glob='tests/test_ecosystem_*.py'
+    --ignore-glob='tests/test_*_browser.py' --ignore-glob='tests/test_ecosystem_*.py' \
+    --ignore-glob='tests/test_volunteer*.py'

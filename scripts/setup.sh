@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Installs what webarray's run and test commands need on a fresh Debian machine:
 # Mesa's software Vulkan driver (a real WebGPU adapter without a GPU), Chromium (the
-# browser tests: WebGPU on SwiftShader), a virtual environment with the package and its
-# test dependencies, the npm packages (vite, TypeScript, playwright-core, Pyodide), the
-# built JS library and webarray wheel, and the pure-Python wheels that the in-browser
-# tests install into Pyodide. Safe to run again; quick when everything is in place.
+# browser tests: WebGPU on SwiftShader), PostgreSQL (the volunteer tests), a virtual
+# environment with the package and its test, ecosystem and volunteer dependencies, the
+# npm packages (vite, TypeScript, playwright-core, Pyodide), the built JS library and
+# webarray wheel, and the pure-Python wheels that the in-browser tests install into
+# Pyodide. Safe to run again; quick when everything is in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need_apt+=(mesa-vulkan-drivers)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+# PostgreSQL: the volunteer tests run a study on it too (tests/volunteer_support.py)
+compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null || need_apt+=(postgresql)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else
     echo "setup: please install ${need_apt[*]} (Debian packages) as root" >&2; exit 1; fi
@@ -27,7 +30,7 @@ stamp=.venv/.webarray-deps
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "setup: installing Python dependencies"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[test,ecosystem]"
+  .venv/bin/python -m pip install -q -e ".[test,ecosystem,volunteer]"
   touch "$stamp"
 fi
 # Chainer 7.8.1 (tests/test_chainer.py): its sdist needs setuptools < 70 and no build isolation
