@@ -18,10 +18,10 @@ Uniform words: n, Ns, number of butterflies (rows * T), element offset of the in
 
 from __future__ import annotations
 
-import array
 import math
 
 from ..._dtypes import complex64
+from ..uniforms import pack
 from . import lanes, wgsl_complex  # noqa: F401  (registers wa_cmul)
 from .grid import fold
 from .wgsl_lib import helpers_for
@@ -136,7 +136,7 @@ def generate(radix: int, inverse: bool) -> str:
 
 
 def pack_uniforms(n: int, ns: int, butterflies: int, offset: int) -> bytes:
-    return array.array("I", [n, ns, butterflies, offset]).tobytes()
+    return pack([n, ns, butterflies, offset], "fft")
 
 
 def grid(butterflies: int, max_per_dim: int) -> tuple[int, int, int]:
