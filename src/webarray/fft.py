@@ -196,8 +196,18 @@ def _c2c(x: Array, n: int | None, axis: int, norm: str, inverse: bool) -> Array:
     out = _rows(rows, inverse)
     f = _scale(norm, n, inverse)
     if f != 1.0:
-        out = out * f
+        out = _times(out, f)
     return moveaxis(reshape(out, lead + (n,)), -1, axis)
+
+
+def _times(x: Array, f: float) -> Array:
+    """The C-contiguous complex64 x times the real f, part by part as pocketfft scales: the
+    complex product with f + 0i would give inf · 0 = NaN parts."""
+    shape = x.shape + (2,)
+    parts = Array._view(x._buf, dt.float32, shape, _graph.c_strides(shape), 2 * x._offset,
+                        x.device)
+    y = _graph.copy_of(parts * f)
+    return Array._view(y._buf, dt.complex64, x.shape, _graph.c_strides(x.shape), 0, x.device)
 
 
 def _complex(x: Array) -> Array:
