@@ -248,7 +248,9 @@ def clip(
     max: Array | int | float | None = None,
 ) -> Array:
     """Clamp x to [min, max]. The result has x's dtype and the shape x, min and max
-    broadcast to; a NaN bound gives NaN."""
+    broadcast to; a NaN bound gives NaN. A Python int bound outside an integer dtype's
+    range is that end of the range where it changes nothing (max above it, min below it)
+    and raises OverflowError otherwise, as in NumPy 2."""
     if not isinstance(x, Array):
         raise TypeError(f"clip requires an array x, got {type(x).__name__}")
     dt.check_category(x.dtype, "real numeric", "clip")
@@ -269,7 +271,14 @@ def clip(
             if x.dtype.kind in "iu":
                 if isinstance(b, float):
                     raise TypeError(f"clip: a float {name} does not combine with {x.dtype.name}")
+                # as NumPy 2: a bound past the dtype's range on the side where it changes
+                # nothing is that end of the range; on the other side no result fits
                 lo, hi = _int_range(x.dtype)
+                if (name == "max" and b < lo) or (name == "min" and b > hi):
+                    raise OverflowError(
+                        f"clip: Python int {name}={b} is out of bounds for {x.dtype.name} "
+                        f"(allowed: {lo} to {hi}); no {x.dtype.name} value is clipped to it"
+                    )
                 b = builtins.min(builtins.max(b, lo), hi)
         else:
             raise TypeError(f"clip: {name} must be an array, int or float, got {type(b).__name__}")

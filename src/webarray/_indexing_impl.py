@@ -78,8 +78,8 @@ def _normalize(x: Array, key) -> tuple[tuple, dict]:
 
 def _from_list(x: Array, k: list):
     """A list index as a device array, as NumPy reads it: only bools make a boolean mask,
-    only integers an int32 index array. Returns the array and, for integers, the lowest
-    and highest value (checked against the axis once it is known)."""
+    only integers an int32 index array (int64 past int32's range). Returns the array and,
+    for integers, the lowest and highest value (checked against the axis once it is known)."""
     from ._creation import asarray
 
     leaves: list = []
@@ -101,12 +101,14 @@ def _from_list(x: Array, k: list):
             )
     values = [operator.index(v) for v in leaves]
     lo, hi = min(values, default=0), max(values, default=0)
-    limit = 1 << 31
-    if lo < -limit or hi >= limit:
-        bad = lo if lo < -limit else hi
+    # past int32 only a broadcast axis (stride 0, no memory) can be that long; the axis
+    # checks the bounds once it is known
+    dtype = _I32 if -(1 << 31) <= lo and hi < 1 << 31 else dt.int64
+    if lo < -(1 << 63) or hi >= 1 << 63:
+        bad = lo if lo < -(1 << 63) else hi
         raise IndexError(f"index {bad} in {_short(k)} is out of bounds for any axis")
     try:
-        arr = asarray(nested, dtype=_I32, device=x.device)
+        arr = asarray(nested, dtype=dtype, device=x.device)
     except ValueError as e:  # ragged
         raise IndexError(f"a list used as an index must be rectangular: {e}") from None
     return arr, (lo, hi) if values else None
@@ -257,6 +259,9 @@ def _flat_index(x: Array, arrays, s2, n_adv):
 
     total: Node = sc(x._offset)
     for axis, a in enumerate(arrays):
+        if x._strides[axis] == 0:
+            # every index reads the same element (and the axis may be longer than int32)
+            continue
         # view the index array with the rest axes appended (stride 0) to match out_shape
         lead = len(s2) - a.ndim
         shape = (1,) * lead + a.shape + (1,) * len(rest)

@@ -6,7 +6,10 @@ svd and svdvals launch the one-workgroup-per-matrix kernels of kernels/webgpu/li
 on float32 or complex64 copies of their input for matrices up to 64 a side, and the
 multi-launch kernels of kernels/webgpu/linalg_steps.py beyond that (and for complex
 eigh/svd); eig and eigvals always use the latter. pinv and matrix_rank are built on svd.
-Everything runs on the GPU and singular inputs give inf/NaN instead of errors; the host
+Everything runs on the GPU and singular inputs give inf/NaN instead of errors (a matrix
+holding NaN or infinity gives all-NaN factors from svd, svdvals, pinv, eigh and eigvalsh,
+since Jacobi rotations would leave finite garbage; matrix_rank, whose int32 result cannot
+be NaN, raises LinAlgError after one small readback); the host
 waits only where an iteration's end is decided: Jacobi sweeps (one small readback per
 sweep from the fourth), eig's QR iteration (one per doubling of its step budget) and
 svd's check for zero singular values before completing U or V. A device whose kernel
@@ -32,9 +35,14 @@ from ._array_object import Array
 from ._linear_algebra import matmul
 from ._searching import where
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_norm",
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_norm",
            "matrix_power", "matrix_rank", "outer", "pinv", "qr", "slogdet", "solve", "svd",
            "svdvals", "trace", "vector_norm"]
+
+
+class LinAlgError(ValueError):
+    """A linalg function has no answer for its input (as NumPy's numpy.linalg.LinAlgError,
+    also a ValueError): matrix_rank of a matrix holding NaN or infinity."""
 
 
 # the standard's named result tuples
@@ -618,11 +626,26 @@ def _scaled(x: Array):
     return ew.multiply(x, astype(scale, x.dtype)), scale
 
 
+def _nonfinite(x: Array) -> Array:
+    """Per matrix of the stack: does it hold NaN or ±infinity?"""
+    return _utility.any(ew.logical_not(ew.isfinite(x)), axis=(-2, -1))
+
+
+def _nan_where(bad: Array, *arrays):
+    """Each array (a stack of vectors or of matrices) NaN in the matrices where bad."""
+    return tuple(None if a is None else
+                 where(bad[(...,) + (None,) * (a.ndim - bad.ndim)], math.nan, a)
+                 for a in arrays)
+
+
 def _eigh(x: Array, vectors: bool, name: str):
+    from ._creation import tril
+
     x = _supported(x, name, square=True)
+    bad = _nonfinite(tril(x))  # only the lower triangle is read
     x, scale = _scaled(x)
     vals, vecs = _eigh_scaled(x, vectors)
-    return (vals if scale is None else ew.divide(vals, scale[..., 0])), vecs
+    return _nan_where(bad, vals if scale is None else ew.divide(vals, scale[..., 0]), vecs)
 
 
 def _eigh_scaled(x: Array, vectors: bool):
@@ -696,9 +719,10 @@ def _svd_jacobi(x: Array, vectors: bool):
 def _svd(x: Array, name: str, vectors: bool):
     """(S, U, Vh): U (M×K) with zero columns where S is zero, Vh (K×N) orthonormal rows."""
     x = _supported(x, name)
+    bad = _nonfinite(x)
     x, scale = _scaled(x)
     s, u, vh = _svd_scaled(x, vectors)
-    return (s if scale is None else ew.divide(s, scale[..., 0])), u, vh
+    return _nan_where(bad, s if scale is None else ew.divide(s, scale[..., 0]), u, vh)
 
 
 def _svd_scaled(x: Array, vectors: bool):
@@ -806,9 +830,15 @@ def _rtol(x: Array, rtol, name: str):
 
 def matrix_rank(x: Array, /, *, rtol=None) -> Array:
     """float32 and complex64: the number of singular values above rtol · the largest
-    (int32, the default integer dtype of this device)."""
+    (int32, the default integer dtype of this device). LinAlgError (a ValueError) where
+    x holds NaN or infinity."""
     x = _supported(x, "matrix_rank")
     cut = _rtol(x, rtol, "matrix_rank")
+    if x.size and bool(_utility.any(ew.logical_not(ew.isfinite(x)))):
+        raise LinAlgError(
+            "matrix_rank: x holds NaN or infinity, so its singular values and rank are "
+            "undefined"
+        )
     s = svdvals(x)
     if s.shape[-1] == 0:
         return stat.sum(astype(s, dt.int32), axis=-1)

@@ -13,6 +13,18 @@ of S threads reduce chunks of S·P columns by a tree, writing either the result 
 row-major (rows, chunks) array of partials, which the next pass reduces as contiguous rows
 until one chunk per row is left. S is chosen per pass from the row length: a thread per row
 for rows of up to P elements, a whole workgroup per chunk for long rows.
+
+Sizes past 32 bits: the kernels count columns, groups and flat indices in 32-bit uniform
+words, and argmin/argmax answer in int32, yet a broadcast view of 2**33 elements needs no
+memory. So a reduced axis of stride 0 is never read element by element: every element along
+it is the same, so min, max, all, any, mean, var, argmin and argmax see one of them, and
+sum, prod and count_nonzero combine the reduction of one with itself k times by doubling
+(log2(k) elementwise launches: a sum over 2**33 broadcast ones costs what a sum of one
+does, and integer results wrap exactly as k additions would). What is left has distinct
+elements, so it exceeds MAX_COLUMNS only on devices whose buffers hold more than 2**31
+elements; there the reduced extent is cut into pieces (views) that are reduced alone and
+combined with the op's combine. argmin/argmax and count_nonzero whose answer does not fit
+int32 raise OverflowError naming it.
 """
 
 from __future__ import annotations
@@ -24,11 +36,11 @@ from . import _dtypes as dt
 from . import _graph
 from . import _storage
 from ._array_object import Array
-from .kernels.expr import Scalar
+from .kernels.expr import Apply, Input, Scalar
 from .kernels.webgpu import lanes
 
 __all__ = ["reduce", "argreduce", "mean", "var", "scan", "normalize_axes", "normalize_axis",
-           "REDUCTIONS", "SCANS"]
+           "REDUCTIONS", "SCANS", "MAX_COLUMNS"]
 
 # name -> (combine, map of each element, accumulator dtype (None: the output dtype),
 #          value of an empty reduction (None: it has none))
@@ -41,6 +53,12 @@ REDUCTIONS = {
     "any": ("max", "nonzero", dt.uint32, False),
     "count_nonzero": ("add", "nonzero", dt.int32, 0),
 }
+# the elementwise op that combines two partial results of a reduction (by result dtype kind)
+_PARTIALS = {"add": "add", "mul": "multiply", "min": "minimum", "max": "maximum"}
+_BOOL_PARTIALS = {"min": "logical_and", "max": "logical_or"}
+# the most elements one launch reduces per output: row lengths, flat indices (u32) and
+# argmin/argmax's int32 answers stay in range; also the largest int32 count or index
+MAX_COLUMNS = 2**31 - 1
 # scan name -> combine
 SCANS = {"sum": "add", "prod": "mul", "min": "min", "max": "max"}
 _SCAN_IDENTITY = {"add": 0, "mul": 1}
@@ -187,11 +205,89 @@ def _out_shape(shape, axes, keepdims: bool):
     return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
+def _unbroadcast(x: Array, axes):
+    """x with each reduced axis of stride 0 cut to its first entry (a view), and how many
+    times each remaining element stands for itself: the product of those axes' lengths."""
+    shape = list(x.shape)
+    repeats = 1
+    for d in axes:
+        if x._strides[d] == 0 and shape[d] > 1:
+            repeats *= shape[d]
+            shape[d] = 1
+    if repeats == 1:
+        return x, 1
+    return Array._view(x._buf, x.dtype, shape, x._strides, x._offset, x.device), repeats
+
+
+def _along(x: Array, axis: int, start: int, size: int) -> Array:
+    shape = list(x.shape)
+    shape[axis] = size
+    return Array._view(x._buf, x.dtype, shape, x._strides, x._offset + start * x._strides[axis],
+                       x.device)
+
+
+def _pieces(x: Array, axes, limit: int):
+    """Views of x that together hold it, each with at most ``limit`` elements over the
+    reduced axes: the longest reduced axis is cut into blocks (recursively, when the other
+    reduced axes alone hold more than limit)."""
+    count = math.prod(x.shape[d] for d in axes)
+    if count <= limit:
+        yield x
+        return
+    a = max(axes, key=lambda d: x.shape[d])
+    n = x.shape[a]
+    step = max(1, limit // (count // n))
+    for start in range(0, n, step):
+        yield from _pieces(_along(x, a, start, min(step, n - start)), axes, limit)
+
+
+def _elementwise(op: str, arrays, scalars=(), dtype=None) -> Array:
+    """The op of the op table over same-shaped arrays and then scalars ((dtype, value))."""
+    a = arrays[0]
+    args = [Input(i, b.dtype) for i, b in enumerate(arrays)]
+    args += [Scalar(i, d) for i, (d, _) in enumerate(scalars)]
+    node = Apply(op, tuple(args), a.dtype, dtype or a.dtype)
+    return _graph.execute(a.device, a.shape, [(node, None)], list(arrays), list(scalars))[0]
+
+
+def _partials_op(combine: str, dtype: dt.DType) -> str:
+    return _BOOL_PARTIALS[combine] if dtype is dt.bool else _PARTIALS[combine]
+
+
+def _repeat(a: Array, k: int, combine: str) -> Array:
+    """a combined with itself k times ("add": k·a, "mul": a**k) by doubling: 2·log2(k)
+    elementwise launches at most. Integers wrap as k combinations would; a float sum rounds
+    once per set bit of k (each doubling is exact)."""
+    op = _PARTIALS[combine]
+    result = None
+    while True:
+        if k & 1:
+            result = a if result is None else _elementwise(op, (result, a))
+        k >>= 1
+        if not k:
+            return result
+        a = _elementwise(op, (a, a))
+
+
+def _reduced(x: Array, axes, shape, combine: str, mapping: str, acc: dt.DType,
+             out_dtype: dt.DType, means: Array | None = None) -> Array:
+    """x reduced over axes into a new array of shape: one tree reduction, or one per piece
+    of at most MAX_COLUMNS elements combined elementwise."""
+    total = None
+    for piece in _pieces(x, axes, MAX_COLUMNS):
+        out = Array._empty(shape, out_dtype, x.device)
+        _run(_rows_of(piece, axes, ordered=False), combine, mapping, acc, out, means=means)
+        total = out if total is None else _elementwise(_partials_op(combine, out_dtype),
+                                                      (total, out))
+    return total
+
+
 def reduce(x: Array, axes, op: str, out_dtype: dt.DType, keepdims: bool = False) -> Array:
     """Reduce x over ``axes`` (a tuple of distinct non-negative axes) with the reduction
     ``op`` (a key of REDUCTIONS); elements are converted to out_dtype (or the op's
     accumulator) as they are read. Integer sums and products wrap in out_dtype. An empty
-    reduction gives the op's identity, or ValueError for min and max."""
+    reduction gives the op's identity, or ValueError for min and max. count_nonzero raises
+    OverflowError where a count exceeds int32."""
     combine, mapping, acc, empty = REDUCTIONS[op]
     acc = acc or out_dtype
     axes = tuple(axes)
@@ -199,37 +295,90 @@ def reduce(x: Array, axes, op: str, out_dtype: dt.DType, keepdims: bool = False)
     device = x.device
     if math.prod(shape) == 0:
         return Array._empty(shape, out_dtype, device)
-    if math.prod(x.shape[d] for d in axes) == 0:
+    count = math.prod(x.shape[d] for d in axes)
+    if count == 0:
         if empty is None:
             raise ValueError(
                 f"{op} of an empty reduction has no value: the reduced axes {axes} of shape "
                 f"{x.shape} hold no elements"
             )
         return _fill(shape, out_dtype, empty, device)
-    out = Array._empty(shape, out_dtype, device)
-    _run(_rows_of(x, axes, ordered=False), combine, mapping, acc, out)
-    return out
+    x, repeats = _unbroadcast(x, axes)
+    if op == "count_nonzero" and count > MAX_COLUMNS:
+        return _big_count(x, axes, shape, repeats)
+    out = _reduced(x, axes, shape, combine, mapping, acc, out_dtype)
+    if repeats == 1 or combine in ("min", "max"):  # min, max, all, any: idempotent
+        return out
+    return _repeat(out, repeats, combine)
+
+
+def _big_count(x: Array, axes, shape, repeats: int) -> Array:
+    """count_nonzero over more than MAX_COLUMNS elements (each distinct one standing for
+    ``repeats``): counted (in int64 where pieces add up past int32), checked against int32
+    by one readback of the largest count, then repeated."""
+    distinct = math.prod(x.shape[d] for d in axes)
+    wide = dt.int64 if distinct > MAX_COLUMNS else dt.int32
+    counts = _reduced(x, axes, shape, "add", "nonzero", wide, wide)
+    most = int(reduce(counts, tuple(range(counts.ndim)), "max", wide)) * repeats
+    if most > MAX_COLUMNS:
+        raise OverflowError(
+            f"count_nonzero: {most} nonzero elements do not fit the int32 result (at most "
+            f"2**31 - 1 = {MAX_COLUMNS})"
+        )
+    if wide is not dt.int32:
+        counts = _graph.copy_of(counts, dt.int32)
+    return counts if repeats == 1 else _repeat(counts, repeats, "add")
+
+
+def _index_range_error(op: str, what: str) -> OverflowError:
+    return OverflowError(
+        f"{op}: {what}, past the int32 index range (at most 2**31 - 1 = {MAX_COLUMNS})"
+    )
 
 
 def argreduce(x: Array, axis: int | None, op: str, keepdims: bool = False) -> Array:
     """Index (int32) of the first minimum (op "argmin") or maximum ("argmax") along axis,
     or of the flattened array when axis is None. NaN counts as the extreme value: the first
-    NaN wins, as in NumPy."""
+    NaN wins, as in NumPy. Along axes of stride 0 the first element wins; an index past
+    int32 raises OverflowError."""
     axes = tuple(range(x.ndim)) if axis is None else (axis,)
     shape = _out_shape(x.shape, axes, keepdims)
     device = x.device
-    if math.prod(x.shape[d] for d in axes) == 0:
+    count = math.prod(x.shape[d] for d in axes)
+    if count == 0:
         if math.prod(shape) == 0:
             return Array._empty(shape, dt.int32, device)
         raise ValueError(
             f"{op} of an empty sequence: the searched axes {axes} of shape {x.shape} hold "
             "no elements"
         )
-    out = Array._empty(shape, dt.int32, device)
     if math.prod(shape) == 0:
+        return Array._empty(shape, dt.int32, device)
+    if count <= MAX_COLUMNS:
+        out = Array._empty(shape, dt.int32, device)
+        _run(_rows_of(x, axes, ordered=True), op, "cast", x.dtype, out)
         return out
-    _run(_rows_of(x, axes, ordered=True), op, "cast", x.dtype, out)
-    return out
+    # past int32: the stride-0 axes hold copies, whose first (index 0) wins
+    y, _ = _unbroadcast(x, axes)
+    rest = y.size if axis is None else y.shape[axis]
+    if rest > MAX_COLUMNS:
+        raise _index_range_error(op, f"searching {rest} distinct elements of shape {x.shape} "
+                                     "needs indices")
+    if axis is not None:
+        return _fill(shape, dt.int32, 0, device)
+    # the flat index in y (whose cut axes have length 1) at the same coordinates in x
+    flat = int(argreduce(y, None, op))
+    coords = []
+    for n in reversed(y.shape):
+        flat, c = divmod(flat, n)
+        coords.append(c)
+    index = 0
+    for n, c in zip(x.shape, reversed(coords)):
+        index = index * n + c
+    if index > MAX_COLUMNS:
+        raise _index_range_error(op, f"the answer {index} in the flattened shape {x.shape} is "
+                                     "an index")
+    return _fill(shape, dt.int32, index, device)
 
 
 def mean(x: Array, axes, keepdims: bool = False) -> Array:
@@ -243,10 +392,24 @@ def mean(x: Array, axes, keepdims: bool = False) -> Array:
     if count == 0:
         nan = complex(math.nan, math.nan) if x.dtype.kind == "c" else math.nan
         return _fill(shape, x.dtype, nan, x.device)
-    out = Array._empty(shape, x.dtype, x.device)
-    _run(_rows_of(x, axes, ordered=False), "add", "cast", x.dtype, out,
-         transform="div", divisor=float(count))
-    return out
+    # the mean of copies is the mean of one
+    x, repeats = _unbroadcast(x, axes)
+    return _divided(x, axes, shape, "cast", count // repeats)
+
+
+def _divided(x: Array, axes, shape, mapping: str, divisor: float,
+             means: Array | None = None, sqrt: bool = False) -> Array:
+    """The sum over axes of the mapped elements divided by divisor (then its square root):
+    by the last pass of one tree reduction, or elementwise after the pieces' sums."""
+    transform = "div_sqrt" if sqrt else "div"
+    if math.prod(x.shape[d] for d in axes) <= MAX_COLUMNS:
+        out = Array._empty(shape, x.dtype, x.device)
+        _run(_rows_of(x, axes, ordered=False), "add", mapping, x.dtype, out,
+             transform=transform, divisor=float(divisor), means=means)
+        return out
+    total = _reduced(x, axes, shape, "add", mapping, x.dtype, x.dtype, means)
+    out = _elementwise("divide", (total,), [(x.dtype, float(divisor))])
+    return _elementwise("sqrt", (out,)) if sqrt else out
 
 
 def var(x: Array, axes, correction: float = 0.0, keepdims: bool = False,
@@ -261,12 +424,10 @@ def var(x: Array, axes, correction: float = 0.0, keepdims: bool = False,
         return Array._empty(shape, x.dtype, x.device)
     if count == 0 or count - correction <= 0:
         return _fill(shape, x.dtype, math.nan, x.device)
+    # k copies of each element: k·Σ(y - m)² / (count - c) = Σ(y - m)² / ((count - c) / k)
+    x, repeats = _unbroadcast(x, axes)
     means = mean(x, axes)
-    out = Array._empty(shape, x.dtype, x.device)
-    _run(_rows_of(x, axes, ordered=False), "add", "sqdev", x.dtype, out,
-         transform="div_sqrt" if sqrt else "div", divisor=float(count - correction),
-         means=means)
-    return out
+    return _divided(x, axes, shape, "sqdev", (count - correction) / repeats, means, sqrt)
 
 
 # -- scans -------------------------------------------------------------------------------------

@@ -20,11 +20,10 @@ groups with the prefix sum of _reduce.scan.
 
 from __future__ import annotations
 
-import array
-
 from . import _dtypes as dt
 from . import _graph
 from ._array_object import Array
+from .kernels import uniforms
 from .kernels.expr import Apply, Gather, Input, Scalar
 from .kernels.webgpu.grid import fold
 
@@ -36,7 +35,7 @@ _WORDS = {"int64": ((1, dt.int32), (0, _U32)), "uint64": ((1, _U32), (0, _U32)),
 
 
 def _words(*values) -> bytes:
-    return array.array("I", [v & 0xFFFFFFFF for v in values]).tobytes()
+    return uniforms.pack(values, "sort")
 
 
 def _launch(device, key, make, arrays, uniforms: bytes, groups: int) -> None:

@@ -18,12 +18,14 @@ from collections.abc import Sequence
 from . import _dtypes as dt
 from . import _graph
 from ._array_object import Array
+from ._device import resolve
 from ._creation import asarray, zeros
 from ._data_type import astype
 from ._elementwise import conj, real
 from ._manipulation import (
     _array, _int, concat, flip, moveaxis, normalize_axes, normalize_axis, reshape, roll,
 )
+from .kernels.expr import Apply, Cast, Index, Scalar
 from .kernels.webgpu import fft as kfft
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
 ]
 
 _NORMS = ("backward", "ortho", "forward")
+_MAX_INDEX = 2**31 - 1  # the element index of an elementwise kernel is an int32
 _SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
@@ -191,8 +194,18 @@ def _c2c(x: Array, n: int | None, axis: int, norm: str, inverse: bool) -> Array:
     out = _rows(_graph.bindable(rows), inverse)
     f = _scale(norm, n, inverse)
     if f != 1.0:
-        out = out * f
+        out = _times(out, f)
     return moveaxis(reshape(out, lead + (n,)), -1, axis)
+
+
+def _times(x: Array, f: float) -> Array:
+    """The C-contiguous complex64 x times the real f, part by part as pocketfft scales: the
+    complex product with f + 0i would give inf · 0 = NaN parts."""
+    shape = x.shape + (2,)
+    parts = Array._view(x._buf, dt.float32, shape, _graph.c_strides(shape), 2 * x._offset,
+                        x.device)
+    y = _graph.copy_of(parts * f)
+    return Array._view(y._buf, dt.complex64, x.shape, _graph.c_strides(x.shape), 0, x.device)
 
 
 def _complex(x: Array) -> Array:
@@ -324,16 +337,44 @@ def _freq_args(n, d, dtype, what: str) -> tuple[int, float, dt.DType]:
     return n, float(d), dtype
 
 
+def _frequencies(n: int, d: float, dtype: dt.DType, device, count: int, what: str) -> Array:
+    """The count sample frequencies k / (d·n): k = i for rfftfreq, and for fftfreq i below
+    (n + 1) // 2 and i - n from there, computed on the device from the element index: nothing of length n is built on the
+    host, and a result that cannot be allocated raises MemoryError at once."""
+    device = resolve(device)
+    device.check_dtype(dtype)
+    if count > _MAX_INDEX:
+        raise MemoryError(
+            f"{what}: the {count} frequencies of n = {n} are more than the 2**31 - 1 "
+            "elements one kernel numbers"
+        )
+    try:
+        out = Array._empty((count,), dtype, device)
+    except MemoryError as e:
+        raise MemoryError(
+            f"{what}: the {count} frequencies of n = {n} ({dtype.name}) do not fit: {e}"
+        ) from None
+    i32 = dt.int32
+    i = Index(i32)
+    if what == "fftfreq":  # the upper half counts up from -(n // 2)
+        low = Apply("less", (i, Scalar(0, i32)), i32, dt.bool)
+        i = Apply("where", (low, i, Apply("subtract", (i, Scalar(1, i32)), i32, i32)), i32, i32)
+    # one division (correctly rounded where the device's is): where d·n is exact in float32
+    # it differs from NumPy's k * (1 / (d·n)) in float64, rounded to float32, only at a
+    # rounding tie; otherwise the rounding of d·n adds at most an ulp
+    node = Apply("divide", (Cast(i, dtype), Scalar(2, dtype)), dtype, dtype)
+    scalars = [(i32, (n + 1) // 2), (i32, n), (dtype, d * n)]
+    return _graph.execute(device, (count,), [(node, out)], (), scalars)[0]
+
+
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: dt.DType | None = None, device=None) -> Array:
     n, d, dtype = _freq_args(n, d, dtype, "fftfreq")
-    half = (n + 1) // 2
-    return asarray([(i if i < half else i - n) / (d * n) for i in range(n)],
-                   dtype=dtype, device=device)
+    return _frequencies(n, d, dtype, device, n, "fftfreq")
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: dt.DType | None = None, device=None) -> Array:
     n, d, dtype = _freq_args(n, d, dtype, "rfftfreq")
-    return asarray([i / (d * n) for i in range(n // 2 + 1)], dtype=dtype, device=device)
+    return _frequencies(n, d, dtype, device, n // 2 + 1, "rfftfreq")
 
 
 def _shift(x: Array, axes, what: str, sign: int) -> Array:

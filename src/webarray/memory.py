@@ -22,7 +22,14 @@ def free_pooled(device=None) -> None:
 
 
 def set_limit(nbytes: int, device=None) -> None:
-    """Cap the bytes webarray may hold on the device (live plus pooled)."""
+    """Cap the bytes webarray may hold on the device (live plus pooled): a positive integer
+    (TypeError for other types, bool included; ValueError below 1)."""
+    if isinstance(nbytes, bool) or not hasattr(nbytes, "__index__"):
+        raise TypeError(f"set_limit: nbytes must be an int, got {type(nbytes).__name__} "
+                        f"{nbytes!r}")
+    nbytes = nbytes.__index__()
+    if nbytes < 1:
+        raise ValueError(f"set_limit: nbytes must be at least 1 byte, got {nbytes}")
     pool = resolve(device).pool
-    pool.limit_bytes = int(nbytes)
+    pool.limit_bytes = nbytes
     pool._pool_cap = pool.limit_bytes // 4

@@ -12,16 +12,20 @@ Twiddles come from a table of exp(-2 pi i m / n), m < n, computed on the host in
 WGSL only bounds sin/cos to an absolute error of 2^-11. A thread reads the entries for
 r a power of two and multiplies them for the other r (scattered reads were the cost of a
 pass). The inverse transform conjugates the table entries and the DFT constants.
+Twiddles that are exactly 1, -1, i or -i (every twiddle of the first butterfly, and the
+table's quarter turns) are applied by negating or swapping parts (``ft_twiddle``), as the
+DFT constants are: a complex product would make inf · (1 + 0i) = inf + NaN i, so
+fft([inf, 0, 0, 0]) was all NaN where NumPy (and exact arithmetic) gives inf.
 
 Uniform words: n, Ns, number of butterflies (rows * T), element offset of the input.
 """
 
 from __future__ import annotations
 
-import array
 import math
 
 from ..._dtypes import complex64
+from ..uniforms import pack
 from . import lanes, wgsl_complex  # noqa: F401  (registers wa_cmul)
 from .grid import fold
 from .wgsl_lib import helpers_for
@@ -61,6 +65,17 @@ def _rotate(v: str, m: int, radix: int, sign: int) -> str:
         return f"vec2<f32>(-{v}.y, {v}.x)" if s > 0 else f"vec2<f32>({v}.y, -{v}.x)"
     a = sign * 2.0 * math.pi * m / radix
     return f"wa_cmul({v}, vec2<f32>({math.cos(a)!r}, {math.sin(a)!r}))"
+
+
+# x times a twiddle w: exact where w is exactly 1, -1, i or -i (table entries at the
+# quarter turns, and the first butterfly's 1), where the complex product would turn an
+# infinite part times a zero part into NaN: inf · (1 + 0i) = inf + NaN i
+TWIDDLE = """fn ft_twiddle(x: vec2<f32>, w: vec2<f32>) -> vec2<f32> {
+    if (w.y == 0.0 && abs(w.x) == 1.0) { return select(-x, x, w.x > 0.0); }
+    if (w.x == 0.0 && abs(w.y) == 1.0) { return select(vec2<f32>(x.y, -x.x), vec2<f32>(-x.y, x.x), w.y > 0.0); }
+    return wa_cmul(x, w);
+}
+"""
 
 
 def _dft(w, names: list[str], sign: int, tag: str) -> list[str]:
@@ -125,18 +140,18 @@ def generate(radix: int, inverse: bool) -> str:
             w(f"    let w{r} = {tw}{' * vec2<f32>(1.0, -1.0)' if inverse else ''};")
         else:
             w(f"    let w{r} = wa_cmul(w{high}, w{r - high});")
-        w(f"    let v{r} = wa_cmul({load_x(f'src + {r}u * t')}, w{r});")
+        w(f"    let v{r} = ft_twiddle({load_x(f'src + {r}u * t')}, w{r});")
     outs = _dft(w, [f"v{r}" for r in range(radix)], sign, "d")
     w(f"    let dst = b * n + (j / ns) * ns * {radix}u + k;")
     for q in range(radix):
         w(f"    {lanes.store(complex64, 'Y', f'dst + {q}u * ns', outs[q])}")
     w("}")
     code = "\n".join(lines) + "\n"
-    return code + helpers_for(code)
+    return code + TWIDDLE + helpers_for(code + TWIDDLE)
 
 
 def pack_uniforms(n: int, ns: int, butterflies: int, offset: int) -> bytes:
-    return array.array("I", [n, ns, butterflies, offset]).tobytes()
+    return pack([n, ns, butterflies, offset], "fft")
 
 
 def grid(butterflies: int, max_per_dim: int) -> tuple[int, int, int]:
@@ -205,14 +220,14 @@ def generate_big(inverse: bool) -> str:
     _powers(w, "k * 32u * {p}u * step", "pa", 32, inverse, False)
     for a in range(32):
         w(f"    var v{a} = vec2<f32>(0.0);")
-        w(f"    if (valid) {{ v{a} = wa_cmul(bitcast<vec2<f32>>(X[src + ({32 * a}u + t) * T]), wa_cmul(kt, pa{a})); }}")
+        w(f"    if (valid) {{ v{a} = ft_twiddle(bitcast<vec2<f32>>(X[src + ({32 * a}u + t) * T]), wa_cmul(kt, pa{a})); }}")
     ys = _dft(w, [f"v{a}" for a in range(32)], sign, "y")
     # w_1024^(t c) = w_n^(t c n / 1024)
     _powers(w, "t * {p}u * T", "pc", 32, inverse, False)
     base = f"gi * {BIG}u"
     for part in ("x", "y"):
         for c in range(32):
-            val = ys[c] if c == 0 else f"wa_cmul({ys[c]}, pc{c})"
+            val = ys[c] if c == 0 else f"ft_twiddle({ys[c]}, pc{c})"
             w(f"    S[{base} + t * 32u + ({c}u ^ t)] = ({val}).{part};")
         w("    workgroupBarrier();")
         for b in range(32):
@@ -229,7 +244,7 @@ def generate_big(inverse: bool) -> str:
     w("    }")
     w("}")
     code = "\n".join(lines) + "\n"
-    return code + helpers_for(code)
+    return code + TWIDDLE + helpers_for(code + TWIDDLE)
 
 
 def grid_big(transforms: int, max_per_dim: int) -> tuple[int, int, int]:

@@ -32,13 +32,13 @@ dimension, outermost first.
 
 from __future__ import annotations
 
-import array
 from dataclasses import dataclass
 
 from ..._dtypes import DType
 from ..._dtypes import bool as _BOOL
 from ..._dtypes import uint32 as _U32
 from ..ops import TABLE, lane_of
+from ..uniforms import UniformOverflow, pack
 from . import lanes
 from .grid import fold
 from .wgsl_lib import helpers_for
@@ -372,7 +372,13 @@ def pack_uniforms(rows: int, cols: int, chunks: int, group: int, colmode: bool, 
              1 if colmode else 0, offset, stride, fold, aux_offset, divisor_bits, len(row_dims)]
     for size, st in row_dims:
         words += [size, st]
-    return array.array("I", [v & 0xFFFFFFFF for v in words]).tobytes()
+    if rows * chunks >= 1 << 32:
+        # the kernel numbers its groups row * chunks + chunk in one u32
+        raise UniformOverflow(
+            f"reduction kernel: {rows} rows of {chunks} chunks each make {rows * chunks} "
+            "groups, more than the 2**32 that one launch numbers"
+        )
+    return pack(words, "reduction")
 
 
 def grid(groups: int, group: int, max_per_dim: int) -> tuple[int, int, int]:

@@ -27,10 +27,10 @@ outermost first.
 
 from __future__ import annotations
 
-import array
 from dataclasses import dataclass
 
 from ..._dtypes import DType
+from ..uniforms import UniformOverflow, pack
 from . import lanes
 from .reduction import ROW_LAYOUT, WORKGROUP, cast, combine_expr, identity, ra_helpers
 
@@ -165,4 +165,10 @@ def pack_uniforms(rows: int, cols: int, chunks: int, group: int, colmode: bool,
              len(row_dims)]
     for dims in row_dims:
         words += list(dims)
-    return array.array("I", [v & 0xFFFFFFFF for v in words]).tobytes()
+    if rows * chunks >= 1 << 32:
+        # the kernel numbers its groups row * chunks + chunk in one u32
+        raise UniformOverflow(
+            f"scan kernel: {rows} rows of {chunks} chunks each make {rows * chunks} "
+            "groups, more than the 2**32 that one launch numbers"
+        )
+    return pack(words, "scan")
