@@ -24,7 +24,8 @@ does, and integer results wrap exactly as k additions would). What is left has d
 elements, so it exceeds MAX_COLUMNS only on devices whose buffers hold more than 2**31
 elements; there the reduced extent is cut into pieces (views) that are reduced alone and
 combined with the op's combine. argmin/argmax and count_nonzero whose answer does not fit
-int32 raise OverflowError naming it.
+int32 (MAX_INDEX) raise OverflowError naming it; argmin/argmax over more than MAX_INDEX
+distinct elements raise it at once.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from .kernels.expr import Apply, Input, Scalar
 from .kernels.webgpu import lanes
 
 __all__ = ["reduce", "argreduce", "mean", "var", "scan", "normalize_axes", "normalize_axis",
-           "REDUCTIONS", "SCANS", "MAX_COLUMNS"]
+           "REDUCTIONS", "SCANS", "MAX_COLUMNS", "MAX_INDEX"]
 
 # name -> (combine, map of each element, accumulator dtype (None: the output dtype),
 #          value of an empty reduction (None: it has none))
@@ -56,9 +57,11 @@ REDUCTIONS = {
 # the elementwise op that combines two partial results of a reduction (by result dtype kind)
 _PARTIALS = {"add": "add", "mul": "multiply", "min": "minimum", "max": "maximum"}
 _BOOL_PARTIALS = {"min": "logical_and", "max": "logical_or"}
-# the most elements one launch reduces per output: row lengths, flat indices (u32) and
-# argmin/argmax's int32 answers stay in range; also the largest int32 count or index
+# the most elements one launch reduces per output (the kernel addresses column j of a row
+# through i32(j)); longer reduced extents are reduced in pieces
 MAX_COLUMNS = 2**31 - 1
+# the largest count (count_nonzero) or index (argmin, argmax) of their int32 results
+MAX_INDEX = 2**31 - 1
 # scan name -> combine
 SCANS = {"sum": "add", "prod": "mul", "min": "min", "max": "max"}
 _SCAN_IDENTITY = {"add": 0, "mul": 1}
@@ -241,12 +244,13 @@ def _pieces(x: Array, axes, limit: int):
         yield from _pieces(_along(x, a, start, min(step, n - start)), axes, limit)
 
 
-def _elementwise(op: str, arrays, scalars=(), dtype=None) -> Array:
-    """The op of the op table over same-shaped arrays and then scalars ((dtype, value))."""
+def _elementwise(op: str, arrays, scalars=()) -> Array:
+    """The op of the op table over same-shaped arrays of one dtype, then scalars ((dtype,
+    value)), with a result of that dtype."""
     a = arrays[0]
     args = [Input(i, b.dtype) for i, b in enumerate(arrays)]
     args += [Scalar(i, d) for i, (d, _) in enumerate(scalars)]
-    node = Apply(op, tuple(args), a.dtype, dtype or a.dtype)
+    node = Apply(op, tuple(args), a.dtype, a.dtype)
     return _graph.execute(a.device, a.shape, [(node, None)], list(arrays), list(scalars))[0]
 
 
@@ -304,7 +308,7 @@ def reduce(x: Array, axes, op: str, out_dtype: dt.DType, keepdims: bool = False)
             )
         return _fill(shape, out_dtype, empty, device)
     x, repeats = _unbroadcast(x, axes)
-    if op == "count_nonzero" and count > MAX_COLUMNS:
+    if op == "count_nonzero" and count > MAX_INDEX:
         return _big_count(x, axes, shape, repeats)
     out = _reduced(x, axes, shape, combine, mapping, acc, out_dtype)
     if repeats == 1 or combine in ("min", "max"):  # min, max, all, any: idempotent
@@ -313,17 +317,17 @@ def reduce(x: Array, axes, op: str, out_dtype: dt.DType, keepdims: bool = False)
 
 
 def _big_count(x: Array, axes, shape, repeats: int) -> Array:
-    """count_nonzero over more than MAX_COLUMNS elements (each distinct one standing for
-    ``repeats``): counted (in int64 where pieces add up past int32), checked against int32
-    by one readback of the largest count, then repeated."""
+    """count_nonzero over more than MAX_INDEX elements (each distinct one standing for
+    ``repeats``): counted (in int64 where pieces add up), checked against int32 by one
+    readback of the largest count, then repeated."""
     distinct = math.prod(x.shape[d] for d in axes)
     wide = dt.int64 if distinct > MAX_COLUMNS else dt.int32
     counts = _reduced(x, axes, shape, "add", "nonzero", wide, wide)
     most = int(reduce(counts, tuple(range(counts.ndim)), "max", wide)) * repeats
-    if most > MAX_COLUMNS:
+    if most > MAX_INDEX:
         raise OverflowError(
             f"count_nonzero: {most} nonzero elements do not fit the int32 result (at most "
-            f"2**31 - 1 = {MAX_COLUMNS})"
+            f"{MAX_INDEX})"
         )
     if wide is not dt.int32:
         counts = _graph.copy_of(counts, dt.int32)
@@ -332,7 +336,7 @@ def _big_count(x: Array, axes, shape, repeats: int) -> Array:
 
 def _index_range_error(op: str, what: str) -> OverflowError:
     return OverflowError(
-        f"{op}: {what}, past the int32 index range (at most 2**31 - 1 = {MAX_COLUMNS})"
+        f"{op}: {what}, past the int32 index range (at most {MAX_INDEX})"
     )
 
 
@@ -354,31 +358,56 @@ def argreduce(x: Array, axis: int | None, op: str, keepdims: bool = False) -> Ar
         )
     if math.prod(shape) == 0:
         return Array._empty(shape, dt.int32, device)
-    if count <= MAX_COLUMNS:
+    y, repeats = _unbroadcast(x, axes)
+    if repeats == 1:
+        if count > MAX_INDEX:
+            raise _index_range_error(op, f"searching {count} distinct elements of shape "
+                                         f"{x.shape} needs indices")
         out = Array._empty(shape, dt.int32, device)
         _run(_rows_of(x, axes, ordered=True), op, "cast", x.dtype, out)
         return out
-    # past int32: the stride-0 axes hold copies, whose first (index 0) wins
-    y, _ = _unbroadcast(x, axes)
-    rest = y.size if axis is None else y.shape[axis]
-    if rest > MAX_COLUMNS:
-        raise _index_range_error(op, f"searching {rest} distinct elements of shape {x.shape} "
-                                     "needs indices")
+    # along a stride-0 axis every element is the same, and the first (index 0) wins
     if axis is not None:
         return _fill(shape, dt.int32, 0, device)
-    # the flat index in y (whose cut axes have length 1) at the same coordinates in x
-    flat = int(argreduce(y, None, op))
-    coords = []
-    for n in reversed(y.shape):
-        flat, c = divmod(flat, n)
-        coords.append(c)
-    index = 0
-    for n, c in zip(x.shape, reversed(coords)):
-        index = index * n + c
-    if index > MAX_COLUMNS:
-        raise _index_range_error(op, f"the answer {index} in the flattened shape {x.shape} is "
-                                     "an index")
-    return _fill(shape, dt.int32, index, device)
+    return _flat_in(argreduce(y, None, op, keepdims), y.shape, x.shape, op)
+
+
+def _flat_in(f: Array, y_shape, x_shape, op: str) -> Array:
+    """The flat index f (an int32 array) of an element of y, which is x with some axes cut
+    to length 1, as the flat index of the same coordinates (0 on the cut axes) in x."""
+    if math.prod(x_shape) - 1 > MAX_INDEX:  # the answer may not fit: look at it
+        flat = f._host_flat()[0]
+        coords = []
+        for n in reversed(y_shape):
+            flat, c = divmod(flat, n)
+            coords.append(c)
+        index = 0
+        for n, c in zip(x_shape, reversed(coords)):
+            index = index * n + c
+        if index > MAX_INDEX:
+            raise _index_range_error(op, f"the answer {index} in the flattened shape "
+                                         f"{x_shape} is an index")
+        return _fill(f.shape, dt.int32, index, f.device)
+    # coordinate d is (f // inner_y[d]) % y_shape[d], weighed by inner_x[d]: all in int32
+    i32 = dt.int32
+    scalars: list = []
+
+    def sc(v: int) -> Scalar:
+        scalars.append((i32, v))
+        return Scalar(len(scalars) - 1, i32)
+
+    def op2(name: str, a, b) -> Apply:
+        return Apply(name, (a, b), i32, i32)
+
+    node = sc(0)
+    inner_y = inner_x = 1
+    for n_y, n_x in zip(reversed(y_shape), reversed(x_shape)):
+        if n_y > 1:
+            c = op2("remainder", op2("floor_divide", Input(0, i32), sc(inner_y)), sc(n_y))
+            node = op2("add", node, op2("multiply", c, sc(inner_x)))
+        inner_y *= n_y
+        inner_x *= n_x
+    return _graph.execute(f.device, f.shape, [(node, None)], [f], scalars)[0]
 
 
 def mean(x: Array, axes, keepdims: bool = False) -> Array:

@@ -92,11 +92,11 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     i32, n, device = dt.int32, x.size, x.device
     if n == 0:
         return tuple(Array._empty((0,), i32, device) for _ in range(x.ndim))
-    if n > _reduce.MAX_COLUMNS:
+    if n > _reduce.MAX_INDEX:
         # the flags, their int32 prefix sum and the element index are n long
         raise MemoryError(
             f"nonzero: x of shape {x.shape} has {n} elements; nonzero numbers them in int32 "
-            f"and handles at most 2**31 - 1 = {_reduce.MAX_COLUMNS}"
+            f"and handles at most {_reduce.MAX_INDEX}"
         )
     zero = False if x.dtype is dt.bool else 0
     flag = Apply("not_equal", (Input(0, x.dtype), Scalar(0, x.dtype)), x.dtype, dt.bool)
