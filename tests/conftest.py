@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+# SciPy reads this once, when it is first imported, and test modules (Chainer's among them)
+# import it at collection: set here, before any of them, or the SciPy and scikit-learn
+# array-API tests would be skipped and SciPy would hand back NumPy arrays
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 from hypothesis import HealthCheck, settings
 
