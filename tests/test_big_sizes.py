@@ -163,7 +163,8 @@ def test_reductions_with_a_huge_result_and_masks_raise_memory_error():
     x = _fill(1.0, xp.float32, (n,))
     with pytest.raises(MemoryError, match="bytes"):
         x[_fill(False, xp.bool, (n,))]
-    with pytest.raises(MemoryError, match="too large for one launch"):
+    # fused, the sort's launch is refused; op by op, the copy it sorts cannot be allocated
+    with pytest.raises(MemoryError, match=r"too large for one launch|cannot allocate \d{11} bytes"):
         xp.searchsorted(x, xp.asarray(1.0))
 
 
