@@ -148,7 +148,9 @@ class DirectBridge extends Bridge {
 
   static async create(kind: BackendKind): Promise<DirectBridge> {
     try {
-      return new DirectBridge(kind, await createBackend(kind), null);
+      const device = await createBackend(kind);
+      device.holdBack = false; // send() runs its batch at once (no request to wait on)
+      return new DirectBridge(kind, device, null);
     } catch (e) {
       const error =
         e instanceof DeviceError ? e : new DeviceError(STATUS_INTERNAL, `starting ${kind} failed: ${String(e)}`);
