@@ -60,6 +60,33 @@ def _webarray_run_script(path, argv):
         sys.stderr.flush()
 
 
+class _WebarrayInterrupt(Exception):
+    """KeyboardInterrupt as an Exception: asyncio re-raises a BaseException out of its
+    event loop, where it also became an uncaught error of the worker (and the page's
+    onerror). Named so that a traceback still ends in "KeyboardInterrupt"."""
+
+
+_WebarrayInterrupt.__module__ = "builtins"
+_WebarrayInterrupt.__name__ = _WebarrayInterrupt.__qualname__ = "KeyboardInterrupt"
+
+
+async def _webarray_run(source):
+    from pyodide.code import eval_code_async
+    import __main__
+    try:
+        return await eval_code_async(source, __main__.__dict__)
+    except BaseException as e:
+        # the traceback starts at the code run, not in Pyodide's runner (the frame of the
+        # raise below is left out of the message by the worker)
+        tb = e.__traceback__
+        while tb is not None and (tb.tb_frame.f_code is _webarray_run.__code__
+                                  or "/_pyodide/" in tb.tb_frame.f_code.co_filename):
+            tb = tb.tb_next
+        if isinstance(e, KeyboardInterrupt):
+            raise _WebarrayInterrupt(*e.args).with_traceback(tb) from None
+        raise e.with_traceback(tb)
+
+
 def _webarray_imports(source):
     from pyodide.code import find_imports
     try:
@@ -140,11 +167,14 @@ async function handle(m: ToPython): Promise<void> {
     }
     case "run": {
       const py = ready();
+      const run = py.globals.get("_webarray_run") as ((code: string) => Promise<unknown>) & { destroy: () => void };
       try {
-        const value: unknown = await py.runPythonAsync(m.code);
+        const value: unknown = await run(m.code);
         post({ type: "result", id: m.id, ok: true, value: plain(value) });
       } catch (e) {
-        post({ type: "result", id: m.id, ok: false, value: describe(e) });
+        post({ type: "result", id: m.id, ok: false, value: describe(e).replace(/^ {2}File "<exec>", line \d+, in _webarray_run\n/m, "") });
+      } finally {
+        run.destroy();
       }
       return;
     }
