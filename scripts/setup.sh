@@ -5,12 +5,16 @@
 # test dependencies, the npm packages (vite, TypeScript, playwright-core, Pyodide), the
 # built JS library and webarray wheel, and the pure-Python wheels that the in-browser
 # tests install into Pyodide. Safe to run again; quick when everything is in place.
+# --python: only what CPython on this machine's GPU needs (the driver, the venv): no
+# Chromium, no Node (./run.sh --cli).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+python_only=0
+[ "${1:-}" = "--python" ] && python_only=1
 
 need_apt=()
 ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need_apt+=(mesa-vulkan-drivers)
-[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+[ "$python_only" = 1 ] || [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else
     echo "setup: please install ${need_apt[*]} (Debian packages) as root" >&2; exit 1; fi
@@ -32,6 +36,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
 fi
 
 # -- the browser side ----------------------------------------------------------------------
+[ "$python_only" = 1 ] && exit 0
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "setup: Node.js >= 20.19 with npm is needed for the browser build and tests" >&2; exit 1
 fi
