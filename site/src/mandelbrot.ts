@@ -124,6 +124,12 @@ function timings(ms: number[]): string {
   return `first run ${fmtMs(ms[0])}` + (ms.length > 1 ? ` · later runs ${ms.slice(1).map(fmtMs).join(", ")}` : "");
 }
 
+/** Whether nothing is drawn on the canvas (what an error leaves). */
+function blank(canvas: HTMLCanvasElement): boolean {
+  const data = canvas.getContext("2d", { willReadFrequently: true })!.getImageData(0, 0, canvas.width, canvas.height).data;
+  return data.every((v) => v === 0);
+}
+
 let harnessLoaded = false;
 
 /** Runs the variants (all, or the one of only) one after the other. */
@@ -163,7 +169,7 @@ async function run(only: Panel | null = null): Promise<void> {
       p.timing.className = "timing";
       p.timing.replaceChildren(outcome.stopped ? el("span", { class: "bad" }, "stopped")
         : el("pre", { class: "run-error" }, outcome.error));
-      results[v.key] = { state: "error", error: outcome.error, stopped: outcome.stopped };
+      results[v.key] = { state: "error", error: outcome.error, stopped: outcome.stopped, blank: blank(p.canvas) };
       if (outcome.stopped || !session.running) break;
       continue;
     }

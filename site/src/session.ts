@@ -50,11 +50,13 @@ async function cachedSnapshot(key: string): Promise<ArrayBuffer | null> {
   return hit ? hit.arrayBuffer() : null;
 }
 
-/** Keeps this build's snapshot (and drops those of other builds). */
-async function keepSnapshot(key: string, bytes: Uint8Array | null): Promise<void> {
+/** Keeps this build's snapshot under key (null: drops it), and drops other builds'. */
+async function keepSnapshot(build: string, key: string, bytes: Uint8Array | null): Promise<void> {
   if (!("caches" in globalThis)) return;
   const cache = await caches.open(SNAPSHOTS);
-  for (const old of await cache.keys()) if (old.url !== snapshotUrl(key) || !bytes) await cache.delete(old);
+  for (const old of await cache.keys()) {
+    if (old.url === snapshotUrl(key) || !old.url.startsWith(snapshotUrl(build))) await cache.delete(old);
+  }
   if (bytes) await cache.put(snapshotUrl(key), new Response(bytes as Uint8Array<ArrayBuffer>));
 }
 
@@ -136,6 +138,10 @@ export class Session {
   readonly stages: string[] = [];
   /** whether the last start resumed from a memory snapshot */
   restored = false;
+  /** the last start: how long startWebarray took, and when (since the page's navigation)
+   * Python was ready */
+  startMs: number | null = null;
+  readyAt: number | null = null;
 
   constructor(slot: HTMLElement) {
     this.picker = el("select", { "aria-label": "GPU backend", id: "backend", title: "auto: WebGPU where the browser has it, else WebGL2" },
@@ -217,13 +223,15 @@ export class Session {
         },
       });
       this.restored = wa.restored;
-      if (wa.snapshot || wa.snapshotError) void keepSnapshot(key, wa.snapshot).catch(() => {});
+      if (wa.snapshot || wa.snapshotError) void keepSnapshot(info.snapshot_key, key, wa.snapshot).catch(() => {});
       if (generation !== this.generation) {
         wa.terminate();
         throw new Error(STOPPED_STARTING);
       }
       this.device = (await wa.runPython(DEVICE_PY)) as DeviceFacts;
       this.wa = wa;
+      this.startMs = wa.startMs;
+      this.readyAt = performance.now();
       this.status.ready(`${this.device.backend} · ${adapterLabel(this.device.adapter)} · ready in ${fmtMs(wa.startMs)}` +
         (wa.restored ? " (resumed)" : ""));
       this.onChange();

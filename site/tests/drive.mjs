@@ -3,8 +3,9 @@
 // Usage: node drive.mjs CONFIG_JSON, with root (the checkout, whose node_modules has
 // playwright-core), chromium, base (the served site's URL) and visits: [{name, path,
 // timeout (s), screenshot (a file path), viewport ({width, height}, default 1280 x 720),
-// steps}]. Each visit opens a fresh page, performs its steps in order ({wait: JS
-// expression}, {click: selector}, {eval: JS} or {reload: true}), waits until the page has
+// initScript (JS run before the page's own), base (another server's URL), steps}]. Each visit opens a fresh page
+// (dialogs are accepted, a self-signed certificate too), performs its steps in order
+// ({wait: JS expression}, {click: selector}, {eval: JS} or {reload: true}), waits until the page has
 // set window.__siteResult (pages do when their data is shown or their automatic run has
 // ended), takes a screenshot and prints one JSON line: {name, result, results (one per
 // wait for __siteResult among the steps), console (errors and warnings), pageErrors,
@@ -48,6 +49,8 @@ function layoutProbe() {
 async function visit(v) {
   const page = await context.newPage();
   if (v.viewport) await page.setViewportSize(v.viewport);
+  if (v.initScript) await page.addInitScript(v.initScript);
+  page.on("dialog", (d) => void d.accept().catch(() => {}));
   const out = { name: v.name, result: null, results: [], console: [], pageErrors: [], failedRequests: [], timedOut: false, ms: 0 };
   page.on("console", (m) => {
     if (m.type() === "error" || m.type() === "warning") out.console.push(`${m.type()}: ${m.text()}`);
@@ -62,7 +65,7 @@ async function visit(v) {
   }));
   const t0 = Date.now();
   try {
-    await page.goto(new URL(v.path, cfg.base).href, { timeout: 60_000 });
+    await page.goto(new URL(v.path, v.base ?? cfg.base).href, { timeout: 60_000 });
     for (const step of v.steps ?? []) {
       if (step.wait) {
         await page.waitForFunction(step.wait, null, { timeout: v.timeout * 1000, polling: 200 });
@@ -88,7 +91,7 @@ async function visit(v) {
 }
 
 try {
-  context = await launchChromium(cfg, profile);
+  context = await launchChromium(cfg, profile, { ignoreHTTPSErrors: true });
   for (const v of cfg.visits) await visit(v);
 } finally {
   await Promise.race([context?.close().catch(() => {}), new Promise((r) => setTimeout(r, 10_000))]);
