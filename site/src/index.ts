@@ -34,6 +34,7 @@ main.append(el("h2", {}, "This build"), facts);
  * alone (navigator.gpu) says nothing: without an adapter WebGPU cannot run. */
 async function webgpuFacts(): Promise<{ text: string; adapter: boolean }> {
   const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
+  if (!window.isSecureContext) return { text: "not here: WebGPU needs a secure context (https, or localhost)", adapter: false };
   if (!gpu) return { text: "no WebGPU in this browser: pages run on WebGL2", adapter: false };
   const adapter = await gpu.requestAdapter().catch(() => null);
   if (!adapter) return { text: "WebGPU is in this browser but offers no GPU adapter: pages run on WebGL2", adapter: false };
@@ -45,13 +46,14 @@ async function webgpuFacts(): Promise<{ text: string; adapter: boolean }> {
   };
 }
 
-async function isolation(): Promise<string> {
+function isolation(): string {
   return globalThis.crossOriginIsolated ? "yes" : window.isSecureContext
     ? "no: SharedArrayBuffer is off (the server must send the COOP/COEP headers)"
     : "no: this is not a secure context (open the site over HTTPS or on localhost: ./run.sh --https)";
 }
 
-Promise.all([buildInfo(), webgpuFacts(), isolation()]).then(([b, gpu, isolated]) => {
+const isolated = isolation();
+Promise.all([buildInfo(), webgpuFacts()]).then(([b, gpu]) => {
   const rows: [string, string, string][] = [
     ["webarray", b.webarray_version, "version"],
     ["Array API", b.api_version, "api"],

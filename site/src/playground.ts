@@ -171,6 +171,8 @@ async function run(): Promise<void> {
     worker: session.generation,
     stages: session.stages,
     restored: session.restored,
+    secure: window.isSecureContext,
+    isolated: globalThis.crossOriginIsolated,
     startMs: session.startMs,
     readyAt: session.readyAt,
     header: { text: session.status.node.textContent, error: session.status.node.classList.contains("error") },
