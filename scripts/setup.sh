@@ -2,18 +2,22 @@
 # Installs what webarray's run and test commands need on a fresh Debian machine:
 # Mesa's software Vulkan driver (a real WebGPU adapter without a GPU), Chromium (the
 # browser tests: WebGPU on SwiftShader), PostgreSQL (the volunteer tests), a virtual
-# environment with the package and its test, ecosystem and volunteer dependencies, the
-# npm packages (vite, TypeScript, playwright-core, Pyodide), the built JS library and
+# environment with the package and its test, ecosystem and volunteer dependencies, Chainer,
+# the npm packages (vite, TypeScript, playwright-core, Pyodide), the built JS library and
 # webarray wheel, and the pure-Python wheels that the in-browser tests install into
 # Pyodide. Safe to run again; quick when everything is in place.
+# --python: only what CPython on this machine's GPU needs (the driver, the venv): no
+# Chromium, no PostgreSQL, no Chainer, no Node (./run.sh --cli).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+python_only=0
+[ "${1:-}" = "--python" ] && python_only=1
 
 need_apt=()
 ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need_apt+=(mesa-vulkan-drivers)
-[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+[ "$python_only" = 1 ] || [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 # PostgreSQL: the volunteer tests run a study on it too (tests/volunteer_support.py)
-compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null || need_apt+=(postgresql)
+[ "$python_only" = 1 ] || compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null || need_apt+=(postgresql)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else
     echo "setup: please install ${need_apt[*]} (Debian packages) as root" >&2; exit 1; fi
@@ -34,13 +38,14 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   touch "$stamp"
 fi
 # Chainer 7.8.1 (tests/test_chainer.py): its sdist needs setuptools < 70 and no build isolation
-if ! .venv/bin/python -c "import importlib.metadata as m; assert m.version('chainer') == '7.8.1'" 2>/dev/null; then
+if [ "$python_only" = 0 ] && ! .venv/bin/python -c "import importlib.metadata as m; assert m.version('chainer') == '7.8.1'" 2>/dev/null; then
   echo "setup: installing Chainer 7.8.1"
   .venv/bin/python -m pip install -q "setuptools<70" wheel
   .venv/bin/python -m pip install -q --no-build-isolation chainer==7.8.1
 fi
 
 # -- the browser side ----------------------------------------------------------------------
+[ "$python_only" = 1 ] && exit 0
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "setup: Node.js >= 20.19 with npm is needed for the browser build and tests" >&2; exit 1
 fi

@@ -7,10 +7,12 @@
   ``python -m conformance run``, plus ``site/other-libraries.json`` (published results of
   other libraries, with their sources);
 - ``data/api.json``: the API reference (``site/gen_api.py``);
-- ``data/build.json``: the webarray version, git revision, date, the wheel's URL and the
+- ``data/build.json``: the webarray version, git revision, date, the wheel's URL, the
   Pyodide packages this build can load (``pyodide_packages``: those whose files are in
   the Pyodide folder; none with the npm package alone, so NumPy is not offered unless a
-  package index is configured, see ``pyodide_index``);
+  package index is configured, see ``pyodide_index``) and ``snapshot_key``, which names
+  the Pyodide memory snapshot a page may resume from (site/src/session.ts): it changes
+  with Pyodide, the JS library's Python worker and the wheel;
 - ``wheels/webarray-*.whl``: the webarray wheel the pages install into Pyodide, copied
   from ``dist/wheels`` when it is newer than the package sources, else built with pip.
 """
@@ -18,6 +20,7 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import os
 import shutil
@@ -116,6 +119,29 @@ def benchmark_views(record: dict) -> tuple[list, list]:
     return charts, [t for t in tables if t]
 
 
+# CPU renderers standing in for a GPU: Mesa's llvmpipe/lavapipe/softpipe, SwiftShader, WARP
+_EMULATED = ("llvmpipe", "lavapipe", "softpipe", "swiftshader", "warp", "software")
+# which kind of record the page opens on, most relevant first: what a reader asks first
+_FIRST = ("elementwise", "mandelbrot", "reductions", "linalg_fft", "sorting", "fusion")
+
+
+def cpu_emulated(hardware: dict) -> bool:
+    """Whether the record's GPU is a CPU renderer (its numbers say little about GPUs)."""
+    adapter = hardware.get("webgpu_adapter") or {}
+    text = " ".join(str(adapter.get(k, "")) for k in ("device", "description", "adapter_type")).lower()
+    return "cpu" in str(adapter.get("adapter_type", "")).lower() or any(n in text for n in _EMULATED)
+
+
+def default_record(files: list[dict]) -> str | None:
+    """The record the page opens on: a real GPU, not a baseline, with charts, of the kind
+    most readers look for first, the newest of those."""
+    def rank(f):
+        kind = f["benchmark"]
+        return (f["cpu_emulated"], f["baseline"], not f["charts"], _FIRST.index(kind) if kind in _FIRST else len(_FIRST))
+    newest_first = sorted((f for f in files if "error" not in f), key=lambda f: f["date"] or "", reverse=True)
+    return min(newest_first, key=rank)["file"] if newest_first else None
+
+
 def benchmarks() -> dict:
     files = []
     for path in sorted((ROOT / "benchmarks" / "results").glob("*.json")):
@@ -137,8 +163,11 @@ def benchmarks() -> dict:
             "skipped_backends": record.get("skipped_backends", {}),
             "charts": charts,
             "tables": tables,
+            "cpu_emulated": cpu_emulated(record.get("hardware", {})),
+            # a run of the code before a change, kept to compare with
+            "baseline": "baseline" in path.stem,
         })
-    return {"files": files}
+    return {"files": files, "default": default_record(files)}
 
 
 # -- conformance ------------------------------------------------------------------------------
@@ -212,6 +241,17 @@ def pyodide_packages(index: Path) -> list[str]:
     return sorted(n for n in present if loadable(n))
 
 
+def snapshot_key(whl: Path) -> str:
+    """What a memory snapshot depends on, hashed: Pyodide, the JS library's Python worker
+    (it makes and resumes snapshots) and the webarray wheel."""
+    key = hashlib.sha256()
+    for part in (pyodide_index() / "package.json", ROOT / "node_modules" / "pyodide" / "package.json",
+                 ROOT / "dist" / "webarray_js" / "python-worker.js", whl):
+        if part.is_file():
+            key.update(part.read_bytes())
+    return key.hexdigest()[:32]
+
+
 def git_revision() -> str | None:
     try:
         r = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True,
@@ -240,6 +280,7 @@ def main(argv: list[str]) -> int:
         "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "wheel": f"wheels/{whl.name}",
         "pyodide_packages": pyodide_packages(pyodide_index()),
+        "snapshot_key": snapshot_key(whl),
     }
     for name, value in (("build", facts), ("benchmarks", benchmarks()),
                         ("conformance", conformance()), ("api", api)):

@@ -5,7 +5,7 @@
  */
 
 import benchPy from "./py/bench_run.py?raw";
-import { el, errorText, header, loadData, param, reportResult } from "./common";
+import { adapterLabel, el, errorText, header, loadData, param, reportResult } from "./common";
 import { type Chart, lineChart, table } from "./plot";
 import { Session, stoppable } from "./session";
 
@@ -19,8 +19,15 @@ interface BenchFile {
   skipped_backends: Record<string, string>;
   charts: Chart[];
   tables: { title: string; columns: string[]; rows: unknown[][] }[];
+  /** the GPU was a CPU renderer (llvmpipe, SwiftShader): slow for reasons GPUs do not share */
+  cpu_emulated: boolean;
+  /** a run of the code before a change, kept for comparison */
+  baseline: boolean;
   error?: string;
 }
+
+const EMULATED_NOTE = "CPU-emulated GPU: a software renderer runs the GPU's work on the CPU, " +
+  "so webarray's numbers here say nothing about a real GPU (NumPy on the same CPU wins)";
 
 const session = new Session(header("benchmarks.html"));
 const main = document.querySelector("main")!;
@@ -94,7 +101,7 @@ if (autorun) runButton.click();
 function hardwareLine(h: Record<string, unknown>): string {
   const adapter = h.webgpu_adapter as Record<string, string> | undefined;
   const parts = [
-    adapter ? `GPU: ${adapter.device} (${adapter.backend}, ${adapter.adapter_type})` : null,
+    adapter ? `GPU: ${adapterLabel(adapter)} (${adapter.backend}, ${adapter.adapter_type})` : null,
     h.cuda_device ? `CUDA: ${String(h.cuda_device)}` : null,
     h.cpu ? `CPU: ${String(h.cpu)} × ${String(h.cpu_count ?? "?")}` : null,
     h.browser ? `browser: ${String(h.browser)}` : null,
@@ -111,6 +118,8 @@ function section(f: BenchFile): HTMLElement {
   const skipped = Object.entries(f.skipped_backends ?? {});
   return el("section", { id: f.file.replace(/\.json$/, "") },
     el("h3", {}, `${f.benchmark} — `, el("span", { class: "mono" }, f.file)),
+    f.cpu_emulated ? el("p", { class: "warn", id: "emulated" }, EMULATED_NOTE) : null,
+    f.baseline ? el("p", { class: "muted" }, "A baseline: the code before a change, kept to compare with the record without -baseline.") : null,
     el("div", { class: "muted" }, `${f.date ?? ""} · ${hardwareLine(f.hardware ?? {})}`),
     el("div", { class: "muted", style: "font-size: 0.85em" }, versionsLine(f.versions ?? {})),
     skipped.length ? el("div", { class: "muted", style: "font-size: 0.85em" }, `not measured: ${skipped.map(([k, why]) => `${k} (${why})`).join("; ")}`) : null,
@@ -125,14 +134,16 @@ const stored = el("section", {}, el("h2", {}, "Recorded results"),
     "Pick a record; hover a point for its value."));
 main.append(stored);
 
-loadData<{ files: BenchFile[] }>("benchmarks").then((data) => {
+loadData<{ files: BenchFile[]; default: string | null }>("benchmarks").then((data) => {
   const id = (f: BenchFile): string => f.file.replace(/\.json$/, "");
+  const label = (f: BenchFile): string =>
+    `${f.benchmark}: ${f.file}${f.cpu_emulated ? " (CPU-emulated GPU)" : ""}${f.baseline ? " (baseline)" : ""}`;
   const picker = el("select", { id: "record", "aria-label": "benchmark record" },
-    ...data.files.map((f) => el("option", { value: id(f) }, `${f.benchmark}: ${f.file}`)));
+    ...data.files.map((f) => el("option", { value: id(f) }, label(f))));
   const shown = el("div", {});
   const show = (): void => {
     const wanted = location.hash.slice(1);
-    const f = data.files.find((x) => id(x) === wanted) ?? data.files.find((x) => x.charts.length) ?? data.files[0];
+    const f = data.files.find((x) => id(x) === wanted) ?? data.files.find((x) => x.file === data.default) ?? data.files[0];
     if (!f) return;
     picker.value = id(f);
     shown.replaceChildren(section(f));
@@ -149,6 +160,8 @@ loadData<{ files: BenchFile[] }>("benchmarks").then((data) => {
     files: data.files.map((f) => f.file).sort(),
     charts: data.files.reduce((n, f) => n + f.charts.length, 0),
     shown: document.querySelectorAll(".chart svg").length,
+    record: picker.value,
+    emulatedLabels: [...picker.options].filter((o) => o.text.includes("CPU-emulated")).map((o) => o.value),
   });
 }).catch((e: unknown) => {
   stored.append(el("p", { class: "bad" }, errorText(e)));

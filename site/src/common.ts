@@ -65,6 +65,8 @@ export interface BuildInfo {
   wheel: string;
   /** Pyodide packages this build serves (none unless a package index was configured) */
   pyodide_packages: string[];
+  /** names the memory snapshot of Python with this build's webarray (session.ts) */
+  snapshot_key: string;
 }
 
 export const buildInfo = (): Promise<BuildInfo> => loadData<BuildInfo>("build");
@@ -93,6 +95,20 @@ export function fmtMs(ms: number): string {
 export function reportResult(result: Record<string, unknown>): void {
   (window as unknown as { __siteResult: unknown }).__siteResult = result;
   document.body.dataset.state = String(result.state ?? "done");
+}
+
+/** CPU renderers standing in for a GPU (site/gen_data.py has the same list). */
+const EMULATED = /llvmpipe|lavapipe|softpipe|swiftshader|warp|software/i;
+
+/** Whether an adapter is a CPU renderer rather than a GPU. */
+export function cpuEmulated(adapter: Record<string, string | undefined>): boolean {
+  return /cpu/i.test(adapter.adapter_type ?? "") || EMULATED.test(`${adapter.device ?? ""} ${adapter.description ?? ""}`);
+}
+
+/** An adapter's name, marked when it is a CPU renderer. */
+export function adapterLabel(adapter: Record<string, string | undefined>): string {
+  const name = adapter.device || adapter.vendor || adapter.description || "unnamed adapter";
+  return cpuEmulated(adapter) ? `${name} (CPU-emulated)` : name;
 }
 
 export function errorText(e: unknown): string {

@@ -1,6 +1,6 @@
 /** The home page: what webarray is, links to every page, and what this build holds. */
 
-import { buildInfo, el, errorText, header, reportResult } from "./common";
+import { adapterLabel, buildInfo, el, errorText, header, reportResult } from "./common";
 
 header("index.html");
 const main = document.querySelector("main")!;
@@ -30,17 +30,40 @@ print(y[:4], y.dtype, y.device)`)),
 
 const facts = el("dl", { class: "facts" });
 main.append(el("h2", {}, "This build"), facts);
-buildInfo().then((b) => {
-  const gpu = "gpu" in navigator ? "available" : "not available";
-  const rows: [string, string][] = [
-    ["webarray", b.webarray_version],
-    ["Array API", b.api_version],
-    ["git", b.git ?? "unknown"],
-    ["built", b.built],
-    ["this browser", `WebGPU ${gpu}; cross-origin isolated: ${globalThis.crossOriginIsolated ? "yes" : "no (SharedArrayBuffer is off)"}`],
+/** What this browser offers webarray: a WebGPU adapter (which), else WebGL2. The API
+ * alone (navigator.gpu) says nothing: without an adapter WebGPU cannot run. */
+async function webgpuFacts(): Promise<{ text: string; adapter: boolean }> {
+  const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
+  if (!window.isSecureContext) return { text: "not here: WebGPU needs a secure context (https, or localhost)", adapter: false };
+  if (!gpu) return { text: "no WebGPU in this browser: pages run on WebGL2", adapter: false };
+  const adapter = await gpu.requestAdapter().catch(() => null);
+  if (!adapter) return { text: "WebGPU is in this browser but offers no GPU adapter: pages run on WebGL2", adapter: false };
+  const info = adapter.info as GPUAdapterInfo & { isFallbackAdapter?: boolean };
+  const name = [info.vendor, info.architecture, info.device].filter(Boolean).join(" ");
+  return {
+    text: `WebGPU adapter: ${adapterLabel({ device: name, description: info.description, adapter_type: info.isFallbackAdapter ? "CPU" : "" })}`,
+    adapter: true,
+  };
+}
+
+function isolation(): string {
+  return globalThis.crossOriginIsolated ? "yes" : window.isSecureContext
+    ? "no: SharedArrayBuffer is off (the server must send the COOP/COEP headers)"
+    : "no: this is not a secure context (open the site over HTTPS or on localhost: ./run.sh --https)";
+}
+
+const isolated = isolation();
+Promise.all([buildInfo(), webgpuFacts()]).then(([b, gpu]) => {
+  const rows: [string, string, string][] = [
+    ["webarray", b.webarray_version, "version"],
+    ["Array API", b.api_version, "api"],
+    ["git", b.git ?? "unknown", "git"],
+    ["built", b.built, "built"],
+    ["WebGPU", gpu.text, "webgpu"],
+    ["cross-origin isolated", isolated, "isolated"],
   ];
-  facts.append(...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
-  reportResult({ state: "done" });
+  facts.append(...rows.flatMap(([k, v, id]) => [el("dt", {}, k), el("dd", { id: `fact-${id}` }, v)]));
+  reportResult({ state: "done", webgpu: gpu.text, adapter: gpu.adapter, isolated });
 }).catch((e: unknown) => {
   facts.append(el("dd", { class: "bad" }, errorText(e)));
   reportResult({ state: "error", error: errorText(e) });

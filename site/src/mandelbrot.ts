@@ -11,7 +11,7 @@
 
 import harness from "./py/mandelbrot_harness.py?raw";
 import { el, errorText, fmtMs, header, intParam, param, reportResult } from "./common";
-import { Session, stoppable } from "./session";
+import { firstLine, Session, stoppable } from "./session";
 
 const found = import.meta.glob("../../examples/mandelbrot_*.py", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 const files: Record<string, string> = Object.fromEntries(Object.entries(found).map(([path, text]) => [path.split("/").pop()!, text]));
@@ -74,10 +74,13 @@ interface Panel {
   variant: Variant;
   canvas: HTMLCanvasElement;
   timing: HTMLElement;
+  /** runs this variant alone */
+  run: HTMLButtonElement;
 }
 
 const panels: Panel[] = variants.map((v) => ({
   variant: v,
+  run: el("button", { id: `run-${v.key}`, disabled: v.missing !== null }, "Run this one"),
   canvas: el("canvas", { class: "mandelbrot", "data-variant": v.key, "data-state": "idle" }),
   timing: el("div", { class: "timing" }, v.missing ? "" : "not run yet"),
 }));
@@ -89,13 +92,14 @@ main.append(
   el("div", { class: "toolbar" },
     el("label", {}, "size ", sizeInput),
     el("label", {}, "max_iter ", itersInput), el("label", {}, "runs ", repeatInput), runButton, stopButton),
+  // each panel has the same five rows, which the grid lines up across the two panels
   el("div", { class: "split" }, ...panels.map((p) => el("section", {},
     el("h2", {}, p.variant.title),
-    el("div", { class: "muted mono" }, `examples/${p.variant.file}`),
-    p.variant.missing ? el("p", { class: "warn" }, p.variant.missing) : null,
+    el("div", { class: "toolbar" }, el("span", { class: "muted mono" }, `examples/${p.variant.file}`), p.run,
+      p.variant.missing ? el("p", { class: "warn" }, p.variant.missing) : null),
     p.canvas,
     p.timing,
-    files[p.variant.file] ? el("details", {}, el("summary", {}, "source"), el("pre", {}, el("code", {}, files[p.variant.file]))) : null,
+    files[p.variant.file] ? el("details", {}, el("summary", {}, "source"), el("pre", {}, el("code", {}, files[p.variant.file]))) : el("div"),
   ))),
 );
 
@@ -114,24 +118,38 @@ function draw(canvas: HTMLCanvasElement, counts: Int32Array, width: number, heig
   return toBase64(new Uint8Array(ctx.getImageData(0, 0, width, height).data.buffer));
 }
 
+/** The times of the runs, as the card and the header both show them (measured in Python:
+ * the kernels and the readback of the counts). */
+function timings(ms: number[]): string {
+  return `first run ${fmtMs(ms[0])}` + (ms.length > 1 ? ` · later runs ${ms.slice(1).map(fmtMs).join(", ")}` : "");
+}
+
+/** Whether nothing is drawn on the canvas (what an error leaves). */
+function blank(canvas: HTMLCanvasElement): boolean {
+  const data = canvas.getContext("2d", { willReadFrequently: true })!.getImageData(0, 0, canvas.width, canvas.height).data;
+  return data.every((v) => v === 0);
+}
+
 let harnessLoaded = false;
 
-async function run(): Promise<void> {
-  runButton.disabled = true;
+/** Runs the variants (all, or the one of only) one after the other. */
+async function run(only: Panel | null = null): Promise<void> {
+  const buttons = [runButton, ...panels.map((p) => p.run)];
+  for (const b of buttons) b.disabled = true;
   const width = Number(sizeInput.value);
   const height = width;
   const maxIter = Number(itersInput.value);
   const repeat = Number(repeatInput.value);
   const results: Record<string, unknown> = {};
-  let failed = false;
-  for (const p of panels) {
+  let failed: string | null = null;
+  for (const p of only ? [only] : panels) {
     const v = p.variant;
     if (v.missing) {
       results[v.key] = { state: "missing", error: v.missing };
       p.canvas.dataset.state = "missing";
       continue;
     }
-    p.timing.textContent = "running…";
+    p.timing.replaceChildren("running…");
     p.timing.className = "timing muted";
     const call = `_site_mandelbrot(${JSON.stringify(files)}, "${v.key}", ${width}, ${maxIter}, ${repeat})`;
     const outcome = await stoppable(session, stopButton, `${v.key} ${width}×${height}×${maxIter}`, async (wa) => {
@@ -140,14 +158,18 @@ async function run(): Promise<void> {
         harnessLoaded = true;
       }
       return (await wa.runPython(call)) as { counts: Uint8Array; ms: number[]; form: string | null };
-    });
+    }, (value) => `${v.key} ${width}×${height}×${maxIter}: ${timings(value.ms)}`);
     if (!outcome.ok) {
-      failed = true;
+      failed ??= outcome.stopped ? "stopped" : `${v.key} failed: ${firstLine(outcome.error)}`;
       harnessLoaded = harnessLoaded && !outcome.stopped && session.running !== null;
+      // no stale image under an error: the canvas is cleared
+      p.canvas.width = width;
+      p.canvas.height = height;
       p.canvas.dataset.state = "error";
-      p.timing.textContent = outcome.stopped ? "stopped" : outcome.error;
-      p.timing.className = "timing bad mono";
-      results[v.key] = { state: "error", error: outcome.error, stopped: outcome.stopped };
+      p.timing.className = "timing";
+      p.timing.replaceChildren(outcome.stopped ? el("span", { class: "bad" }, "stopped")
+        : el("pre", { class: "run-error" }, outcome.error));
+      results[v.key] = { state: "error", error: outcome.error, stopped: outcome.stopped, blank: blank(p.canvas) };
       if (outcome.stopped || !session.running) break;
       continue;
     }
@@ -157,24 +179,37 @@ async function run(): Promise<void> {
     p.canvas.dataset.state = "done";
     const ms = outcome.value.ms;
     p.timing.className = "timing ok";
-    p.timing.textContent = `first run ${fmtMs(ms[0])}` +
-      (ms.length > 1 ? ` · later runs ${ms.slice(1).map(fmtMs).join(", ")}` : "") +
-      ` · on ${session.device?.backend ?? "?"}` + (outcome.value.form ? ` · ${outcome.value.form.toUpperCase()} kernel body` : "");
-    results[v.key] = { state: "done", ms, form: outcome.value.form, counts: toBase64(new Uint8Array(counts.buffer)), pixels };
+    p.timing.replaceChildren(timings(ms) + ` · on ${session.device?.backend ?? "?"}` +
+      (outcome.value.form ? ` · ${outcome.value.form.toUpperCase()} kernel body` : ""));
+    results[v.key] = {
+      state: "done", ms, form: outcome.value.form, counts: toBase64(new Uint8Array(counts.buffer)), pixels,
+      card: p.timing.textContent, header: session.status.node.textContent,
+    };
   }
+  for (const p of panels) p.run.disabled = p.variant.missing !== null;
   runButton.disabled = false;
+  // the header says what went wrong, even when a later variant ran
+  if (failed && !failed.startsWith("stopped")) session.status.error(failed);
   reportResult({
     state: failed ? "error" : "done",
     width, height, maxIter,
     backend: session.device?.backend ?? null,
     adapter: session.device?.adapter ?? null,
     variants: results,
+    status: { text: session.status.node.textContent, error: session.status.node.classList.contains("error") },
+    canvases: panels.map((p) => {
+      const r = p.canvas.getBoundingClientRect();
+      return { top: r.top, left: r.left, width: r.width, height: r.height };
+    }),
   });
 }
 
 session.onChange = () => {
   if (!session.running) harnessLoaded = false;
 };
-runButton.onclick = () => void run().catch((e: unknown) => reportResult({ state: "error", error: errorText(e) }));
+const start = (only: Panel | null): void =>
+  void run(only).catch((e: unknown) => reportResult({ state: "error", error: errorText(e) }));
+runButton.onclick = () => start(null);
+for (const p of panels) p.run.onclick = () => start(p);
 if (param("autorun") === "1") runButton.click();
 else session.get().catch(() => {});

@@ -4,13 +4,16 @@
  *
  * Start-up first downloads Pyodide's large files and the wheel itself, showing the bytes
  * as they arrive; the server lets the browser cache them (revalidated), so the worker that
- * startWebarray then creates reads them from the cache, reporting each step. Stopping a
- * run interrupts it (KeyboardInterrupt) and keeps the worker, or terminates the worker
- * where that fails; the next run then starts a fresh one.
+ * startWebarray then creates reads them from the cache, reporting each step. The first
+ * start in this browser makes a memory snapshot of Python with webarray imported and
+ * keeps it in the Cache Storage under the build's snapshot_key; later starts, on any page,
+ * resume from it (about 1 s instead of 10). Stopping a run interrupts it
+ * (KeyboardInterrupt) and keeps the worker, or terminates the worker where that fails;
+ * the next run then starts a fresh one.
  */
 
 import type * as WebarrayLib from "../../src/webarray_js/index";
-import { buildInfo, el, errorText, fmtMs, param } from "./common";
+import { adapterLabel, buildInfo, el, errorText, fmtMs, param } from "./common";
 
 type Lib = typeof WebarrayLib;
 export type Webarray = WebarrayLib.Webarray;
@@ -36,6 +39,26 @@ const loadLib = (): Promise<Lib> =>
   (libPromise ??= import(/* @vite-ignore */ new URL("webarray/index.js", document.baseURI).href) as Promise<Lib>);
 
 let prefetched: Promise<void> | null = null;
+
+/** Where pages keep Python's memory snapshot: Cache Storage (secure contexts only). */
+const SNAPSHOTS = "webarray-snapshots";
+const snapshotUrl = (key: string): string => new URL(`snapshots/${key}`, document.baseURI).href;
+
+async function cachedSnapshot(key: string): Promise<ArrayBuffer | null> {
+  if (!("caches" in globalThis)) return null;
+  const hit = await (await caches.open(SNAPSHOTS)).match(snapshotUrl(key));
+  return hit ? hit.arrayBuffer() : null;
+}
+
+/** Keeps this build's snapshot under key (null: drops it), and drops other builds'. */
+async function keepSnapshot(build: string, key: string, bytes: Uint8Array | null): Promise<void> {
+  if (!("caches" in globalThis)) return;
+  const cache = await caches.open(SNAPSHOTS);
+  for (const old of await cache.keys()) {
+    if (old.url === snapshotUrl(key) || !old.url.startsWith(snapshotUrl(build))) await cache.delete(old);
+  }
+  if (bytes) await cache.put(snapshotUrl(key), new Response(bytes as Uint8Array<ArrayBuffer>));
+}
 
 /** Downloads the files Pyodide and the wheel install need, reporting bytes. */
 async function prefetch(urls: string[], progress: (loaded: number, total: number) => void): Promise<void> {
@@ -113,6 +136,12 @@ export class Session {
   generation = 0;
   /** the start-up steps startWebarray reported, in order, for every start */
   readonly stages: string[] = [];
+  /** whether the last start resumed from a memory snapshot */
+  restored = false;
+  /** the last start: how long startWebarray took, and when (since the page's navigation)
+   * Python was ready */
+  startMs: number | null = null;
+  readyAt: number | null = null;
 
   constructor(slot: HTMLElement) {
     this.picker = el("select", { "aria-label": "GPU backend", id: "backend", title: "auto: WebGPU where the browser has it, else WebGL2" },
@@ -147,6 +176,10 @@ export class Session {
 
   private async start(generation: number): Promise<Webarray> {
     const backend = this.backend;
+    // a testing aid: ?gpu_timeout=S bounds how long Python waits for a GPU that makes no
+    // progress (WEBARRAY_BROWSER_TIMEOUT; the snapshot is kept apart, as it holds the env)
+    const timeout = param("gpu_timeout");
+    const env = timeout ? { WEBARRAY_BROWSER_TIMEOUT: timeout } : undefined;
     const info = await buildInfo();
     const base = document.baseURI;
     const wheel = new URL(info.wheel, base).href;
@@ -163,15 +196,22 @@ export class Session {
         throw e;
       });
       await prefetched;
-      this.status.elapsed(`starting Python and the ${backend} device…`);
       const lib = await loadLib();
+      const key = `${info.snapshot_key}${timeout ? `-timeout-${timeout}` : ""}`;
+      const snapshot = await cachedSnapshot(key).catch(() => null);
+      this.status.elapsed(snapshot ? `resuming Python and starting the ${backend} device…`
+        : `starting Python and the ${backend} device (the first start in this browser takes longest)…`);
       const wa = await lib.startWebarray({
         backend,
         pyodideUrl: pyodide,
         wheelUrl: wheel,
+        packages: info.pyodide_packages ?? [],
+        snapshot,
+        makeSnapshot: true,
+        env,
         stdout: (t) => this.stdout(t),
         onProgress: (stage) => this.stages.push(stage) && this.status.elapsed(
-          stage === "pyodide" ? "starting Python (Pyodide)…" :
+          stage === "pyodide" ? (snapshot ? "resuming Python (Pyodide) from its snapshot…" : "starting Python (Pyodide)…") :
             stage === "wheels" ? "installing webarray…" : `connecting the ${backend} device…`),
         stderr: (t) => this.stderr(t),
         onFatal: (message) => {
@@ -182,19 +222,23 @@ export class Session {
           this.onChange();
         },
       });
+      this.restored = wa.restored;
+      if (wa.snapshot || wa.snapshotError) void keepSnapshot(info.snapshot_key, key, wa.snapshot).catch(() => {});
       if (generation !== this.generation) {
         wa.terminate();
-        throw new Error("stopped");
+        throw new Error(STOPPED_STARTING);
       }
       this.device = (await wa.runPython(DEVICE_PY)) as DeviceFacts;
       this.wa = wa;
-      const a = this.device.adapter;
-      this.status.ready(`${this.device.backend} · ${a.device || a.vendor || "adapter"}` +
-        `${a.adapter_type ? ` (${a.adapter_type})` : ""} · ready in ${fmtMs(wa.startMs)}`);
+      this.startMs = wa.startMs;
+      this.readyAt = performance.now();
+      this.status.ready(`${this.device.backend} · ${adapterLabel(this.device.adapter)} · ready in ${fmtMs(wa.startMs)}` +
+        (wa.restored ? " (resumed)" : ""));
       this.onChange();
       return wa;
     } catch (e) {
-      this.status.error(`could not start webarray on ${backend}: ${errorText(e)}`);
+      this.status.error(errorText(e) === STOPPED_STARTING ? STOPPED_STARTING
+        : `could not start webarray on ${backend}: ${errorText(e)}`);
       this.onChange();
       throw e;
     }
@@ -211,6 +255,8 @@ export class Session {
   }
 }
 
+const STOPPED_STARTING = "stopped while Python was starting; the next run starts it again";
+
 export type RunOutcome<T> =
   | { ok: true; value: T; ms: number }
   | { ok: false; stopped: boolean; interrupted: boolean; error: string; ms: number };
@@ -218,17 +264,25 @@ export type RunOutcome<T> =
 /** How long a run may take to end after an interrupt before its worker is terminated. */
 const INTERRUPT_GRACE_MS = 5000;
 
+/** What the header says after a run was interrupted: the worker stays, with its imports
+ * and compiled kernels (so the next run starts at once), while every run of a script
+ * starts with fresh variables (runScript runs it as __main__ anew). */
+export const INTERRUPTED =
+  "stopped (KeyboardInterrupt); the Python worker stays, with its imports and compiled kernels, so the next run starts at once";
+
 /**
  * Runs fn on the session's worker with the stop button live and the elapsed time shown.
- * A click on stop raises KeyboardInterrupt in the running Python (the worker and its
- * state stay); where that is not possible, or the run does not end within
- * INTERRUPT_GRACE_MS, the worker is terminated and the next run starts a new one.
+ * A click on stop raises KeyboardInterrupt in the running Python (the worker stays);
+ * where that is not possible, or the run does not end within INTERRUPT_GRACE_MS, the
+ * worker is terminated and the next run starts a new one. The header ends green with
+ * summary(value) (default: the time the run took), or red with the error.
  */
 export async function stoppable<T>(
   session: Session,
   stopButton: HTMLButtonElement,
   label: string,
   fn: (wa: Webarray) => Promise<T>,
+  summary?: (value: T, ms: number) => string,
 ): Promise<RunOutcome<T>> {
   let stopped = false;
   let grace: ReturnType<typeof setTimeout> | undefined;
@@ -255,21 +309,28 @@ export async function stoppable<T>(
     const value = await fn(wa);
     const ms = performance.now() - t1;
     if (stopped) {
-      session.status.error("interrupted; the Python worker and its state are kept");
+      session.status.error(INTERRUPTED);
       return { ok: false, stopped, interrupted: true, error: "interrupted", ms };
     }
     if (session.device) {
-      const a = session.device.adapter;
-      session.status.ready(`${session.device.backend} · ${a.device || a.vendor} · ${label}: ${fmtMs(ms)}`);
+      session.status.ready(`${session.device.backend} · ${adapterLabel(session.device.adapter)} · ` +
+        (summary ? summary(value, ms) : `${label}: ${fmtMs(ms)}`));
     }
     return { ok: true, value, ms };
   } catch (e) {
     const interrupted = stopped && session.running !== null;
-    if (interrupted) session.status.error("interrupted; the Python worker and its state are kept");
+    if (interrupted) session.status.error(INTERRUPTED);
+    else if (!stopped) session.status.error(`${label} failed: ${firstLine(errorText(e))}`);
     return { ok: false, stopped, interrupted, error: errorText(e), ms: performance.now() - t0 };
   } finally {
     clearTimeout(grace);
     stopButton.disabled = true;
     stopButton.onclick = null;
   }
+}
+
+/** The line of a Python traceback that names the exception (its last), or the first line. */
+export function firstLine(text: string): string {
+  const lines = text.trim().split("\n");
+  return (lines.length > 1 ? lines.findLast((l) => /^\w[\w.]*(Error|Exception|Lost|Interrupt)\b/.test(l)) : null) ?? lines[0];
 }

@@ -34,6 +34,10 @@ export interface Backend {
   readonly lost: string | null;
   /** Called once when the device is lost. */
   onLost: ((message: string) => void) | null;
+  /** Called when a piece of submitted GPU work has finished: a slow device that keeps
+   * finishing pieces is alive (the Python worker's waits are bounded by progress). */
+  onProgress: (() => void) | null;
+  holdBack?: boolean;
   /** A buffer of nbytes; with check, resolves once the allocation is known to succeed. */
   alloc(handle: number, nbytes: number, check: boolean): Promise<void> | void;
   free(handle: number): void;
@@ -43,7 +47,10 @@ export interface Backend {
   read(handle: number, offset: number, nbytes: number, out: (nbytes: number) => Uint8Array): Promise<void>;
   /** Rejects with a DeviceError(STATUS_KERNEL) carrying the compiler's messages. */
   compile(kernel: number, source: string): Promise<void>;
-  dispatch(kernel: number, bindings: Uint32Array, uniforms: Uint8Array, gx: number, gy: number, gz: number): void;
+  /** Records a kernel launch; a promise where the backend holds the GPU thread back
+   * until earlier work has finished (WebGL2 bounds the work in flight), unless
+   * holdBack is false (the JSPI transport runs a batch without a request at once). */
+  dispatch(kernel: number, bindings: Uint32Array, uniforms: Uint8Array, gx: number, gy: number, gz: number): Promise<void> | void;
   /** Submits what is recorded (does not wait). */
   flush(): void;
   /** Resolves once everything submitted so far has finished. */

@@ -55,8 +55,13 @@ export async function connectWebarray(pyodide: PyodideAPI, connection: Connectio
 export async function installWheel(pyodide: PyodideAPI, url: string | URL): Promise<void> {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`fetching the wheel ${String(url)} failed: HTTP ${response.status}`);
+  unpackWheel(pyodide, new Uint8Array(await response.arrayBuffer()));
+}
+
+/** Installs a pure-Python wheel's bytes into site-packages. */
+export function unpackWheel(pyodide: PyodideAPI, bytes: Uint8Array): void {
   const site = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')") as string;
-  pyodide.unpackArchive(await response.arrayBuffer(), "wheel", { extractDir: site });
+  pyodide.unpackArchive(bytes, "wheel", { extractDir: site });
 }
 
 /**
@@ -143,7 +148,9 @@ class DirectBridge extends Bridge {
 
   static async create(kind: BackendKind): Promise<DirectBridge> {
     try {
-      return new DirectBridge(kind, await createBackend(kind), null);
+      const device = await createBackend(kind);
+      device.holdBack = false; // send() runs its batch at once (no request to wait on)
+      return new DirectBridge(kind, device, null);
     } catch (e) {
       const error =
         e instanceof DeviceError ? e : new DeviceError(STATUS_INTERNAL, `starting ${kind} failed: ${String(e)}`);

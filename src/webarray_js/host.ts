@@ -24,6 +24,7 @@ export async function serveChannel(channel: Channel): Promise<Host> {
   try {
     backend = await createBackend(channel.backend);
     backend.onLost = () => sink.markLost();
+    backend.onProgress = () => sink.progress();
   } catch (e) {
     startError =
       e instanceof DeviceError

@@ -55,7 +55,22 @@ export interface StartOptions extends GpuHostOptions {
   /** each step of the start as it begins: loading Pyodide, installing the wheels
    * (fraction: how many are done), connecting the GPU device */
   onProgress?: (stage: StartStage, fraction: number | null) => void;
+  /** a memory snapshot that an earlier start made (Webarray.snapshot) with the same
+   * Pyodide, wheels and env: the start resumes from it instead of starting Python
+   * (about 1 s instead of 10 or more); one that does not fit is ignored
+   * (Webarray.snapshotError says why) */
+  snapshot?: Uint8Array | ArrayBuffer | PromiseLike<Uint8Array | ArrayBuffer | null> | null;
+  /** make a snapshot for later starts (Webarray.snapshot) after installing the wheels and
+   * importing these modules (true: webarray and webarray.cupy); ignored with snapshot */
+  makeSnapshot?: boolean | string[];
+  /** Pyodide packages that pyodideUrl serves (its pyodide-lock.json and their files):
+   * runScript loads those that a script imports. A script that imports NumPy where it is
+   * not served gets a note saying how to do without. */
+  packages?: string[];
 }
+
+/** What makeSnapshot: true imports before the snapshot. */
+export const SNAPSHOT_MODULES = ["webarray", "webarray.cupy"];
 
 export interface RunScriptOptions {
   /** file name in Pyodide's file system (default "main.py") */
@@ -70,6 +85,12 @@ export interface Webarray {
   readonly gpuThread: GpuThread | "python";
   /** milliseconds from start to ready (Pyodide loaded, wheels installed) */
   readonly startMs: number;
+  /** the snapshot this start made (StartOptions.makeSnapshot), or null */
+  readonly snapshot: Uint8Array | null;
+  /** whether this start resumed from StartOptions.snapshot */
+  readonly restored: boolean;
+  /** why the snapshot given could not be used, or null */
+  readonly snapshotError: string | null;
   /** Runs code with runPythonAsync; resolves to its last expression's value. */
   runPython(code: string): Promise<unknown>;
   /** Runs a script as __main__; resolves to its exit status (1 and a traceback on stderr
@@ -95,20 +116,32 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 export async function startGpuHost(options: GpuHostOptions = {}): Promise<GpuHost> {
+  const { host, ready } = await launchGpuHost(options);
+  try {
+    await ready;
+  } catch (e) {
+    host.terminate();
+    throw e;
+  }
+  return host;
+}
+
+/** The host at once, and the promise of its device (startWebarray starts Python meanwhile). */
+async function launchGpuHost(options: GpuHostOptions): Promise<{ host: GpuHost; ready: Promise<void> }> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const backend = await resolveBackend(options.backend ?? "auto");
   const channel = createChannel(backend, options);
   const thread = options.thread ?? "worker";
   if (thread === "main") {
-    const host = await withTimeout(serveChannel(channel), timeoutMs, `starting ${backend}`);
-    if (host.startError) {
-      host.stop();
-      throw host.startError;
-    }
-    return { channel, backend, thread, terminate: () => host.stop() };
+    let stop = (): void => {};
+    const ready = withTimeout(serveChannel(channel), timeoutMs, `starting ${backend}`).then((served) => {
+      stop = () => served.stop();
+      if (served.startError) throw served.startError;
+    });
+    return { host: { channel, backend, thread, terminate: () => stop() }, ready };
   }
   const worker = new Worker(sibling("gpu-worker.js"), { type: "module", name: "webarray-gpu" });
-  const ready = new Promise<void>((resolve, reject) => {
+  const started = new Promise<void>((resolve, reject) => {
     worker.onmessage = (ev: MessageEvent<{ type: string; error: string | null }>) => {
       if (ev.data.error) reject(new Error(ev.data.error));
       else resolve();
@@ -116,13 +149,8 @@ export async function startGpuHost(options: GpuHostOptions = {}): Promise<GpuHos
     worker.onerror = (ev) => reject(new Error(`the GPU worker failed: ${ev.message || "it could not be loaded"}`));
   });
   worker.postMessage({ channel });
-  try {
-    await withTimeout(ready, timeoutMs, `starting ${backend} in the GPU worker`);
-  } catch (e) {
-    worker.terminate();
-    throw e;
-  }
-  return { channel, backend, thread, terminate: () => worker.terminate() };
+  const ready = withTimeout(started, timeoutMs, `starting ${backend} in the GPU worker`);
+  return { host: { channel, backend, thread, terminate: () => worker.terminate() }, ready };
 }
 
 function chooseTransport(wanted: Transport | "auto"): Transport {
@@ -140,9 +168,12 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const transport = chooseTransport(options.transport ?? "auto");
   let host: GpuHost | null = null;
+  let hostReady: Promise<void> = Promise.resolve();
   let connection: Connection;
   if (transport === "sab") {
-    host = await startGpuHost({ ...options, timeoutMs });
+    // the GPU device starts while Python does
+    ({ host, ready: hostReady } = await launchGpuHost({ ...options, timeoutMs }));
+    hostReady.catch(() => {}); // awaited below
     connection = { transport, channel: host.channel };
   } else {
     connection = { transport, backend: options.backend ?? "auto" };
@@ -196,6 +227,14 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
   // Pyodide's interrupt flag: a 2 there raises KeyboardInterrupt (shared memory only)
   const interrupt = globalThis.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
   const wheels = ([] as (string | URL)[]).concat(options.wheelUrl ?? []).map((u) => new URL(u, location.href).href);
+  const make = options.makeSnapshot === true ? SNAPSHOT_MODULES : options.makeSnapshot || null;
+  let snapshot: Uint8Array | null = null;
+  try {
+    const bytes = await options.snapshot;
+    snapshot = !bytes ? null : ArrayBuffer.isView(bytes) ? bytes : new Uint8Array(bytes);
+  } catch {
+    // a snapshot that cannot be had is a start without one
+  }
   const init: ToPython = {
     type: "init",
     pyodideUrl: new URL(options.pyodideUrl, location.href).href,
@@ -203,18 +242,22 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
     connection,
     env: { HOME: "/home/pyodide", ...options.env },
     interrupt,
+    snapshot,
+    makeSnapshot: snapshot ? null : make,
+    packages: options.packages ?? [],
   };
   let ready: FromPython & { type: "ready" };
   try {
-    ready = await withTimeout(
+    const python = withTimeout(
       new Promise<FromPython & { type: "ready" }>((resolve, reject) => {
         onReady = resolve;
         onStartFailed = reject;
-        worker.postMessage(init);
+        worker.postMessage(init); // a copy of the snapshot: the caller keeps its bytes
       }),
       timeoutMs,
       "starting Pyodide with webarray",
     );
+    [, ready] = await Promise.all([hostReady, python]);
   } catch (e) {
     worker.terminate();
     host?.terminate();
@@ -236,6 +279,9 @@ export async function startWebarray(options: StartOptions): Promise<Webarray> {
     transport,
     gpuThread: host ? host.thread : "python",
     startMs: performance.now() - t0,
+    snapshot: ready.snapshot,
+    restored: ready.restored,
+    snapshotError: ready.snapshotError,
     runPython: (code) => call({ type: "run", id: nextId++, code }),
     runScript: async (source, o = {}) =>
       (await call({

@@ -118,7 +118,7 @@ export class Processor {
         case OP_DISPATCH: {
           const nbind = words[6];
           const uniforms = 32 + 4 * nbind;
-          b.dispatch(
+          const held = b.dispatch(
             words[2],
             words.subarray(8, 8 + nbind),
             bytes.subarray(uniforms, uniforms + words[7]),
@@ -126,7 +126,8 @@ export class Processor {
             words[4],
             words[5],
           );
-          return undefined;
+          // an error while held back is reported at the next reply, as for the dispatch
+          return held?.catch((e: unknown) => void (this.pending ??= asDeviceError(e)));
         }
         case OP_FLUSH:
           b.flush();
@@ -175,6 +176,7 @@ export class Processor {
       throw new DeviceError(STATUS_DEVICE_LOST, `${lost.lost}; starting a fresh device failed: ${why}`);
     }
     fresh.onLost = lost.onLost;
+    fresh.onProgress = lost.onProgress;
     lost.onLost = null;
     this.backend = fresh;
     this.pending = null;

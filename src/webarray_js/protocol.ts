@@ -53,7 +53,7 @@ export const STATUS_INTERNAL = 5; // a bug or an unexpected exception on the GPU
 export const STATUS_UNSUPPORTED = 6; // the backend cannot run here
 
 /** What the ring's producer returns instead of a status when the transport failed. */
-export const TRANSPORT_TIMEOUT = -1; // no answer within the timeout
+export const TRANSPORT_TIMEOUT = -1; // no progress (CTRL_TAIL, CTRL_PROGRESS) within the timeout
 export const TRANSPORT_LOST = -2; // the GPU thread stopped (CTRL_LOST) and does not answer
 
 /**
@@ -67,6 +67,9 @@ export const CTRL_REPLY_SEQ = 2;
 export const CTRL_REPLY_STATUS = 3;
 export const CTRL_REPLY_LEN = 4;
 export const CTRL_LOST = 5;
+/** Counts the GPU thread's progress: finished pieces of GPU work (backend.onProgress).
+ * The Python worker waits as long as this or CTRL_TAIL moves (ring.ts, RingProducer). */
+export const CTRL_PROGRESS = 6;
 export const CTRL_WORDS = 16;
 
 export type Status =

@@ -16,6 +16,7 @@ import type { Processor, ReplySink } from "./processor";
 import {
   CTRL_HEAD,
   CTRL_LOST,
+  CTRL_PROGRESS,
   CTRL_REPLY_LEN,
   CTRL_REPLY_SEQ,
   CTRL_REPLY_STATUS,
@@ -89,6 +90,11 @@ export class WindowSink implements ReplySink {
     Atomics.notify(this.control, CTRL_REPLY_SEQ);
   }
 
+  /** A piece of GPU work finished (the producer's waits go on while this moves). */
+  progress(): void {
+    Atomics.add(this.control, CTRL_PROGRESS, 1);
+  }
+
   /** Tells Python the device is gone even when it is not waiting for a reply. */
   markLost(): void {
     Atomics.store(this.control, CTRL_LOST, 1);
@@ -128,19 +134,16 @@ export class RingProducer {
     const { control, bytes } = this;
     const size = bytes.length;
     let done = 0;
-    let stalledSince = 0;
+    const live = new Liveness(control, timeoutMs);
     while (done < src.length) {
       const tail = Atomics.load(control, CTRL_TAIL);
       const free = size - ((this.head - tail) >>> 0);
       if (free === 0) {
         if (Atomics.load(control, CTRL_LOST)) return TRANSPORT_LOST;
-        const now = performance.now();
-        stalledSince ||= now;
-        if (now - stalledSince > timeoutMs) return TRANSPORT_TIMEOUT;
+        if (live.stalled()) return TRANSPORT_TIMEOUT;
         Atomics.wait(control, CTRL_TAIL, tail, 100);
         continue;
       }
-      stalledSince = 0;
       const k = Math.min(free, src.length - done);
       const pos = this.head & (size - 1);
       const first = Math.min(k, size - pos);
@@ -154,10 +157,12 @@ export class RingProducer {
     return 0;
   }
 
-  /** Waits for the reply to request seq: its status, or TRANSPORT_TIMEOUT / _LOST. */
+  /** Waits for the reply to request seq: its status, or TRANSPORT_LOST, or
+   * TRANSPORT_TIMEOUT when the GPU thread made no progress for timeoutMs. A slow GPU
+   * that keeps finishing work is waited for as long as it takes. */
   wait(seq: number, timeoutMs: number): number {
     const control = this.control;
-    const deadline = performance.now() + timeoutMs;
+    const live = new Liveness(control, timeoutMs);
     let lostSince = 0;
     for (;;) {
       const current = Atomics.load(control, CTRL_REPLY_SEQ);
@@ -168,14 +173,42 @@ export class RingProducer {
         lostSince ||= now;
         if (now - lostSince > 2000) return TRANSPORT_LOST;
       }
-      if (now > deadline) return TRANSPORT_TIMEOUT;
-      Atomics.wait(control, CTRL_REPLY_SEQ, current, Math.min(200, deadline - now));
+      if (live.stalled()) return TRANSPORT_TIMEOUT;
+      Atomics.wait(control, CTRL_REPLY_SEQ, current, 200);
     }
   }
 
   /** The payload of the last reply. */
   payload(): Uint8Array {
     return this.window.subarray(0, Atomics.load(this.control, CTRL_REPLY_LEN));
+  }
+}
+
+/** Whether the GPU thread has been still for longer than a timeout: neither consumed a
+ * record (CTRL_TAIL) nor finished a piece of GPU work (CTRL_PROGRESS). */
+class Liveness {
+  private tail: number;
+  private progress: number;
+  private since = performance.now();
+
+  constructor(
+    private readonly control: Int32Array,
+    private readonly timeoutMs: number,
+  ) {
+    this.tail = Atomics.load(control, CTRL_TAIL);
+    this.progress = Atomics.load(control, CTRL_PROGRESS);
+  }
+
+  stalled(): boolean {
+    const tail = Atomics.load(this.control, CTRL_TAIL);
+    const progress = Atomics.load(this.control, CTRL_PROGRESS);
+    const now = performance.now();
+    if (tail !== this.tail || progress !== this.progress) {
+      this.tail = tail;
+      this.progress = progress;
+      this.since = now;
+    }
+    return now - this.since > this.timeoutMs;
   }
 }
 

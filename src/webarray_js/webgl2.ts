@@ -25,7 +25,18 @@
  * Readback: on the page's main thread, readPixels into a pixel-pack buffer, a fence
  * polled from the event loop, then getBufferSubData (the thread never stalls on the GPU);
  * in a worker (the GPU worker, or the Python worker with JSPI), a blocking readPixels,
- * which is faster and holds up nothing else.
+ * which is faster and holds up nothing else, once the work before it is nearly done.
+ *
+ * Long work. A slow GPU must not look like a lost one, and one draw must not run so long
+ * that the browser's GPU watchdog resets the device. So a draw over more than BAND_WORDS
+ * words is split into bands of rows (the scissor), and the work is fenced in pieces: after
+ * each band, every FENCE_DRAWS draws or FENCE_WORDS words drawn, and at every flush. Each fence that signals is
+ * progress (onProgress: the Python worker waits as long as work keeps finishing; before,
+ * Mandelbrot 1024 x 1024 x 500 on SwiftShader ended in DeviceLost after 120 s of one
+ * blocking read). At most MAX_PENDING fences may be pending: a dispatch beyond that waits,
+ * between tasks, for the oldest (the GPU thread stays responsive, queued work stays
+ * bounded); a read waits the same way when more than one piece, or one older than
+ * SLOW_MS, is still pending, and reads at once otherwise (the common small case).
  *
  * Context loss: every request raises DeviceLost while the context is lost (Python then
  * marks its device lost: its arrays raise DeviceLost). When the browser restores the
@@ -51,6 +62,16 @@ const UNIFORM_VEC4 = 64; // uniform uvec4 U[64]: 256 words
 // MAX_TEXTURE_SIZE >= 4096 (the minimum the standard asks is 2048).
 const ROW_WORDS = 4096;
 const LAYER_ROWS = 2048; // rows per layer (kernels/webgl2/program.py: LAYER_SHIFT)
+const BAND_WORDS = 1 << 18; // words one draw renders at most: 64 full rows (module doc)
+const FENCE_DRAWS = 64; // draws between two fences at most
+const FENCE_WORDS = 1 << 16; // words drawn between two fences at most
+const MAX_PENDING = 16; // fences in flight before a dispatch waits
+const SLOW_MS = 20; // a read waits between tasks behind a piece pending this long
+
+interface Fence {
+  sync: WebGLSync;
+  issued: number;
+}
 
 interface Texture {
   tex: WebGLTexture;
@@ -94,10 +115,14 @@ function nextTask(): Promise<void> {
   });
 }
 
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 export class WebGL2Backend implements Backend {
   readonly info: BackendInfo;
   lost: string | null = null;
   onLost: ((message: string) => void) | null = null;
+  onProgress: (() => void) | null = null;
+  holdBack = true;
 
   private readonly textures = new Map<number, Texture>();
   private readonly kernels = new Map<number, Draw[]>();
@@ -118,6 +143,10 @@ export class WebGL2Backend implements Backend {
   /** GL commands were issued since the last getError / since the last flush */
   private issuedFlag = false;
   private unflushed = false;
+  /** pieces of issued work, oldest first, and the draws since the last fence */
+  private fences: Fence[] = [];
+  private unfenced = 0;
+  private unfencedWords = 0;
 
   private get issued(): boolean {
     return this.issuedFlag;
@@ -230,6 +259,9 @@ export class WebGL2Backend implements Backend {
   /** After a restore the context is empty: webarray's arrays and kernels of before are
    * gone, and Python (which got DeviceLost) starts a new device with new handles. */
   private restore(): void {
+    this.fences = [];
+    this.unfenced = 0;
+    this.unfencedWords = 0;
     this.textures.clear();
     this.kernels.clear();
     this.scratch.clear();
@@ -378,6 +410,13 @@ export class WebGL2Backend implements Backend {
     if (this.isLost()) throw this.lostOr("");
     const dest = out(nbytes);
     if (nbytes === 0) return;
+    if (this.blockingReads) {
+      // a blocking read shows no progress: it may wait for one short piece at most
+      this.fence();
+      this.poll();
+      const oldest = this.fences[0];
+      if (this.fences.length > 1 || (oldest && performance.now() - oldest.issued > SLOW_MS)) await this.drain(1);
+    }
     const first = Math.floor(offset / 4);
     const last = Math.floor((offset + nbytes - 1) / 4);
     const r0 = Math.floor(first / t.width);
@@ -425,7 +464,8 @@ export class WebGL2Backend implements Backend {
       gl.readPixels(x0, y0, width, rows, format, gl.UNSIGNED_INT, 0);
       gl.bindBuffer(gl.PIXEL_PACK_BUFFER, null);
       gl.bindFramebuffer(gl.READ_FRAMEBUFFER, null);
-      await this.fence();
+      this.issued = true;
+      await this.finish();
       gl.bindBuffer(gl.PIXEL_PACK_BUFFER, this.pbo);
       gl.getBufferSubData(gl.PIXEL_PACK_BUFFER, 0, words);
       gl.bindBuffer(gl.PIXEL_PACK_BUFFER, null);
@@ -437,20 +477,52 @@ export class WebGL2Backend implements Backend {
   }
 
   /** Resolves once every command issued so far has finished. */
-  private async fence(): Promise<void> {
+  private async finish(): Promise<void> {
+    this.fence(true);
+    await this.drain(0);
+  }
+
+  /** Ends the current piece of work with a fence (and submits it), if draws were issued
+   * since the last one; with always, even if not (other commands to wait for). */
+  private fence(always = false): void {
+    if (this.unfenced === 0 && !always) return;
     const gl = this.gl;
     const sync = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
     if (!sync) throw this.lostOr("fenceSync failed");
     gl.flush();
-    try {
-      for (;;) {
-        const status = gl.clientWaitSync(sync, 0, 0);
-        if (status === gl.ALREADY_SIGNALED || status === gl.CONDITION_SATISFIED) return;
-        if (status === gl.WAIT_FAILED || this.isLost()) throw this.lostOr("waiting for the GPU failed");
-        await nextTask();
+    this.unflushed = false;
+    this.fences.push({ sync, issued: performance.now() });
+    this.unfenced = 0;
+    this.unfencedWords = 0;
+  }
+
+  /** Drops the fences that have signalled (WebGL updates them between tasks only),
+   * reporting progress. */
+  private poll(): void {
+    const gl = this.gl;
+    let done = 0;
+    while (this.fences.length > 0) {
+      const status = gl.clientWaitSync(this.fences[0].sync, 0, 0);
+      if (status === gl.TIMEOUT_EXPIRED) break;
+      if (status === gl.WAIT_FAILED && !this.isLost()) throw new DeviceError(STATUS_INTERNAL, "waiting for the GPU failed");
+      gl.deleteSync(this.fences.shift()!.sync);
+      done++;
+    }
+    if (done > 0) this.onProgress?.();
+  }
+
+  /** Waits, between tasks, until at most keep fences are pending: the next task at
+   * first, then sleeps that double up to 16 ms (hopping from task to task took a core
+   * that SwiftShader's own threads needed: 20 small matmuls ran 1.8 times slower). */
+  private async drain(keep: number): Promise<void> {
+    this.poll();
+    for (let round = 0; this.fences.length > keep; round++) {
+      if (this.isLost()) {
+        this.fences = [];
+        throw this.lostOr("");
       }
-    } finally {
-      gl.deleteSync(sync);
+      await (round < 4 ? nextTask() : sleep(Math.min(16, 2 ** (round - 4))));
+      this.poll();
     }
   }
 
@@ -515,7 +587,7 @@ export class WebGL2Backend implements Backend {
     };
   }
 
-  dispatch(kernel: number, bindings: Uint32Array, uniforms: Uint8Array, gx: number): void {
+  dispatch(kernel: number, bindings: Uint32Array, uniforms: Uint8Array, gx: number): Promise<void> | void {
     const draws = this.kernels.get(kernel);
     if (!draws) throw new DeviceError(STATUS_INTERNAL, `dispatch of kernel ${kernel}, which was never compiled`);
     if (this.isLost()) return; // reported at the next request
@@ -559,10 +631,45 @@ export class WebGL2Backend implements Backend {
       for (let layer = 0; layer < target.layers; layer++) {
         gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, this.framebuffer(target, layer));
         if (d.layer) gl.uniform1ui(d.layer, layer);
-        if (d.points) gl.drawArrays(gl.POINTS, 0, gx);
-        else gl.drawArrays(gl.TRIANGLES, 0, 6);
+        if (d.points) this.drawPoints(gx);
+        else this.drawRect(target);
       }
     }
+    if (this.unfenced >= FENCE_DRAWS || this.unfencedWords >= FENCE_WORDS) this.fence();
+    if (this.holdBack && this.fences.length > MAX_PENDING) return this.drain(MAX_PENDING / 2);
+  }
+
+  /** One point per invocation, in bands of BAND_WORDS points (gl_VertexID counts on
+   * across them), each band a piece of work. */
+  private drawPoints(count: number): void {
+    const gl = this.gl;
+    for (let first = 0; first < count; first += BAND_WORDS) {
+      const n = Math.min(BAND_WORDS, count - first);
+      gl.drawArrays(gl.POINTS, first, n);
+      this.unfenced++;
+      this.unfencedWords += n;
+      if (count > BAND_WORDS) this.fence();
+    }
+  }
+
+  /** The output's rows, in bands of BAND_WORDS words (the scissor), each a piece of work. */
+  private drawRect(target: Texture): void {
+    const gl = this.gl;
+    const rows = Math.max(1, Math.floor(BAND_WORDS / target.width));
+    if (target.height <= rows) {
+      gl.drawArrays(gl.TRIANGLES, 0, 6);
+      this.unfenced++;
+      this.unfencedWords += target.width * target.height;
+      return;
+    }
+    gl.enable(gl.SCISSOR_TEST);
+    for (let y = 0; y < target.height; y += rows) {
+      gl.scissor(0, y, target.width, Math.min(rows, target.height - y));
+      gl.drawArrays(gl.TRIANGLES, 0, 6);
+      this.unfenced++;
+      this.fence();
+    }
+    gl.disable(gl.SCISSOR_TEST);
   }
 
   /** A copy of t to sample while t itself is rendered. */
@@ -586,13 +693,14 @@ export class WebGL2Backend implements Backend {
 
   flush(): void {
     // only when something was issued: an empty flush still costs a trip to the GPU process
-    if (this.unflushed) this.gl.flush();
+    if (this.unfenced > 0) this.fence();
+    else if (this.unflushed) this.gl.flush();
     this.unflushed = false;
   }
 
   async sync(): Promise<void> {
     if (this.isLost()) throw this.lostOr("");
-    await this.fence();
+    await this.finish();
   }
 
   async takeError(): Promise<DeviceError | null> {

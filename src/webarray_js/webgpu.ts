@@ -84,6 +84,7 @@ export class WebGPUBackend implements Backend {
   readonly info: BackendInfo;
   lost: string | null = null;
   onLost: ((message: string) => void) | null = null;
+  onProgress: (() => void) | null = null;
 
   private readonly buffers = new Map<number, GPUBuffer>();
   private readonly kernels = new Map<number, Kernel>();
@@ -345,6 +346,8 @@ export class WebGPUBackend implements Backend {
     const queue = this.device.queue;
     if (this.arenaUsed > 0) queue.writeBuffer(this.arenaBuffer, 0, this.arena, 0, align(this.arenaUsed, 4));
     queue.submit([encoder.finish()]);
+    // each finished submission is progress (backend.ts): a slow device is not a lost one
+    if (this.onProgress) void queue.onSubmittedWorkDone().then(() => this.onProgress?.(), () => {});
     if (batch) this.scopes.push(this.device.popErrorScope(), this.device.popErrorScope());
     this.encoder = null;
     this.pass = null;

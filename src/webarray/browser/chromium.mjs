@@ -19,13 +19,15 @@ export function chromiumFlags({ webgpu = true } = {}) {
   ];
 }
 
-/** A persistent browser context in the profile folder. */
-export function launchChromium(cfg, profile, { webgpu = true } = {}) {
+/** A persistent browser context in the profile folder; ignoreHTTPSErrors accepts a
+ * self-signed certificate, as a visitor who clicks through the warning does. */
+export function launchChromium(cfg, profile, { webgpu = true, ignoreHTTPSErrors = false } = {}) {
   const { chromium } = createRequire(join(cfg.root, "package.json"))("playwright-core");
   return chromium.launchPersistentContext(profile, {
     executablePath: cfg.chromium,
     headless: true,
     args: chromiumFlags({ webgpu }),
     timeout: 60_000,
+    ignoreHTTPSErrors,
   });
 }

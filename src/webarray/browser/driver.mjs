@@ -22,14 +22,19 @@ let finishing = false;
 
 const write = (stream, text) => new Promise((resolve) => stream.write(text, () => resolve()));
 
+// Leaving kills Chromium (playwright's exit handler, registered at launch); the profile
+// goes in a handler registered after it. Closing Chromium politely took 1-1.5 s a run.
+let cleanup = false;
+function removeProfileOnExit() {
+  if (!cleanup) process.on("exit", () => rmSync(profile, { recursive: true, force: true }));
+  cleanup = true;
+}
+
 async function finish(code, message) {
   if (finishing) return;
   finishing = true;
   clearTimeout(timer);
   if (message) await write(process.stderr, `webarray.browser: ${message}\n`);
-  // closing can hang with a wedged renderer: give it a few seconds, then leave anyway
-  await Promise.race([context?.close().catch(() => {}), new Promise((r) => setTimeout(r, 10_000))]);
-  rmSync(profile, { recursive: true, force: true });
   await write(process.stdout, "");
   process.exit(code);
 }
@@ -63,6 +68,7 @@ function report(m) {
 
 try {
   context = await launchChromium(cfg, profile, { webgpu: cfg.webgpu !== false });
+  removeProfileOnExit();
   context.on("close", () => finish(EXIT_BROWSER, "the browser closed unexpectedly"));
   const page = context.pages()[0] ?? (await context.newPage());
   await page.exposeFunction("__webarrayReport", report);
@@ -75,5 +81,6 @@ try {
   }
   await page.goto(cfg.url, { timeout: 60_000 });
 } catch (e) {
+  removeProfileOnExit();
   finish(EXIT_BROWSER, `could not open the page in Chromium: ${e.message}`);
 }

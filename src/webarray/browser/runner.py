@@ -1,7 +1,15 @@
-"""One browser run: build, serve, start Chromium through driver.mjs, pass its status on."""
+"""One browser run: build, serve, start Chromium through driver.mjs, pass its status on.
+
+Start-up. Most of a run's start was Pyodide starting Python (10-23 s on the 2-core test
+machine; python-worker.ts says more). So the first run makes a memory snapshot after
+importing webarray and uploads it into ``dist/snapshots/`` (the server's one writable
+route); later runs with the same Pyodide, JS library, wheel and ``--env`` resume from
+it. ``--no-snapshot`` starts from scratch.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -16,6 +24,7 @@ from .server import StaticServer
 EXIT_BROWSER = 3  # the browser side failed: no isolation, page crash, Pyodide or GPU did not start
 EXIT_TIMEOUT = 124
 _GRACE = 30  # seconds the driver gets beyond the run's timeout before it is killed
+_SNAPSHOTS_KEPT = 4  # newest snapshots kept in dist/snapshots (about 30 MiB each)
 
 _PAGE = """<!doctype html>
 <meta charset="utf-8">
@@ -40,12 +49,19 @@ try {
     wheelUrl: cfg.wheels,
     env: cfg.env,
     timeoutMs: cfg.startTimeoutMs,
+    snapshot: cfg.snapshot ? fetch(cfg.snapshot).then((r) => r.ok ? r.arrayBuffer() : null) : null,
+    makeSnapshot: cfg.makeSnapshot,
     stdout: (text) => report({ type: "stdout", text }),
     stderr: (text) => report({ type: "stderr", text }),
     onFatal: (message) => report({ type: "fatal", message }),
   });
   report({ type: "info", text: `Python ready on ${wa.backend} (transport ${wa.transport}, GPU on ` +
-           `the ${wa.gpuThread} thread) after ${Math.round(wa.startMs)} ms` });
+           `the ${wa.gpuThread} thread) after ${Math.round(wa.startMs)} ms` +
+           (wa.restored ? ", resumed from a snapshot" : wa.snapshot ? ", snapshot made" : "") });
+  // the snapshot goes to the server while the script runs; a stale one is dropped
+  const saved = wa.snapshot ? fetch(cfg.snapshotUpload, { method: "PUT", body: wa.snapshot })
+    : wa.snapshotError ? fetch(cfg.snapshotUpload, { method: "DELETE" }) : null;
+  if (wa.snapshotError) report({ type: "info", text: `the snapshot was not used: ${wa.snapshotError}` });
   for (const f of cfg.files) {
     const r = await fetch(f.url);
     if (!r.ok) throw new Error(`fetching ${f.url} failed: HTTP ${r.status}`);
@@ -53,6 +69,7 @@ try {
   }
   const source = await (await fetch(cfg.script.url)).text();
   const code = await wa.runScript(source, { filename: cfg.script.path, argv: cfg.argv });
+  await saved?.catch(() => {});
   report({ type: "exit", code });
 } catch (e) {
   report({ type: "fatal", message: String(e && e.message ? e.message : e) });
@@ -76,13 +93,15 @@ def run(
     isolation: bool = True,
     busy_main_ms: float = 0,
     webgpu: bool | None = None,
+    snapshot: bool = True,
 ) -> int:
     """Run a script in headless Chromium; its stdout/stderr go to ours. Returns the exit
     status (see ``python -m webarray.browser run --help``). ``busy_main_ms`` keeps the
     page's main thread busy that long out of every twice that long (a page with heavy
     UI work), to measure how the GPU thread's placement copes. ``webgpu=False`` starts
     Chromium without WebGPU (a browser that lacks it); None: without it for the webgl2
-    backend only, so that a WebGL2 run cannot touch WebGPU."""
+    backend only, so that a WebGL2 run cannot touch WebGPU. ``snapshot=False`` neither
+    uses nor makes a memory snapshot (module doc)."""
     script = Path(script)
     if not script.is_file():
         print(f"webarray.browser: no such script: {script}", file=sys.stderr)
@@ -112,6 +131,11 @@ def run(
             file_entries.append({"url": url, "path": Path(f).name})
         server.files[f"/script/{script.name}"] = script.resolve()
         server.pages["/favicon.ico"] = b""
+        saved = _snapshot_path(root, node_modules, lib, wheel_paths[0], env or {}) if snapshot else None
+        if saved is not None:
+            server.uploads["/snapshot.bin"] = saved
+            if saved.is_file():
+                server.files["/snapshot.bin"] = saved
         config = {
             "backend": backend,
             "transport": transport,
@@ -123,6 +147,9 @@ def run(
             "env": dict(env or {}),
             "startTimeoutMs": int(min(timeout, 300) * 1000),
             "busyMainMs": busy_main_ms,
+            "snapshot": "/snapshot.bin" if saved is not None and saved.is_file() else None,
+            "makeSnapshot": saved is not None and not saved.is_file(),
+            "snapshotUpload": "/snapshot.bin",
         }
         # "</" would end the script element early
         server.pages["/run.html"] = (_PAGE % {"config": json.dumps(config).replace("</", "<\\/")}).encode()
@@ -146,6 +173,21 @@ def run(
         except KeyboardInterrupt:
             _stop(proc)
             return 130
+
+
+def _snapshot_path(root: Path, node_modules: Path, lib: Path, wheel: Path, env: dict[str, str]) -> Path:
+    """Where the snapshot for this Pyodide, JS library, webarray wheel and environment
+    lives (it may not exist yet); older snapshots beyond the newest few are removed."""
+    key = hashlib.sha256()
+    for part in (node_modules / "pyodide" / "package.json", lib / "python-worker.js", wheel):
+        key.update(part.read_bytes())
+    key.update(json.dumps(env, sort_keys=True).encode())
+    folder = root / "dist" / "snapshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    old = sorted(folder.glob("*.bin"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for stale in old[_SNAPSHOTS_KEPT:]:
+        stale.unlink(missing_ok=True)
+    return folder / f"{key.hexdigest()[:32]}.bin"
 
 
 def _stop(proc: subprocess.Popen) -> None:

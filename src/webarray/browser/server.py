@@ -3,7 +3,9 @@
 Every response carries the cross-origin isolation headers that SharedArrayBuffer needs
 (``isolation=False`` leaves them out, to test that the page explains what is missing).
 Routes are a fixed table of URL prefixes to folders and of URLs to single files, plus
-pages generated in memory; nothing else on disk is reachable.
+pages generated in memory; nothing else on disk is reachable. ``uploads`` names the files
+the page may write (PUT, at most ``MAX_UPLOAD`` bytes, replaced whole) or delete: the
+runner's memory snapshot.
 
 ``GuardedHandler`` holds what both this server and the site's (``site/serve.py``) refuse
 before routing: a path no file can have (a control character such as ``%00``, or longer
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import http.server
 import ipaddress
+import os
 import threading
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -49,6 +52,7 @@ CONTENT_TYPES = {
 
 
 MAX_PATH = 2048  # characters in a request path; the longest served path is far shorter
+MAX_UPLOAD = 512 << 20  # bytes of one PUT: a Pyodide memory snapshot is about 30 MiB
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::"})
 
@@ -108,11 +112,20 @@ class GuardedHandler(http.server.BaseHTTPRequestHandler):
         super().end_headers()
 
 
+def _replace(target: Path, data: bytes) -> None:
+    """Writes target whole: readers see the old file or the new one, never a part."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.{threading.get_ident()}.part")
+    partial.write_bytes(data)
+    os.replace(partial, target)
+
+
 class StaticServer:
     def __init__(self, *, isolation: bool = True):
         self.folders: dict[str, Path] = {}
         self.files: dict[str, Path] = {}
         self.pages: dict[str, bytes] = {}
+        self.uploads: dict[str, Path] = {}
         self.isolation = isolation
         server = self
 
@@ -134,6 +147,32 @@ class StaticServer:
                     self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+            def do_PUT(self):  # noqa: N802
+                target = server.uploads.get(unquote(self.path.split("?", 1)[0]))
+                length = int(self.headers.get("Content-Length") or -1)
+                if target is None:
+                    self.send_error(404)
+                elif not 0 <= length <= MAX_UPLOAD:
+                    self.send_error(413, None, f"an upload has at most {MAX_UPLOAD} bytes")
+                else:
+                    _replace(target, self.rfile.read(length))
+                    self._empty(204)
+
+            def do_DELETE(self):  # noqa: N802
+                target = server.uploads.get(unquote(self.path.split("?", 1)[0]))
+                if target is None:
+                    self.send_error(404)
+                    return
+                target.unlink(missing_ok=True)
+                self._empty(204)
+
+            def _empty(self, status: int) -> None:
+                self.send_response(status)
+                if server.isolation:
+                    for k, v in ISOLATION_HEADERS.items():
+                        self.send_header(k, v)
+                self.end_headers()
 
             def log_message(self, *args):
                 pass

@@ -135,7 +135,8 @@ class _SharedRing(_Link):
     @staticmethod
     def _check(status: int, what: str, timeout: float) -> int:
         if status == TRANSPORT_TIMEOUT:
-            raise DeviceLost(f"the GPU thread did not answer within {timeout:g} s while {what}")
+            raise DeviceLost(f"the GPU thread made no progress for {timeout:g} s while {what} (neither took a "
+                             "command nor finished a piece of GPU work)")
         if status == TRANSPORT_LOST:
             raise DeviceLost(f"the GPU thread stopped while {what}; see the browser console")
         return status
