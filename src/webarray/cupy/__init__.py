@@ -18,11 +18,12 @@ import sys as _sys
 import webarray as _wa
 from webarray import _dtypes as _dt
 
-from . import _chainer_compat, _util, cuda, random
+from . import _chainer_compat, _util, cuda, fft, lib, linalg, random
 from . import _core
 from ._util import clear_memo, memoize  # noqa: F401
 from ._core import ndarray  # noqa: F401
 from ._core import numpy_module as _numpy_module
+from ._einsum import einsum  # noqa: F401
 from ._elementwise_kernel import ElementwiseKernel  # noqa: F401
 from ._functions import *  # noqa: F401,F403
 from ._fuse import Fusion, fuse  # noqa: F401
@@ -113,6 +114,10 @@ def install() -> bool:
     _sys.modules["cupy"] = me
     _sys.modules["cupy.random"] = random
     _sys.modules["cupy.cuda"] = cuda
+    _sys.modules["cupy.linalg"] = linalg
+    _sys.modules["cupy.fft"] = fft
+    _sys.modules["cupy.lib"] = lib
+    _sys.modules["cupy.lib.stride_tricks"] = lib.stride_tricks
     _sys.modules["cupy._util"] = _sys.modules["cupy.util"] = _util
     _sys.modules["cupyx"] = cupyx
     _sys.modules["cupyx.scipy"] = cupyx.scipy

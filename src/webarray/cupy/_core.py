@@ -705,3 +705,21 @@ def _install_operators() -> None:
 
         compare.__name__ = f"__{op}__"
         setattr(ndarray, f"__{op}__", compare)
+    # NumPy methods that are the module functions with the array first
+    for name in ("take", "repeat", "diagonal", "trace", "ptp", "searchsorted", "nonzero"):
+        if name == "nonzero" or not hasattr(f, name):
+            continue
+
+        def method(self, *args, fn=getattr(f, name), **kwargs):
+            return fn(self, *args, **kwargs)
+
+        method.__name__ = name
+        setattr(ndarray, name, method)
+
+    def scatter_add(self, slices, values) -> None:
+        """CuPy's ``a.scatter_add(slices, values)``: ``cupyx.scatter_add(a, slices, values)``."""
+        from .cupyx import scatter_add as add_at  # cupyx imports this module
+
+        add_at(self, slices, values)
+
+    ndarray.scatter_add = scatter_add

@@ -488,6 +488,76 @@ def vstack(tup):
     return wrap(_wa.concat(arrays, axis=0))
 
 
+def dstack(tup):
+    arrays = _joined(tup, "dstack")
+    arrays = [_wa.reshape(a, (1, -1, 1)) if a.ndim == 1 else
+              _wa.reshape(a, a.shape + (1,)) if a.ndim == 2 else a
+              for a in (_wa.reshape(a, (1, 1, 1)) if a.ndim == 0 else a for a in arrays)]
+    return wrap(_wa.concat(arrays, axis=2))
+
+
+def column_stack(tup):
+    arrays = [a if a.ndim >= 2 else _wa.reshape(a, (-1, 1)) for a in _joined(tup, "column_stack")]
+    return wrap(_wa.concat(arrays, axis=1))
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Pieces of ary along axis: at the given indices, or into N near-equal sections
+    (the first ``len % N`` one longer), as views."""
+    a = _array(ary, "array_split")
+    axis = _wa_axis(axis, a.ndim, "array_split")
+    n = a.shape[axis]
+    if isinstance(indices_or_sections, (builtins.int,)) and not isinstance(indices_or_sections, builtins.bool):
+        sections = indices_or_sections
+        if sections <= 0:
+            raise ValueError(f"array_split: number of sections must be larger than 0, got {sections}")
+        each, extra = divmod(n, sections)
+        bounds = [0]
+        for k in range(sections):
+            bounds.append(bounds[-1] + each + (1 if k < extra else 0))
+    else:
+        cuts = [builtins.int(i) for i in indices_or_sections]
+        bounds = [0] + [builtins.min(builtins.max(c + n if c < 0 else c, 0), n) for c in cuts] + [n]
+    pieces = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        index = [slice(None)] * a.ndim
+        index[axis] = slice(lo, builtins.max(lo, hi))
+        pieces.append(wrap(a[tuple(index)]))
+    return pieces
+
+
+def split(ary, indices_or_sections, axis=0):
+    """As ``array_split``, but N sections must divide the axis exactly (ValueError)."""
+    a = _array(ary, "split")
+    if isinstance(indices_or_sections, builtins.int) and not isinstance(indices_or_sections, builtins.bool):
+        n = a.shape[_wa_axis(axis, a.ndim, "split")]
+        if indices_or_sections <= 0 or n % indices_or_sections:
+            raise ValueError(f"split: array split does not result in an equal division: axis "
+                             f"of length {n} into {indices_or_sections} sections")
+    return array_split(a, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    a = _array(ary, "hsplit")
+    if a.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(a, indices_or_sections, 1 if a.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    a = _array(ary, "vsplit")
+    if a.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(a, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    a = _array(ary, "dsplit")
+    if a.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(a, indices_or_sections, 2)
+
+
 def flip(m, axis=None):
     return wrap(_wa.flip(_array(m, "flip"), axis=axis))
 
@@ -600,6 +670,105 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     a = _float_input(a, dtype, "std")
     return _finish(_wa.std(a, axis=_axis(axis), correction=ddof, keepdims=keepdims), out, "std")
+
+
+_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _order_statistics(a, axis, name):
+    """a sorted along axis (moved last; the whole array flattened when axis is None),
+    computed in the float dtype NumPy would use, and where each row holds a NaN."""
+    a = _float_input(a, None, name)
+    if a.dtype.kind == "c":
+        raise TypeError(f"{name}: complex input is not ordered")
+    if axis is None:
+        moved = _wa.reshape(a, (-1,))
+    else:
+        axes = (axis,) if isinstance(axis, builtins.int) else tuple(axis)
+        axes = tuple(_wa_axis(ax, a.ndim, name) for ax in axes)
+        rest = [k for k in range(a.ndim) if k not in axes]
+        moved = _wa.permute_dims(a, tuple(rest + list(axes)))
+        moved = _wa.reshape(moved, tuple(a.shape[k] for k in rest) + (-1,))
+    rows = _wa.sort(moved, axis=-1)
+    has_nan = _wa.isnan(rows[..., -1]) if rows.shape[-1] else None
+    return a, rows, has_nan
+
+
+def _keep(r, a, axis, keepdims):
+    if not keepdims:
+        return r
+    axes = range(a.ndim) if axis is None else (
+        (axis,) if isinstance(axis, builtins.int) else axis)
+    lead = r.ndim - (a.ndim - len(tuple(axes)))
+    for ax in sorted(_wa_axis(x, a.ndim, "keepdims") for x in axes):
+        r = _wa.expand_dims(r, axis=lead + ax)
+    return r
+
+
+def _pick(rows, q: float, method: str, name: str):
+    n = rows.shape[-1]
+    if not 0.0 <= q <= 1.0:
+        raise ValueError(f"{name}: quantiles must be in the range [0, 1], got {q}")
+    pos = q * (n - 1)
+    lo = math.floor(pos)
+    hi = builtins.min(lo + 1, n - 1)
+    t = pos - lo
+    if method == "lower" or (method == "nearest" and (t < 0.5 or (t == 0.5 and lo % 2 == 0))):
+        return rows[..., lo]
+    if method in ("higher", "nearest"):
+        return rows[..., hi if t > 0 else lo]
+    a, b = rows[..., lo], rows[..., hi]
+    if method == "midpoint":
+        t = 0.5 if t > 0 else 0.0
+    if not t:
+        return a
+    # NumPy's lerp: exact at both ends and monotone
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, interpolation=None, _name="quantile"):
+    """NumPy's quantile (q in [0, 1]) with the methods linear, lower, higher, nearest and
+    midpoint; a row holding NaN gives NaN."""
+    method = interpolation or method
+    if method not in _QUANTILE_METHODS:
+        raise ValueError(f"{_name}: method must be one of {_QUANTILE_METHODS}, got {method!r}")
+    src, rows, has_nan = _order_statistics(a, axis, _name)
+    qs = q.tolist() if isinstance(q, Array) else q
+    scalar = not isinstance(qs, (list, tuple))
+    picked = []
+    for v in ([qs] if scalar else qs):
+        if rows.shape[-1] == 0:
+            r = _wa.full(rows.shape[:-1], math.nan, dtype=rows.dtype, device=rows.device)
+        else:
+            r = _pick(rows, builtins.float(v), method, _name)
+            r = _wa.where(has_nan, _wa.asarray(math.nan, dtype=r.dtype, device=r.device), r)
+        picked.append(_keep(r, src, axis, keepdims))
+    res = picked[0] if scalar else _wa.stack(picked, axis=0)
+    return _finish(res, out, _name)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, interpolation=None):
+    """``quantile`` with q in percent."""
+    qs = q.tolist() if isinstance(q, Array) else q
+    qs = [v / 100 for v in qs] if isinstance(qs, (list, tuple)) else qs / 100
+    return quantile(a, qs, axis, out, overwrite_input, method, keepdims,
+                    interpolation=interpolation, _name="percentile")
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The middle value, or the mean of the two middle values, along axis; a row holding
+    NaN gives NaN (as NumPy's)."""
+    src, rows, has_nan = _order_statistics(a, axis, "median")
+    n = rows.shape[-1]
+    if n == 0:
+        r = _wa.full(rows.shape[:-1], math.nan, dtype=rows.dtype, device=rows.device)
+    else:
+        mid = n // 2
+        r = rows[..., mid] if n % 2 else (rows[..., mid - 1] + rows[..., mid]) / 2
+        r = _wa.where(has_nan, _wa.asarray(math.nan, dtype=r.dtype, device=r.device), r)
+    return _finish(_keep(r, src, axis, keepdims), out, "median")
 
 
 def _minmax(name, strict):
@@ -717,10 +886,17 @@ def tensordot(a, b, axes=2):
     return wrap(_wa.tensordot(a, b, axes=axes))
 
 
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
-    a = _array(a, "trace")
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal of the (axis1, axis2) planes, as the last axis (NumPy's order)."""
+    a = _array(a, "diagonal")
+    if a.ndim < 2:
+        raise ValueError(f"diagonal: the array must have at least 2 dimensions, got {a.ndim}")
     a = _wa.moveaxis(a, (axis1, axis2), (-2, -1))
-    return sum(_wa.linalg.diagonal(a, offset=offset), axis=-1, dtype=dtype)
+    return wrap(_wa.linalg.diagonal(a, offset=offset))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 # -- sorting, searching, sets ------------------------------------------------------------------
@@ -884,11 +1060,12 @@ __all__ = sorted(UFUNCS) + [
     "ascontiguousarray", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
     "ones_like", "full_like", "arange", "linspace", "logspace", "eye", "identity", "meshgrid",
     "tri", "tril", "triu", "copy", "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis",
-    "squeeze", "expand_dims", "concatenate", "stack", "hstack", "vstack", "flip", "fliplr",
+    "squeeze", "expand_dims", "concatenate", "stack", "hstack", "vstack", "dstack",
+    "column_stack", "split", "array_split", "hsplit", "vsplit", "dsplit", "flip", "fliplr",
     "flipud", "roll", "tile", "repeat", "broadcast_to", "broadcast_arrays", "atleast_1d",
     "atleast_2d", "shape", "ndim", "size", "sum", "prod", "mean", "var", "std", "amin", "min",
-    "amax", "max", "ptp", "argmin", "argmax", "all", "any", "count_nonzero", "cumsum",
-    "cumprod", "diff", "matmul", "dot", "vdot", "inner", "outer", "tensordot", "trace",
+    "amax", "max", "median", "quantile", "percentile", "ptp", "argmin", "argmax", "all", "any", "count_nonzero", "cumsum",
+    "cumprod", "diff", "matmul", "dot", "vdot", "inner", "outer", "tensordot", "diagonal", "trace",
     "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "searchsorted", "unique", "isin",
     "take", "take_along_axis", "copyto", "bincount", "can_cast", "promote_types", "result_type", "dtype", "finfo", "iinfo",
     "isscalar",

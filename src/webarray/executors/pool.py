@@ -33,12 +33,15 @@ def size_class(nbytes: int) -> int:
 class Buffer:
     """A device buffer owned by one or more arrays; back to the pool on last release."""
 
-    __slots__ = ("pool", "handle", "nbytes", "views")
+    __slots__ = ("pool", "handle", "nbytes", "extent", "views")
 
-    def __init__(self, pool: "BufferPool", handle: int, nbytes: int):
+    def __init__(self, pool: "BufferPool", handle: int, nbytes: int, extent: int):
         self.pool = pool
         self.handle = handle
-        self.nbytes = nbytes
+        self.nbytes = nbytes  # the size class held
+        # the bytes asked for: what lies past them is stale data from the pool, never a
+        # value (cupy's as_strided refuses views that reach it)
+        self.extent = extent
         # arrays ever made over this buffer; 1 means its first array is its only one, which
         # lets the graph give that array a new buffer instead of writing in place
         self.views = 0
@@ -107,7 +110,7 @@ class BufferPool:
                             f"holds {self.used_bytes} bytes in live arrays (the device said: {e})"
                         ) from e
             self.used_bytes += size
-            return Buffer(self, handle, size)
+            return Buffer(self, handle, size, nbytes)
         finally:
             LOCK.release()
 
