@@ -8,18 +8,27 @@ per step and, on webarray, the kernel launches per step.
 
     python examples/chainer_resnet18.py --steps 5
     python examples/chainer_resnet18.py --steps 20 --backends webarray,numpy,cupy
+
+Each backend runs in its own process (``--only BACKEND``), so webarray and a real CuPy
+never meet in one interpreter.
 """
 
 import argparse
 import importlib.util
+import json
+import subprocess
+import sys
 import time
 
 import numpy as np
 
-if importlib.util.find_spec("cupy") is None:
-    import webarray.cupy
+_ONLY = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv[:-1] else None
+import webarray.cupy  # noqa: E402
 
-    webarray.cupy.install()
+if _ONLY in ("webarray", "numpy") or _ONLY is None and importlib.util.find_spec("cupy") is None:
+    webarray.cupy.install(force=True)
+else:
+    webarray.cupy.chainer_compat()  # Chainer 7.8.1 on NumPy 2, over the real CuPy
 
 import chainer  # noqa: E402
 import chainer.functions as F  # noqa: E402
@@ -128,24 +137,52 @@ def main():
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--width", type=int, default=64, help="channels of the first stage (64)")
     ap.add_argument("--backends", default="webarray,numpy")
+    ap.add_argument("--only", help="run this one backend here and print its result as JSON")
+    ap.add_argument("--json", help="write the results to this file")
     args = ap.parse_args()
-    real_cupy = cuda.available and not cuda.cupy.__name__.startswith("webarray")
+    if args.only:
+        real_cupy = cuda.available and not cuda.cupy.__name__.startswith("webarray")
+        if args.only == "cupy" and not real_cupy:
+            print("RESULT " + json.dumps({"error": "real CuPy is not installed or has no GPU"}))
+            return
+        losses, sec, per = run(args.only, args.steps, args.batch, args.width)
+        print("RESULT " + json.dumps({"losses": losses, "seconds_per_step": sec,
+                                      "launches_per_step": per}))
+        return
     results = {}
     for b in args.backends.split(","):
-        if b == "cupy" and not real_cupy or b == "webarray" and real_cupy:
-            print(f"{b}: not available in this process (real CuPy "
-                  f"{'is' if real_cupy else 'is not'} installed)")
+        cmd = [sys.executable, __file__, "--only", b, "--steps", str(args.steps), "--batch",
+               str(args.batch), "--width", str(args.width)]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        line = [x for x in r.stdout.splitlines() if x.startswith("RESULT ")]
+        if r.returncode or not line:
+            print(f"{b}: failed (exit {r.returncode})\n{r.stderr[-3000:]}")
             continue
-        results[b] = run(b, args.steps, args.batch, args.width)
-        losses, sec, per = results[b]
-        print(f"{b}: {sec * 1000:.0f} ms per step" + (f", {per} launches per step" if per else "")
-              + f"; losses {' '.join(f'{v:.5f}' for v in losses)}")
+        res = json.loads(line[-1][7:])
+        if "error" in res:
+            print(f"{b}: not available ({res['error']})")
+            continue
+        results[b] = res
+        per = res["launches_per_step"]
+        print(f"{b}: {res['seconds_per_step'] * 1000:.0f} ms per step"
+              + (f", {per} launches per step" if per else "")
+              + f"; losses {' '.join(f'{v:.5f}' for v in res['losses'])}", flush=True)
     if "numpy" in results:
-        for b, (losses, sec, _) in results.items():
+        base = results["numpy"]
+        for b, res in results.items():
             if b != "numpy":
-                diff = np.max(np.abs(np.array(losses) - np.array(results["numpy"][0])))
-                print(f"{b} vs numpy: {results['numpy'][1] / sec:.1f}x faster, "
+                diff = np.max(np.abs(np.array(res["losses"]) - np.array(base["losses"])))
+                res["speedup_vs_numpy"] = base["seconds_per_step"] / res["seconds_per_step"]
+                res["largest_loss_difference"] = float(diff)
+                print(f"{b} vs numpy: {res['speedup_vs_numpy']:.1f}x faster, "
                       f"largest loss difference {diff:.2e}")
+    if "webarray" in results and "cupy" in results:
+        ratio = results["cupy"]["seconds_per_step"] / results["webarray"]["seconds_per_step"]
+        print(f"webarray runs at {ratio:.0%} of real CuPy's speed")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"steps": args.steps, "batch": args.batch, "width": args.width,
+                       "results": results}, f, indent=1)
 
 
 if __name__ == "__main__":

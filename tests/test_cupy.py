@@ -353,3 +353,15 @@ def test_examples_run_as_scripts():
                             "--iters", "30", *extra], capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stdout + r.stderr
         assert "identical=True" in r.stdout and "checksum=" in r.stdout
+
+
+def test_cupy_user_guide_example_runs_natively():
+    # basics (with NumPy here), kernels, reduction kernels and fuse, checked by the script
+    import subprocess
+
+    r = subprocess.run([sys.executable, str(ROOT / "examples" / "cupy_user_guide.py")],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for section in ("basics", "elementwise kernels", "reduction kernels", "fuse"):
+        assert f"ok {section}" in r.stdout
+    assert "skipped" not in r.stdout and "all sections passed" in r.stdout

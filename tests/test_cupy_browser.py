@@ -65,6 +65,17 @@ def test_mandelbrot_examples_in_the_browser_match_numpy(script, backend):
     assert checksum_of(r.stdout) == numpy_checksum()
 
 
+@pytest.mark.parametrize("backend", ["webgpu", "webgl2"])
+def test_cupy_user_guide_in_the_browser(backend):
+    # what the user guide teaches, with no NumPy: each section checks itself in Python
+    r = run(EXAMPLES / "cupy_user_guide.py", "--backend", backend)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    for section in ("basics", "elementwise kernels", "reduction kernels", "fuse"):
+        assert f"ok {section}" in r.stdout
+    assert "NumPy arrays skipped: NumPy is not installed here" in r.stdout
+    assert "all sections passed" in r.stdout
+
+
 # The GLSL form of the kernel example, translated to GLSL ES 3.00 by webarray.cupy, drawn
 # by a fragment shader into an R32I texture in the worker's own WebGL2 context (and the
 # `import cupy` opt-in, in Pyodide).

@@ -91,10 +91,19 @@ def show_config() -> None:
     print(f"webarray.cupy on {dev!r}: {dict(dev.executor.adapter_info)}")
 
 
-def install() -> bool:
+def chainer_compat() -> None:
+    """Only the compatibility hook that lets Chainer 7.8.1 import on NumPy 2 (see
+    ``_chainer_compat``), without taking ``cupy``'s place: for Chainer on NumPy or on a
+    real CuPy. ``install()`` applies it too."""
+    _chainer_compat.install_hook()
+
+
+def install(force: bool = False) -> bool:
     """Make ``import cupy`` (and ``cupy.random``, ``cupy.cuda``, ``cupyx``) give this module,
-    unless a real CuPy is importable, and let Chainer 7.8.1 import unchanged on NumPy 2
-    (``_chainer_compat``). Returns whether it did."""
+    unless a real CuPy is importable (``force=True`` takes its place even then, e.g. to
+    compare the two in separate processes), and let Chainer 7.8.1 import unchanged on
+    NumPy 2 (``_chainer_compat``). Returns whether it did. Call it before anything
+    imports ``cupy``."""
     import importlib.util
 
     current = _sys.modules.get("cupy")
@@ -102,12 +111,13 @@ def install() -> bool:
         return True
     if current is not None:
         return False
-    try:
-        found = importlib.util.find_spec("cupy") is not None
-    except (ImportError, ValueError):
-        found = False
-    if found:
-        return False
+    if not force:
+        try:
+            found = importlib.util.find_spec("cupy") is not None
+        except (ImportError, ValueError):
+            found = False
+        if found:
+            return False
     me = _sys.modules[__name__]
     from . import cupyx  # cupyx is imported only when it is being installed as `cupyx`
 
