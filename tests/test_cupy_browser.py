@@ -163,3 +163,52 @@ def test_translated_glsl_runs_in_webgl2_and_matches_numpy(tmp_path):
             args=[str(SIZE), str(ITERS)])
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-6000:]
     assert checksum_of(r.stdout) == numpy_checksum()
+
+
+WEBGL2_KERNELS = r'''
+import math
+import webarray.cupy as cp
+
+assert cp.__array_namespace_info__ if hasattr(cp, "__array_namespace_info__") else True
+x = cp.arange(12, dtype=cp.float32).reshape(3, 4)
+# raw reads at computed positions, with the index and sizes CuPy bodies use
+shift = cp.ElementwiseKernel("raw T x, int32 n", "T y", "y = x[(i + 1) % n] + _ind.size()", "shift")
+got = shift(x.ravel(), 12, size=12).tolist()
+assert got == [float((k + 1) % 12 + 12) for k in range(12)], got
+# a bool raw parameter and an int one
+pick = cp.ElementwiseKernel("raw bool m, raw int32 v", "int32 y", "y = m[i] ? v[i] : -v[i]", "pick")
+got = pick(cp.asarray([True, False, True]), cp.asarray([1, 2, 3], dtype=cp.int32), size=3).tolist()
+assert got == [1, -2, 3], got
+print("ok raw reads")
+# reductions: a sum of squares per row, a max without identity, a raw-reading map with _j
+ss = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "ss")
+assert ss(x, axis=1).tolist() == [sum(float(v) ** 2 for v in range(4 * r, 4 * r + 4)) for r in range(3)]
+mx = cp.ReductionKernel("T x", "T y", "x", "max(a, b)", "y = a", None, "mx")
+assert mx(x, axis=0).tolist() == [8.0, 9.0, 10.0, 11.0]
+assert float(mx(x)) == 11.0
+cnt = cp.ReductionKernel("T x", "int32 y", "1", "a + b", "y = a + _in_ind.size() * 0", "0", "cnt")
+assert cnt(cp.zeros((5, 7), dtype=cp.float32), axis=1).tolist() == [7] * 5
+mean = cp.ReductionKernel("T x", "T y", "x", "a + b", "y = a / _in_ind.size()", "0", "mean")
+assert mean(cp.arange(1000, dtype=cp.float32)).tolist() == 499.5
+empty = ss(cp.zeros((2, 0), dtype=cp.float32), axis=1).tolist()
+assert empty == [0.0, 0.0], empty
+print("ok reductions")
+# writing a raw parameter is a scatter, which a fragment shader cannot do
+scatter = cp.ElementwiseKernel("T v, raw T out", "T y", "out[i * 2] = v; y = v", "scatter")
+try:
+    scatter(cp.ones(3, dtype=cp.float32), cp.zeros(6, dtype=cp.float32))
+except Exception as e:
+    assert "WebGL2" in str(e) and "out" in str(e), e
+    print("ok raw write refused:", type(e).__name__)
+else:
+    raise AssertionError("a raw write ran on WebGL2")
+'''
+
+
+def test_raw_and_reduction_kernels_on_webgl2(tmp_path):
+    script = tmp_path / "webgl2_kernels.py"
+    script.write_text(WEBGL2_KERNELS)
+    r = run(script, "--backend", "webgl2")
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    for line in ("ok raw reads", "ok reductions", "ok raw write refused"):
+        assert line in r.stdout, r.stdout[-4000:]

@@ -759,15 +759,15 @@ class Emitter:
     def raw_ref(self, name: str, index, line: int) -> tuple[str, str]:
         if name not in self.raws:
             raise BodyError(f"{name!r} is not a raw parameter, so it cannot be indexed", line)
-        if self.lang != "wgsl":
-            raise BodyError("raw parameters are read by WGSL kernels only (not on WebGL2)", line)
         k = self.convert(self.expr(index), "i32")
+        if self.lang == "glsl":  # a read by texelFetch (_raw_elementwise._glsl_kernel)
+            return f"r_{name}({k})", self.raws[name]
         return f"r_{name}[{k}]", self.raws[name]
 
     def raw_element(self, name: str, index, line: int):
         ref, t = self.raw_ref(name, index, line)
         if t == "bool":
-            return (f"({ref} != 0i)", "bool")
+            return (f"({ref} != {'0' if self.lang == 'glsl' else '0i'})", "bool")
         return (ref, t)
 
     @staticmethod
@@ -889,6 +889,10 @@ class Emitter:
                 self.out(depth, self.assignment(s) + ";")
             elif kind == "store":
                 _, _, name, index, op, value = s
+                if self.lang == "glsl":
+                    raise BodyError(f"writing the raw parameter {name!r} has no WebGL2 "
+                                    "counterpart: a fragment shader writes only its own "
+                                    "output element (run the kernel on WebGPU)", line)
                 ref, t = self.raw_ref(name, index, line)
                 val = self.expr(value)
                 if op != "=":
@@ -1173,7 +1177,8 @@ class UserFunction:
     def source(self, lang: str) -> str:
         src = self._sources.get(lang)
         if src is None:
-            src = self._sources[lang] = self._emit(lang)
+            src = self._emit(lang)
+            src = self._sources[lang] = glsl_safe(src) if lang == "glsl" else src
         return src
 
     def _emit(self, lang: str) -> str:
@@ -1258,6 +1263,12 @@ class UserFunction:
             src.append(f"{_GLSL_TYPE[t]} {name}({params}) {{ return {self.name}({call}).o{k}; }}\n")
             sigs[name] = (tuple(_WGSL_TYPE[t] for _, t in args), _WGSL_TYPE[t])
         return "".join(src), sigs
+
+
+def glsl_safe(text: str) -> str:
+    """GLSL reserves every identifier with two underscores in a row, which CuPy's names
+    make here (``_ind`` -> ``u__ind``): they are spelled with ``_W5_`` instead."""
+    return text.replace("__", "_W5_")
 
 
 def uses_name(kernel: str, body: str, name: str) -> bool:

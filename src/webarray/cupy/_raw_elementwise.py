@@ -12,8 +12,10 @@ their own; CuPy's raw indexing counts positions in that C order too.
 
 The body is the same translated function as everywhere (``_kernel_lang``), given
 ``i`` (the element's index) and the index sizes CuPy bodies ask for (``_ind.size()``,
-``_in_ind.size()``, ``_out_ind.size()``) as scalars. WebGL2 has no storage arrays to index
-at computed positions in its draws here, so such kernels raise NotImplementedError there.
+``_in_ind.size()``, ``_out_ind.size()``) as scalars. On WebGL2 the same function runs in
+one draw per output, reading raw parameters by texelFetch at the computed position
+(``r_<name>(k)``); a body that writes a raw parameter (a scatter) raises there, since a
+fragment writes only its own pixel.
 """
 
 from __future__ import annotations
@@ -26,11 +28,17 @@ from webarray import _graph
 from webarray._array_object import Array
 from webarray.executors.protocol import KernelError
 
+from webarray.kernels.webgl2.program import draw, uword
+
+from ._kernel_lang import glsl_safe
 from ._params import kernel_error
 
 WORKGROUP = 64
 _MAX_GROUPS = 65535
 _STORAGE = {"bool": "i32", "i32": "i32", "u32": "u32", "f32": "f32"}
+# a 32-bit word (u32) as each register type and back, in WGSL (the WebGL2 draws' subset)
+_FROM_WORD = {"bool": "({} != 0u)", "i32": "bitcast<i32>({})", "u32": "{}", "f32": "bitcast<f32>({})"}
+_TO_WORD = {"bool": "select(0u, 1u, {})", "i32": "bitcast<u32>({})", "u32": "{}", "f32": "bitcast<u32>({})"}
 
 
 def contiguous(a: Array, dtype: dt.DType | None = None) -> Array:
@@ -62,68 +70,92 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
     """Run the user function ``fn`` once per element of ``shape``.
 
     args: per input of ``fn`` in order, ("array", Array) broadcast to shape, ("scalar",
-    value) or ("index", None) for the element's index; raws: name -> C-contiguous Array of each raw parameter of ``fn``; outputs:
-    C-contiguous Arrays of ``shape`` (read too when ``fn.readable_outputs``)."""
-    if device.backend == "webgl2":
-        raise NotImplementedError(
-            f"kernel {kernel!r}: raw parameters need WGSL storage arrays; they do not run on "
-            "WebGL2")
+    value) or ("index", None) for the element's index; raws: name -> C-contiguous Array of
+    each raw parameter of ``fn``; outputs: C-contiguous Arrays of ``shape`` (read too when
+    ``fn.readable_outputs``)."""
     n = math.prod(shape)
     if n == 0:
         return
+    gl = device.backend == "webgl2"
     ndim = len(shape)
     words = [n] + list(shape)
     bindings: list = []  # distinct buffers in binding order
     slot: dict = {}
 
-    def bind(a: Array, reg: str) -> str:
+    def bind(a: Array, reg: str) -> int:
         key = id(a._buf)
         if key not in slot:
             bindings.append((a, _STORAGE[reg]))
-            slot[key] = f"b{len(bindings)}"
+            slot[key] = len(bindings)
         return slot[key]
 
-    decls, call_args = [], []
+    # WGSL reads typed storage arrays b<k>[j] and uniform words P[j]; the WebGL2 draw (in
+    # the WGSL subset that program.py translates) reads words ld<k>(j) and uword(j)
+    def word(k: int) -> str:
+        return uword(k) if gl else f"P[{k}u]"
+
+    def element(b: int, reg: str, index: str) -> str:
+        if gl:
+            return _FROM_WORD[reg].format(f"ld{b}({index})")
+        return _read(reg, f"b{b}[{index}]")
+
+    call_args = []
     raw_names = {name: bind(a, fn.raws[name]) for name, a in raws.items()}
     for (name, reg), (kind, value) in zip(fn.inputs, args):
         if kind == "index":
             call_args.append("i32(e)")
         elif kind == "array":
             value = contiguous(value)
-            buf = bind(value, reg)
+            b = bind(value, reg)
             # the element's position in a broadcast input: strides in elements, 0 where
             # the input has size 1 or lacks the axis
             pad = ndim - value.ndim
             strides = [0] * pad + [s if d != 1 else 0 for s, d in zip(_graph.c_strides(value.shape), value.shape)]
             base = len(words)
             words += strides
-            terms = " + ".join(f"c{k} * P[{base + k}u]" for k in range(ndim)) or "0u"
-            call_args.append(_read(reg, f"{buf}[{terms}]"))
+            terms = " + ".join(f"c{k} * {word(base + k)}" for k in range(ndim)) or "0u"
+            call_args.append(element(b, reg, terms))
         else:
             k = len(words)
             words.append(_word(value, reg))
-            text = {"f32": f"bitcast<f32>(P[{k}u])", "i32": f"bitcast<i32>(P[{k}u])",
-                    "u32": f"P[{k}u]", "bool": f"(P[{k}u] != 0u)"}[reg]
-            call_args.append(text)
+            call_args.append(_FROM_WORD[reg].format(word(k)))
     regs = [reg for _, reg in fn.outputs]
     out_bufs = [bind(o, reg) for o, reg in zip(outputs, regs)]
     if fn.readable_outputs:
-        call_args += [_read(reg, f"{b}[e]") for b, reg in zip(out_bufs, regs)]
-    for k, (a, storage) in enumerate(bindings):
-        decls.append(f"@group(0) @binding({k + 1}) var<storage, read_write> b{k + 1}: array<{storage}>;")
-    # raw parameters are no function arguments: the body reads r_<name>, a bound array
-    src = fn.source("wgsl").replace("U[0] >> 31u", "P[0] >> 31u")
-    for name, buf in raw_names.items():
-        src = src.replace(f"r_{name}[", f"{buf}[")
+        call_args += [element(b, reg, "e") for b, reg in zip(out_bufs, regs)]
     # c_k: the element's coordinate along axis k
     coords = []
     if ndim:
         coords.append("    var rest = e;")
         for k in reversed(range(ndim)):
-            coords.append(f"    let c{k} = rest % P[{1 + k}u]; rest = rest / P[{1 + k}u];")
-    stores = "\n".join(f"    {b}[e] = {_write(reg, f'r.o{k}')};"
+            coords.append(f"    let c{k} = rest % {word(1 + k)}; rest = rest / {word(1 + k)};")
+    if gl:
+        make = _glsl_kernel(fn, kernel, call_args, coords, raw_names, out_bufs, regs, bindings)
+        grid = (n, 1, 1)
+    else:
+        make = _wgsl_kernel(fn, call_args, coords, raw_names, out_bufs, regs, bindings)
+        groups = -(-n // WORKGROUP)
+        gx = min(groups, _MAX_GROUPS)
+        grid = (gx, -(-groups // gx), 1)
+    _graph.flush(device)
+    try:
+        device.launch(("raw", make), lambda: make, [a._buf for a, _ in bindings],
+                      struct.pack(f"<{len(words)}I", *words), grid)
+    except KernelError as e:
+        raise kernel_error(kernel, e, "glsl" if gl else "wgsl") from None
+
+
+def _wgsl_kernel(fn, call_args, coords, raw_names, out_bufs, regs, bindings) -> str:
+    """One compute shader: invocation e computes element e of every output."""
+    decls = [f"@group(0) @binding({k + 1}) var<storage, read_write> b{k + 1}: array<{storage}>;"
+             for k, (_, storage) in enumerate(bindings)]
+    # raw parameters are no function arguments: the body reads r_<name>, a bound array
+    src = fn.source("wgsl").replace("U[0] >> 31u", "P[0] >> 31u")
+    for name, b in raw_names.items():
+        src = src.replace(f"r_{name}[", f"b{b}[")
+    stores = "\n".join(f"    b{b}[e] = {_write(reg, f'r.o{k}')};"
                        for k, (b, reg) in enumerate(zip(out_bufs, regs)))
-    code = "\n".join([
+    return "\n".join([
         "@group(0) @binding(0) var<storage, read> P: array<u32>;",
         *decls, src,
         f"@compute @workgroup_size({WORKGROUP})",
@@ -136,12 +168,28 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
         stores,
         "}",
     ])
-    groups = -(-n // WORKGROUP)
-    gx = min(groups, _MAX_GROUPS)
-    grid = (gx, -(-groups // gx), 1)
-    _graph.flush(device)
-    try:
-        device.launch(("raw", code), lambda: code, [a._buf for a, _ in bindings],
-                      struct.pack(f"<{len(words)}I", *words), grid)
-    except KernelError as e:
-        raise kernel_error(kernel, e, "wgsl") from None
+
+
+def _glsl_kernel(fn, kernel, call_args, coords, raw_names, out_bufs, regs, bindings) -> str:
+    """WebGL2: one draw per output (a fragment computes one word of one output, so the
+    function runs once per output); raw parameters are read through ``r_<name>(k)``, a
+    texelFetch of their binding. Writing a raw parameter (a scatter from inside a body) has
+    no counterpart in a fragment shader, which writes its own pixel only: the body's
+    translation says so (``_kernel_lang``)."""
+    user, sigs = fn.glsl_outputs()
+    readers = []
+    for name, b in raw_names.items():
+        reg = fn.raws[name]
+        ret = {"bool": "int", "i32": "int", "u32": "uint", "f32": "float"}[reg]
+        conv = {"bool": "int", "i32": "int", "u32": "", "f32": "uintBitsToFloat"}[reg]
+        readers.append(glsl_safe(f"{ret} r_{name}(int k) {{ return {conv}(ld{b}(uint(k))); }}\n"))
+    reads = list(range(1, len(bindings) + 1))
+    draws = []
+    for k, (b, reg) in enumerate(zip(out_bufs, regs)):
+        value = "\n".join([
+            "fn wa_value(e: u32) -> u32 {", *coords,
+            f"    let v = {fn.name}_o{k}({', '.join(call_args)});",
+            f"    return {_TO_WORD[reg].format('v')};", "}", ""])
+        draws.append(draw(b, reads, value, first="0u", count=uword(0),
+                          glsl="".join(readers) + user, glsl_sigs=sigs))
+    return "".join(draws)

@@ -43,7 +43,7 @@ from webarray.kernels.webgpu.wgsl_lib import helpers_for
 
 from . import _kernel_lang as lang
 from ._core import wrap
-from ._elementwise_kernel import run
+from ._elementwise_kernel import ElementwiseKernel, run
 from ._params import (DTYPE_NAMES, check_scalar, kernel_error, parse_params, split_args,
                       register_of, scalar_dtype)
 
@@ -114,11 +114,10 @@ class ReductionKernel:
         if not arrays:
             raise ValueError(f"kernel {self.name!r}: a reduction needs an array argument")
         if any(p.raw for p in self.in_params):
-            return self._call_raw(args, ins, outs, arrays, red, axis, keepdims)
+            return self._call_raw(args, ins, outs, arrays, red, axis, keepdims, out_dtypes)
         device = arrays[0][1].device
-        if device.backend == "webgl2":
-            raise NotImplementedError(f"kernel {self.name!r}: ReductionKernel runs a WGSL "
-                                      "compute shader, which WebGL2 has no counterpart of")
+        if device.backend == "webgl2":  # no workgroups there: the three-step form
+            return self._call_raw(args, ins, outs, arrays, red, axis, keepdims, out_dtypes)
 
         shape = broadcast_shapes(*(a.shape for _, a in arrays))
         axes = normalize_axes(tuple(axis) if isinstance(axis, list) else axis, len(shape),
@@ -193,7 +192,7 @@ class ReductionKernel:
                                         partial="the output arrays passed in" if outs else "")
         return self._ret(results, outs)
 
-    def _call_raw(self, args, ins, outs, arrays, red, axis, keepdims):
+    def _call_raw(self, args, ins, outs, arrays, red, axis, keepdims, out_dtypes):
         """With raw parameters, in three launches: the map as a whole-array elementwise
         kernel (``_raw_elementwise``, which also gives CuPy's ``_j``: the element's index
         with the reduced axes first), the reduction of the mapped (rows, cols) array, and
@@ -223,17 +222,47 @@ class ReductionKernel:
             map_args.append(a)
         mapped = Array._empty((rows, cols), red, device)
         map_k(*map_args, rows, cols, cols, rows, mapped)
-        reduced = red_k(mapped, axis=1)
+        if device.backend == "webgl2":
+            reduced = self._pairwise(mapped, red)
+        else:
+            reduced = red_k(mapped, axis=1)
         reduced = wrap(reduced).reshape(out_shape) if out_shape != reduced.shape else reduced
         post_args = [reduced] + [a for p, a in zip(self.in_params, args[:n_in])
                                  if p.raw or p.name in scalar_names] + [cols, rows]
-        res = post_k(*post_args, *outs)
-        return res if outs or isinstance(res, tuple) else wrap(res)
+        # the outputs, made here when not given: their generic types are bound by the
+        # inputs, which the post-map kernel does not see
+        results = list(outs) or [Array._empty(out_shape, d, device) for d in out_dtypes]
+        post_k(*post_args, *results)
+        return self._ret(results, outs)
+
+    def _pairwise(self, mapped: Array, red: dt.DType) -> Array:
+        """The rows of ``mapped`` (rows, cols) folded by ``reduce_expr`` in passes that each
+        combine neighbours (2k, 2k + 1) of a row, halving it: a tree, as the workgroup
+        kernel's, in ceil(log2(cols)) elementwise launches (WebGL2, which has no
+        workgroup memory). A row of no elements gives the identity."""
+        rows, n = mapped.shape
+        pair, fill = self._cache.get(("pairwise", red)) or (None, None)
+        if pair is None:
+            pair = ElementwiseKernel(
+                "raw T _x, int32 _n, int32 _h", "T _y",
+                "int _r = i / _h; int _k = i % _h; int _p = _r * _n + 2 * _k;\n"
+                "if (2 * _k + 1 < _n) { T a = _x[_p]; T b = _x[_p + 1]; "
+                f"_y = ({self.reduce_expr}); }} else {{ _y = _x[_p]; }}", self.name)
+            fill = None if self.identity is None else ElementwiseKernel(
+                "T _d", "T _y", f"_y = ({self.identity});", self.name)
+            self._cache[("pairwise", red)] = pair, fill
+        if n == 0:
+            return fill(zeros(rows, dtype=red, device=mapped.device))
+        x = reshape(mapped, (rows * n,))
+        while n > 1:
+            h = (n + 1) // 2
+            y = Array._empty((rows * h,), red, mapped.device)
+            pair(x, n, h, y)
+            x, n = y, h
+        return x
 
     def _raw_kernels(self, red: dt.DType, scalar_names: tuple):
         """The three kernels of ``_call_raw`` (made once per reduce dtype)."""
-        from ._elementwise_kernel import ElementwiseKernel  # below this module's layer
-
         def params(ps):
             return ", ".join(("raw " if p.raw else "") + f"{p.type} {p.name}" for p in ps)
 
