@@ -93,3 +93,15 @@ def test_resnet18_steps_match_numpy():
     got, _, launches = chainer_resnet18.run("webarray", 2, 2, 8)
     assert launches > 0
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.skipif(os.environ.get("WEBARRAY_FUSION") == "0",
+                    reason="trained once, in the fused pass (~90 s on lavapipe); the steps "
+                           "without fusion are compared with NumPy above")
+def test_cnn_example_trains_to_95_percent():
+    # the whole example as shipped: 8 epochs over scikit-learn's digits, Chainer unchanged
+    import chainer_cnn
+
+    losses, accuracy, _ = chainer_cnn.train(True, 8)
+    assert len(losses) == 184
+    assert accuracy >= 0.95, accuracy
