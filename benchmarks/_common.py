@@ -186,7 +186,18 @@ def webarray_version() -> str | None:
 
 
 def git_revision() -> str | None:
+    """The project's commit (``-dirty`` with uncommitted changes), only when ROOT is the
+    top of its own git checkout: a copy of the project without ``.git`` inside another
+    repository (as on a lent GPU machine) would otherwise record *that* repository's
+    HEAD. ``WEBARRAY_GIT_REVISION`` names it where there is no checkout."""
+    given = os.environ.get("WEBARRAY_GIT_REVISION")
+    if given:
+        return given
     try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=5)
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != Path(ROOT).resolve():
+            return None
         rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                              capture_output=True, text=True, timeout=5)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],

@@ -253,7 +253,15 @@ def snapshot_key(whl: Path) -> str:
 
 
 def git_revision() -> str | None:
+    """The project's commit, only from its own checkout (not from a repository that a
+    copy of the project sits in); WEBARRAY_GIT_REVISION names it elsewhere."""
+    if os.environ.get("WEBARRAY_GIT_REVISION"):
+        return os.environ["WEBARRAY_GIT_REVISION"]
     try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=20)
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != ROOT.resolve():
+            return None
         r = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True,
                            text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired):

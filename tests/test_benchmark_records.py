@@ -1,0 +1,43 @@
+"""Benchmark records name what they measured (issue #22): the commit is recorded only when
+the benchmarks run from the project's own checkout, or when WEBARRAY_GIT_REVISION names it;
+a copy of the project inside another repository records no commit rather than that
+repository's."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = "import sys; sys.path.insert(0, '.'); from benchmarks._common import git_revision; print(git_revision())"
+
+
+def _revision(cwd: Path, env=None) -> str:
+    r = subprocess.run([sys.executable, "-c", PROBE], cwd=cwd, capture_output=True, text=True,
+                       env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+def test_own_checkout_records_its_commit():
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip()
+    assert _revision(ROOT).split("-")[0] == head
+
+
+def test_copy_inside_another_repository_records_no_commit(tmp_path):
+    outer = tmp_path / "outer"
+    (outer / "project").mkdir(parents=True)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(git + ["init", "-q"], cwd=outer, check=True)
+    subprocess.run(git + ["commit", "-q", "--allow-empty", "-m", "outer"], cwd=outer, check=True)
+    shutil.copytree(ROOT / "benchmarks", outer / "project" / "benchmarks",
+                    ignore=shutil.ignore_patterns("results", "__pycache__"))
+    assert _revision(outer / "project") == "None"
+    import os
+
+    env = dict(os.environ, WEBARRAY_GIT_REVISION="0123abc")
+    assert _revision(outer / "project", env) == "0123abc"
