@@ -592,7 +592,8 @@ def test_body_characters_give_kernel_error_with_name_and_line(char):
 
 def test_loop_statements_out_of_place():
     for body, message in [("y = x; break;", "'break' is not allowed outside a loop"),
-                          ("y = x;\ncontinue;", "line 2 of the body: 'continue' is not allowed"),
+                          ("if (x > 0.0) { y = x; }\nbreak;",
+                           "line 2 of the body: 'break' is not allowed"),
                           ("loop { y = x; break if y > 0.0; }", "'break if' may only end"),
                           ("loop { continuing { y = x; break; } }",
                            "not allowed in a 'continuing'"),

@@ -19,12 +19,14 @@ at computed positions in its draws here, so such kernels raise NotImplementedErr
 from __future__ import annotations
 
 import math
+import re
 import struct
 
 from webarray import _dtypes as dt
 from webarray import _graph
 from webarray._array_object import Array
 from webarray.executors.protocol import KernelError
+from webarray.kernels.webgpu.wgsl_lib import helpers_for
 
 from ._params import kernel_error
 
@@ -76,15 +78,25 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
     bindings: list = []  # distinct buffers in binding order
     slot: dict = {}
 
-    def bind(a: Array, reg: str) -> str:
+    def bind(a: Array, reg: str, atomic: bool = False) -> str:
         key = id(a._buf)
+        storage = f"atomic<{'u32' if reg == 'f32' else _STORAGE[reg]}>" if atomic else _STORAGE[reg]
         if key not in slot:
-            bindings.append((a, _STORAGE[reg]))
+            bindings.append((a, storage))
             slot[key] = f"b{len(bindings)}"
+        elif bindings[int(slot[key][1:]) - 1][1] != storage:
+            raise ValueError(f"kernel {kernel!r}: one array is passed both to a raw parameter "
+                             "that atomicAdd writes and to another parameter; pass a copy")
         return slot[key]
 
     decls, call_args = [], []
-    raw_names = {name: bind(a, fn.raws[name]) for name, a in raws.items()}
+    raw_names = {name: bind(a, fn.raws[name], name in fn.atomic) for name, a in raws.items()}
+    # each raw parameter's sizes (x.shape()[k], x[ind]) as words
+    shape_words = {}
+    for name, a in raws.items():
+        for k, d in enumerate(a.shape):
+            shape_words[f"r_{name}__shape{k}"] = len(words)
+            words.append(d)
     for (name, reg), (kind, value) in zip(fn.inputs, args):
         if kind == "index":
             call_args.append("i32(e)")
@@ -113,6 +125,8 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
         decls.append(f"@group(0) @binding({k + 1}) var<storage, read_write> b{k + 1}: array<{storage}>;")
     # raw parameters are no function arguments: the body reads r_<name>, a bound array
     src = fn.source("wgsl").replace("U[0] >> 31u", "P[0] >> 31u")
+    for ref, k in shape_words.items():
+        src = re.sub(rf"\b{ref}\b", f"bitcast<i32>(P[{k}u])", src)
     for name, buf in raw_names.items():
         src = src.replace(f"r_{name}[", f"{buf}[")
     # c_k: the element's coordinate along axis k
@@ -125,7 +139,7 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
                        for k, (b, reg) in enumerate(zip(out_bufs, regs)))
     code = "\n".join([
         "@group(0) @binding(0) var<storage, read> P: array<u32>;",
-        *decls, src,
+        *decls, helpers_for(src) + src,
         f"@compute @workgroup_size({WORKGROUP})",
         "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
         "@builtin(num_workgroups) nw: vec3<u32>) {",
