@@ -50,6 +50,16 @@ LEFT = {
         "multi-GPU parameter gather over NCCL, through device pointers",
     "training/updaters/multiprocess_parallel_updater.py:393":
         "multi-GPU parameter scatter over NCCL, through device pointers",
+    "functions/normalization/group_normalization.py:114":
+        "the cuDNN path of group_normalization (after cudnn.batch_normalization_forward_"
+        "training); without cuDNN Chainer computes it with array operations",
+    "gradient_check.py:153":
+        "numerical_grad accumulates in float64 (xp.zeros(shape, numpy.float64)); the device "
+        "has no float64",
+    "gradient_check.py:158": "as gradient_check.py:153",
+    "functions/pooling/max_pooling_nd.py:371":
+        "second derivative of max pooling after cuDNN (it recomputes the indexes cuDNN "
+        "did not give); without cuDNN Chainer's own indexes serve (max_pooling_nd.py:340)",
 }
 
 
@@ -282,6 +292,55 @@ def hook(make):
     return run
 
 
+def fbb(fn, *inputs, out_shape):
+    """A case of a second derivative: the input gradients of fn for an output gradient
+    gy (the last input), and backward through them to the inputs and gy."""
+    def twice(*vs):
+        return chainer.grad([fn(*vs[:-1])], list(vs[:-1]), [vs[-1]],
+                            enable_double_backprop=True)
+    return fb(twice, *inputs, r(*out_shape, seed=3))
+
+
+def _bn_running(x, g, b):
+    """batch_normalization with running statistics, which its kernel updates in place."""
+    mean, var = (_xp(x).asarray(r(x.shape[1], lo=0.5, hi=1.5, seed=k)) for k in (0, 1))
+    return F.batch_normalization(x, g, b, running_mean=mean, running_var=var), mean, var
+
+
+def _sampler(x):
+    xp = _xp(x)
+    return lambda shape: xp.asarray(
+        np.random.RandomState(4).randint(0, 5, shape).astype(np.int32))
+
+
+_TREE = None
+
+
+def _hsm(x, w, t):
+    """BinaryHierarchicalSoftmax over 4 words with the link's tree and W = w."""
+    from chainer.links.loss.hierarchical_softmax import BinaryHierarchicalSoftmaxFunction
+
+    tree = L.BinaryHierarchicalSoftmax.create_huffman_tree({0: 4, 1: 3, 2: 2, 3: 1})
+    link = L.BinaryHierarchicalSoftmax(4, tree)
+    if not isinstance(x.array, np.ndarray):
+        link.to_gpu()
+    fn = link._func
+    assert isinstance(fn, BinaryHierarchicalSoftmaxFunction)
+    return fn(x, t, w)
+
+
+def _sparse(*shape):
+    a = r(*shape)
+    a[np.abs(a) < 0.4] = 0
+    return a
+
+
+def _coo(d):
+    from chainer.utils import sparse
+
+    return sparse.to_coo(d.array, requires_grad=True)
+
+
 CASES = {
     # activations
     "relu": fb(F.relu, away(3, 4)),
@@ -323,8 +382,16 @@ CASES = {
     "resize_images": fb(lambda x: F.resize_images(x, (5, 7)), r(2, 2, 3, 4)),
     "transpose_sequence": fb(lambda a, b, c: F.transpose_sequence([a, b, c]),
                              r(3, 2), r(2, 2), r(1, 2)),
-    "embed_id": fb(lambda w, x: F.embed_id(x, w, ignore_label=-1), r(5, 3),
+    "embed_id_ignore": fb(lambda w, x: F.embed_id(x, w, ignore_label=-1), r(5, 3),
                    np.array([0, 4, -1, 4, 2], np.int32)),
+    "embed_id": fb(lambda w, x: F.embed_id(x, w), r(5, 3), np.array([0, 4, 1, 4, 2], np.int32)),
+    "negative_sampling": fb(lambda x, w, t: F.negative_sampling(x, t, w, _sampler(x), 2),
+                            r(3, 4), r(5, 4), np.array([0, 4, -1], np.int32)),
+    "negative_sampling_no_reduce": fb(lambda x, w, t: F.negative_sampling(
+        x, t, w, _sampler(x), 2, reduce="no"), r(3, 4), r(5, 4), np.array([0, 4, 1], np.int32)),
+    "hierarchical_softmax": fb(lambda x, w, t: _hsm(x, w, t), r(3, 4), r(3, 4),
+                               np.array([0, 3, 1], np.int32)),
+    "sparse_matmul": fb(lambda d, b: F.sparse_matmul(_coo(d), b), _sparse(3, 4), r(4, 2)),
     "shift": fb(lambda x: F.shift(x, ksize=3, dilate=1), r(2, 9, 4, 4)),
     "convolution_2d": fb(lambda x, w: F.convolution_2d(x, w, pad=1), r(2, 3, 5, 5), r(4, 3, 3, 3)),
     "deconvolution_2d": fb(lambda x, w: F.deconvolution_2d(x, w, stride=2), r(2, 3, 3, 3), r(3, 2, 3, 3)),
@@ -333,7 +400,10 @@ CASES = {
     # pooling
     "max_pooling_2d": fb(lambda x: F.max_pooling_2d(x, 2), r(2, 2, 4, 6)),
     "max_pooling_3d": fb(lambda x: F.max_pooling_nd(x, 2), r(1, 2, 4, 4, 4)),
-    "max_pooling_double_backward_2d": None,
+    "max_pooling_2d_double_backward": fbb(lambda x: F.max_pooling_2d(x, 2), r(2, 2, 4, 6),
+                                          out_shape=(2, 2, 2, 3)),
+    "max_pooling_3d_double_backward": fbb(lambda x: F.max_pooling_nd(x, 2), r(1, 2, 4, 4, 4),
+                                          out_shape=(1, 2, 2, 2, 2)),
     "average_pooling_2d": fb(lambda x: F.average_pooling_2d(x, 3, 2, 1), r(2, 2, 5, 5)),
     "average_pooling_nd": fb(lambda x: (F.average_pooling_nd(x, 2, pad=1),
                                         F.average_pooling_nd(x, 2, pad=1, pad_value=None)),
@@ -358,6 +428,7 @@ CASES = {
         x, rois, idx, 2, 1.0, 2), r(2, 2, 6, 6),
         np.array([[0.5, 0.2, 4.1, 4.4], [1, 1.5, 5, 3]], np.float32), np.array([0, 1], np.int32)),
     # normalization
+    "batch_normalization_running": fb(_bn_running, r(4, 3), r(3, lo=0.5, hi=1.5), r(3)),
     "batch_normalization": fb(lambda x, g, b: F.batch_normalization(x, g, b),
                               r(4, 3, 2), r(3, lo=0.5, hi=1.5), r(3)),
     "fixed_batch_normalization": fb(lambda x, g, b, m, v: F.fixed_batch_normalization(x, g, b, m, v),
@@ -406,6 +477,8 @@ CASES = {
     # optimizer hooks
     "weight_decay": hook(lambda: chainer.optimizer_hooks.WeightDecay(0.1)),
     "lasso": hook(lambda: chainer.optimizer_hooks.Lasso(0.1)),
+    "gradient_noise": hook(lambda: chainer.optimizer_hooks.GradientNoise(
+        0.1, noise_func=lambda xp, shape, dtype, hook, rule: xp.asarray(r(*shape, seed=5)))),
     "gradient_lars": hook(lambda: chainer.optimizer_hooks.GradientLARS()),
 }
 CASES = {k: v for k, v in CASES.items() if v is not None}
@@ -465,6 +538,29 @@ def test_case_matches_numpy(case):
         assert g.shape == w.shape and g.dtype == w.dtype, (k, g.shape, w.shape, g.dtype, w.dtype)
         rtol, atol = TOLERANCE.get(case, (2e-5, 2e-6))
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"output {k}")
+
+
+def test_dropout_without_a_mask_draws_one():
+    """dropout's own kernel (its mask from cupy.random): the mask is 0 or 1/(1 - ratio),
+    about ratio of it 0, and y = x * mask."""
+    x = cp.asarray(r(64, 64, lo=0.5, hi=1.5))
+    y = F.dropout(x, 0.25)
+    mask = y.creator_node.mask if y.creator_node is not None else None
+    y, mask = cuda.to_cpu(y.array), cuda.to_cpu(mask)
+    assert set(np.unique(mask)) <= {0.0, np.float32(1 / 0.75)}
+    assert abs((mask == 0).mean() - 0.25) < 0.03
+    np.testing.assert_allclose(y, cuda.to_cpu(x) * mask, rtol=1e-6)
+
+
+def test_walker_alias_samples_follow_the_probabilities():
+    from chainer.utils import WalkerAlias
+
+    probs = np.array([0.1, 0.2, 0.3, 0.4], np.float32)
+    sampler = WalkerAlias(probs)
+    sampler.to_gpu()
+    s = cuda.to_cpu(sampler.sample((20000,)))
+    assert s.dtype == np.int32 and s.min() >= 0 and s.max() <= 3
+    np.testing.assert_allclose(np.bincount(s, minlength=4) / s.size, probs, atol=0.015)
 
 
 def test_every_body_was_launched():
