@@ -1099,6 +1099,8 @@ fn wa_erfcx(x: f32) -> f32 {
     if (wa_isnan(x)) { return x; }
     if (x >= 0.5) {
         if (wa_isinf(x)) { return 0.0; }
+        // K(x) = x (1 + 1/(2x^2) + ...): past 2^60 x itself, whose sqrt(pi) x overflows
+        if (x > 1e18) { return 0.5641895835477563 / x; }
         return 1.0 / (1.7724538509055159 * wa_erfc_k(x));
     }
     if (x < -9.5) { return wa_inf(); }
