@@ -592,7 +592,8 @@ def test_body_characters_give_kernel_error_with_name_and_line(char):
 
 def test_loop_statements_out_of_place():
     for body, message in [("y = x; break;", "'break' is not allowed outside a loop"),
-                          ("y = x;\ncontinue;", "line 2 of the body: 'continue' is not allowed"),
+                          ("if (x > 0.0) { y = x; }\nbreak;",
+                           "line 2 of the body: 'break' is not allowed"),
                           ("loop { y = x; break if y > 0.0; }", "'break if' may only end"),
                           ("loop { continuing { y = x; break; } }",
                            "not allowed in a 'continuing'"),
@@ -653,3 +654,184 @@ def test_raw_kernel_bindings_are_checked_before_dispatch():
                              .replace("x[gid.x]", "bitcast<f32>(x[gid.x])"), "saxpy")
     raw_words((1,), (64,), (x, y, np.uint32(4), np.float32(1.0)))  # u32 takes any dtype
     np.testing.assert_array_equal(get(y), [4, 4, 4, 4])
+
+
+# -- what Chainer's bodies need (tests/test_chainer_kernels.py runs them all) ----------------
+
+def _ulps(got, want):
+    """|got - want| in units of the float32 spacing at want (want in float64)."""
+    spacing = np.spacing(np.abs(want.astype(np.float32))).astype(np.float64)
+    return np.abs(got.astype(np.float64) - want) / np.maximum(spacing, 2.0 ** -149)
+
+
+def _edges(*values):
+    return np.array(values, np.float32)
+
+
+SPECIAL = {
+    # name: (SciPy's function, inputs, largest error in float32 ULP)
+    "erf": ("erf", (-6, 6), 4),
+    "erfc": ("erfc", (-6, 12), 4),
+    "erfcx": ("erfcx", (-3, 40), 6),
+    "erfinv": ("erfinv", (-1, 1), 4),
+    "erfcinv": ("erfcinv", (0, 2), 4),
+    "normcdf": ("ndtr", (-12, 8), 4),
+    "normcdfinv": ("ndtri", (0, 1), 4),
+    "lgamma": ("gammaln", (0, 40), 4),
+    "digamma": ("psi", (0, 40), 16),
+    "log1p": ("log1p", (-1, 10), 1),
+    "expm1": ("expm1", (-20, 20), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_special_functions_match_scipy(name):
+    """CUDA's special functions in a body, against SciPy in float64: within a few ULP on
+    random inputs (and exponentially spread ones), and SciPy's values at the edges (NaN,
+    ±inf, ±0, the ends of the domain, the poles)."""
+    special = pytest.importorskip("scipy.special")
+    ref, (lo, hi), bound = SPECIAL[name]
+    rng = np.random.RandomState(1)
+    x = rng.uniform(lo, hi, 4000).astype(np.float32)
+    # and spread over many binades (near 0, and near the ends of the inverse functions)
+    tiny = np.exp(rng.uniform(-80, 3, 1000)).astype(np.float32)
+    x = np.concatenate([x, tiny, hi - tiny, -tiny])
+    x = x[(x >= lo) & (x <= hi)]
+    if name == "digamma":  # near its root at 1.4616 the error is an absolute one
+        x = x[np.abs(x - 1.4616321) > 0.05]
+    k = cp.ElementwiseKernel("T x", "T y", f"y = {name}(x)", f"special_{name}")
+    got = get(k(cp.asarray(x)))
+    want = getattr(special, ref)(x.astype(np.float64))
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[~finite], want[~finite].astype(np.float32))
+    err = _ulps(got[finite], want[finite])
+    assert err.max() <= bound, (x[finite][np.argmax(err)], err.max())
+    edges = _edges(np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -3.5, 1e-30,
+                   1e30, -1e30, 3e38)
+    with np.errstate(all="ignore"):
+        want = getattr(special, ref)(edges.astype(np.float64)).astype(np.float32)
+    got = get(k(cp.asarray(edges)))
+    np.testing.assert_allclose(got, want, rtol=4e-7, atol=0, equal_nan=True,
+                               err_msg=str(list(zip(edges, got, want))))
+
+
+def test_lgamma_and_digamma_of_negative_numbers():
+    """The reflection formulas: near their roots on the negative axis the error is an
+    absolute one, from log(pi / |sin(pi x)|) - lgamma(1 - x) (and pi cot(pi x))."""
+    special = pytest.importorskip("scipy.special")
+    x = np.random.RandomState(2).uniform(-30, 0, 4000).astype(np.float32)
+    x = x[np.abs(x - np.round(x)) > 1e-3]
+    for name, ref in (("lgamma", special.gammaln), ("digamma", special.psi)):
+        k = cp.ElementwiseKernel("T x", "T y", f"y = {name}(x)", f"neg_{name}")
+        want = ref(x.astype(np.float64))
+        got = get(k(cp.asarray(x))).astype(np.float64)
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6, err_msg=name)
+
+
+def test_preamble_functions_templates_references_and_defines():
+    pre = """
+    template <typename T> __device__ T sigmoid(T x) {
+        const T half = 0.5;
+        return tanh(x * half) * half + half;
+    }
+    __device__ bool clamp_low(T &p, const int limit, int &k) {
+        if (p < -1. || p > limit) {
+            return false;
+        }
+        k = (int)floor(p);
+        if (k <= -1) { p = (T) 0.0; }
+        return true;
+    }
+    #define BOTH \\
+        T s = sigmoid(x); \\
+        int k = 0;
+    """
+    body = "BOTH;\nT p = x * 4;\nbool ok = clamp_low(p, 3, k);\ny = ok ? s + p : -1.0;\nj = k;"
+    k = cp.ElementwiseKernel("T x", "T y, int32 j", body, "pre", preamble=pre)
+    x = np.linspace(-1.5, 1.5, 25).astype(np.float32)
+    y, j = k(cp.asarray(x))
+    s = (np.tanh(x * 0.5) * 0.5 + 0.5).astype(np.float32)
+    p = x * 4
+    ok = ~((p < -1) | (p > 3))
+    kk = np.where(ok, np.floor(p), 0).astype(np.int32)
+    p = np.where(ok & (kk <= -1), 0, p)
+    np.testing.assert_allclose(get(y), np.where(ok, s + p, -1), rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(get(j), kk)
+    with pytest.raises(KernelError, match=r"line 1 of the preamble: the preprocessor "
+                                          r"directive '#include <x>'"):
+        cp.ElementwiseKernel("T x", "T y", "y = x;", "inc", preamble="#include <x>")(
+            cp.zeros(2))
+    with pytest.raises(KernelError, match="line 2 of the preamble: .*'q'"):
+        cp.ElementwiseKernel("T x", "T y", "y = f(x);", "bad",
+                             preamble="__device__ T f(T v) {\n return q; }")(cp.zeros(2))
+
+
+def test_raw_index_arrays_shapes_and_raw_outputs():
+    """CuPy's x[ind] with a local array of indices, x.shape()[k], and raw outputs written
+    at computed positions (Chainer's select_item, ctc, permutate)."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = np.array([3, 0, 2], np.int32)
+    k = cp.ElementwiseKernel("S t, raw T x", "T y, raw T z",
+                             "int ind[] = {i, t}; y = x[ind] + x.shape()[1];\n"
+                             "int back[2] = {i, x.shape()[1] - 1 - t}; z[back] = -y;",
+                             "pick")
+    z = cp.zeros((3, 4), dtype=cp.float32)
+    y, z2 = k(cp.asarray(t), cp.asarray(x), cp.empty(3, dtype=cp.float32), z)
+    want = x[np.arange(3), t] + 4
+    np.testing.assert_array_equal(get(y), want)
+    zz = np.zeros((3, 4), np.float32)
+    zz[np.arange(3), 3 - t] = -want
+    np.testing.assert_array_equal(get(z), zz)
+    assert z2 is z
+    with pytest.raises(KernelError, match="has 2 dimensions, indexed with the 3 values"):
+        cp.ElementwiseKernel("raw T x", "T y", "int ind[] = {i, 0, 0}; y = x[ind];", "bad")(
+            cp.asarray(x), cp.empty(3, dtype=cp.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint32"])
+def test_atomic_add_under_contention(dtype):
+    """atomicAdd(&acc[k], v) from 5000 threads into 3 slots: integers add natively,
+    float32 by compare-and-swap of the word; the old values it returns are distinct
+    partial sums."""
+    rng = np.random.RandomState(3)
+    v = (rng.randint(1, 5, 5000) if dtype != "float32" else rng.uniform(0, 1, 5000)).astype(dtype)
+    slot = rng.randint(0, 3, 5000).astype(np.int32)
+    k = cp.ElementwiseKernel("T v, int32 s", "T old, raw T acc",
+                             "old = atomicAdd(&acc[s], v);", "acc")
+    acc = cp.zeros(3, dtype=dtype)
+    old, _ = k(cp.asarray(v), cp.asarray(slot), cp.empty(5000, dtype=dtype), acc)
+    want = np.zeros(3, np.float64)
+    np.add.at(want, slot, v.astype(np.float64))
+    if dtype == "float32":
+        np.testing.assert_allclose(get(acc), want, rtol=1e-5)
+    else:
+        np.testing.assert_array_equal(get(acc), want.astype(dtype))
+        old = get(old)
+        for s in range(3):  # each thread saw a different partial sum of its slot
+            assert len(np.unique(old[slot == s])) == np.sum(slot == s)
+
+
+def test_continue_and_return_outside_loops_end_the_element():
+    """CuPy runs the body inside its loop over the elements: 'continue' or 'return;' there
+    leaves the outputs as set so far."""
+    x = np.linspace(-2, 2, 9).astype(np.float32)
+    for stop in ("continue;", "return;"):
+        k = cp.ElementwiseKernel("T x", "T y", f"y = 1; if (x < 0) {{ {stop} }} y = x * 2;",
+                                 "early")
+        np.testing.assert_array_equal(get(k(cp.asarray(x))), np.where(x < 0, 1, x * 2))
+    with pytest.raises(KernelError, match="'return' with a value is not allowed"):
+        cp.ElementwiseKernel("T x", "T y", "return x;", "bad")(cp.zeros(2))
+
+
+def test_raw_parameters_in_glsl_read_by_texel_fetch_and_refuse_writes():
+    """WebGL2 draws write one output element per fragment: a raw read becomes a call of
+    the reader the draw defines (a texelFetch; tests/test_cupy_browser.py runs them), a
+    raw write or atomicAdd has no GLSL and the error names WebGL2."""
+    fn = lang.UserFunction("g", "y = x[i + 1];", [("i", "i32")], [("y", "f32")],
+                           dict(lang.TYPE_NAMES), raws=[("x", "f32")])
+    assert "r_x(" in fn.source("glsl") and "r_x[" in fn.source("wgsl")
+    w = lang.UserFunction("g2", "x[i] = 1.0f; y = 0;", [("i", "i32")], [("y", "f32")],
+                          dict(lang.TYPE_NAMES), raws=[("x", "f32")])
+    w.source("wgsl")
+    with pytest.raises(KernelError, match=r"writing the raw parameter 'x' has no WebGL2"):
+        w.source("glsl")

@@ -10,10 +10,14 @@ Two of its modules stop ``import chainer`` before any array exists:
 Chainer also warns at its first GPU use that cuDNN is missing; there is no cuDNN here, so
 ``install()`` sets ``CHAINER_CUDNN=0`` (Chainer's own switch) unless it is set already.
 
-Rather than a fork, ``install()`` adds an import hook for those two module names only: the
-first is loaded from its own source with the two ``np.sctypes`` reads spelled out, the
-second becomes a module whose ``check()`` does nothing. Every other module of Chainer,
-and these two on a NumPy that still has ``sctypes``, load exactly as installed.
+A third, ``chainer/functions/array/resize_images.py``, imports but fails when called: it
+asks for ``dtype=numpy.float``, an alias NumPy 1.24 removed.
+
+Rather than a fork, ``install()`` adds an import hook for those three module names only:
+the first and third are loaded from their own source with those reads spelled out
+(``_PATCHES``), the second becomes a module whose ``check()`` does nothing. Every other
+module of Chainer, and these on a NumPy that still has the names, load exactly as
+installed.
 """
 
 from __future__ import annotations
@@ -26,21 +30,28 @@ import sys
 import types
 
 _AS_STRIDED = "chainer.functions.array.as_strided"
+_RESIZE = "chainer.functions.array.resize_images"
 _ENV_CHECK = "chainer._environment_check"
 
-# the source texts replaced in as_strided.py, and what replaces them
-_SCTYPES = {
-    "np.sctypes['int']": "[np.int8, np.int16, np.int32, np.int64]",
-    "np.sctypes['float']": "[np.float16, np.float32, np.float64]",
+# the source texts replaced, per module, and what replaces them (on the same line, so that
+# line numbers stay): as_strided.py reads np.sctypes at import; resize_images.py builds its
+# sampling grid with dtype=numpy.float, the alias of Python's float that NumPy 1.24
+# removed (float: float64 on NumPy, the default float32 on webarray)
+_PATCHES = {
+    _AS_STRIDED: {
+        "np.sctypes['int']": "[np.int8, np.int16, np.int32, np.int64]",
+        "np.sctypes['float']": "[np.float16, np.float32, np.float64]",
+    },
+    _RESIZE: {"dtype=numpy.float)": "dtype=float)"},
 }
 
 
 class _PatchedSource(importlib.machinery.SourceFileLoader):
-    """A source loader that rewrites the ``np.sctypes`` reads before compiling."""
+    """A source loader that rewrites the texts of ``_PATCHES`` before compiling."""
 
     def get_code(self, fullname):
         source = self.get_data(self.path).decode("utf-8")
-        for old, new in _SCTYPES.items():
+        for old, new in _PATCHES[fullname].items():
             source = source.replace(old, new)
         return compile(source, self.path, "exec", dont_inherit=True)
 
@@ -56,12 +67,13 @@ class _NoEnvironmentCheck(importlib.abc.Loader):
 
 
 class ChainerFinder(importlib.abc.MetaPathFinder):
-    """The import hook: answers for the two modules above, and for nothing else."""
+    """The import hook: answers for the modules above, and for nothing else."""
 
     def find_spec(self, fullname, path, target=None):
         if fullname == _ENV_CHECK:
             return importlib.util.spec_from_loader(fullname, _NoEnvironmentCheck())
-        if fullname != _AS_STRIDED or _numpy_has_sctypes():
+        if fullname not in _PATCHES or not _numpy_lacks(
+                "sctypes" if fullname == _AS_STRIDED else "float"):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
@@ -70,16 +82,12 @@ class ChainerFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
-def _numpy_has_sctypes() -> bool:
+def _numpy_lacks(name: str) -> bool:
     try:
         import numpy  # only asked when Chainer is being imported, which needs NumPy anyway
     except ImportError:
         return False
-    try:
-        numpy.sctypes
-    except AttributeError:
-        return False
-    return True
+    return not hasattr(numpy, name)
 
 
 def install_hook() -> None:

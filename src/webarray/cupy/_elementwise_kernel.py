@@ -43,10 +43,13 @@ class ElementwiseKernel:
                  reduce_dims: bool = True, preamble: str = "", no_return: bool = False,
                  return_tuple: bool = False, loop_prep: str = "", after_loop: str = "",
                  options=()):
-        """reduce_dims and options (compiler flags) are accepted and have no effect here."""
-        if preamble or loop_prep or after_loop:
+        """reduce_dims and options (compiler flags) are accepted and have no effect here;
+        ``preamble`` holds CUDA C functions (``__device__``, templates, references) and
+        ``#define``s the body uses (``_kernel_lang``)."""
+        if loop_prep or after_loop:
             raise NotImplementedError(
-                f"kernel {name!r}: preamble, loop_prep and after_loop are not supported")
+                f"kernel {name!r}: loop_prep and after_loop are not supported")
+        self.preamble = preamble
         self.name = name
         self.in_params = parse_params(in_params, name, "input")
         self.out_params = parse_params(out_params, name, "output")
@@ -64,6 +67,7 @@ class ElementwiseKernel:
         self._sizes = ["_ind__size"] if lang.uses_name(name, operation, "_ind") else []
         self._raw = any(p.raw for p in self.in_params + self.out_params) or bool(self._sizes)
         self._functions: dict = {}
+        raw_out = [p.name for p in self.out_params if p.raw]
         # a body with only concrete types is translated now, so errors show at once
         if all(p.dtype is not None for p in self.in_params + self.out_params):
             try:
@@ -71,12 +75,14 @@ class ElementwiseKernel:
                         for p in self.in_params + self.out_params}
             except TypeError:
                 regs = None
-            if regs is not None:
+            if regs is not None and not raw_out:
                 self._function({}, regs, False, False)
 
     def _function(self, placeholders: dict, regs: dict, readable: bool,
-                  checked: bool) -> lang.UserFunction:
-        key = (tuple(sorted(placeholders.items())), tuple(regs.items()), readable, checked)
+                  checked: bool, raw_ndims=None) -> lang.UserFunction:
+        raw_ndims = raw_ndims or {}
+        key = (tuple(sorted(placeholders.items())), tuple(regs.items()), readable, checked,
+               tuple(sorted(raw_ndims.items())))
         fn = self._functions.get(key)
         if fn is None:
             types = dict(lang.TYPE_NAMES)
@@ -85,10 +91,11 @@ class ElementwiseKernel:
             if self._uses_i:
                 inputs.append(("i", "i32"))
             inputs += [(s, "i32") for s in self._sizes]
-            outputs = [(p.name, regs[p.name]) for p in self.out_params]
-            raws = [(p.name, regs[p.name]) for p in self.in_params if p.raw]
+            outputs = [(p.name, regs[p.name]) for p in self.out_params if not p.raw]
+            raws = [(p.name, regs[p.name]) for p in self.in_params + self.out_params if p.raw]
             fn = self._functions[key] = lang.UserFunction(
-                self.name, self.operation, inputs, outputs, types, readable, checked, raws)
+                self.name, self.operation, inputs, outputs, types, readable, checked, raws,
+                self.preamble, raw_ndims)
         return fn
 
     def __call__(self, *args, size: int | None = None, block_size=None, stream=None):
@@ -166,6 +173,17 @@ class ElementwiseKernel:
                                 f"an array of {outs[k].dtype.name}")
             out_dtypes.append(d)
 
+        # raw outputs are whole arrays like raw inputs: bound, not broadcast or stored
+        raw_outs = {p.name: o for p, o in zip(self.out_params, outs) if p.raw}
+        if self.out_params and any(p.raw for p in self.out_params) and not outs:
+            raise TypeError(f"kernel {self.name!r}: the raw outputs "
+                            f"{[p.name for p in self.out_params if p.raw]} must be given")
+        for name, o in raw_outs.items():
+            raws[name] = o
+            raw_dtypes[name] = o.dtype
+            device = device or o.device
+        outs = [o for p, o in zip(self.out_params, outs) if not p.raw]
+        out_dtypes = [d for p, d in zip(self.out_params, out_dtypes) if not p.raw]
         in_shapes = [a.shape for a in arrays]
         if size is not None:
             if in_shapes or outs:
@@ -180,7 +198,7 @@ class ElementwiseKernel:
                 raise ValueError(f"kernel {self.name!r}: the argument shapes "
                                  f"{in_shapes + [o.shape for o in outs]} do not broadcast "
                                  "together") from None
-            for p, o in zip(self.out_params, outs):
+            for p, o in zip([p for p in self.out_params if not p.raw], outs):
                 if o.shape != shape:
                     raise ValueError(f"kernel {self.name!r}: output {p.name!r} has shape "
                                      f"{o.shape}, the arguments broadcast to {shape}")
@@ -226,7 +244,7 @@ class ElementwiseKernel:
     def _call_raw(self, device, shape, bound, regs, raws, dtype_of_raw, args, outs, out_dtypes):
         """The call as one whole-array kernel (``_raw_elementwise``): raw parameters."""
         fn = self._function({k: register_of(v, self.name, k) for k, v in bound.items()},
-                            regs, bool(outs), False)
+                            regs, bool(outs), False, {k: a.ndim for k, a in raws.items()})
         n = math.prod(shape)
         if self._uses_i:
             args = args + [("index", None)]
@@ -240,6 +258,7 @@ class ElementwiseKernel:
             if t is not o:
                 o[...] = t
         results = list(outs) if outs else [wrap(t) for t in targets]
+        results += [raws[p.name] for p in self.out_params if p.raw]
         if self.no_return:
             return None
         if len(results) == 1 and not self.return_tuple:

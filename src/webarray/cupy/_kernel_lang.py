@@ -198,6 +198,10 @@ class Parser:
         self.types = types  # type names valid in this body (incl. resolved placeholders)
         # what a 'break'/'continue' is inside of: "loop" (a loop's body) or "continuing"
         self.within: list[str] = []
+        # "body": an ElementwiseKernel body, where CuPy's loop over the elements is around
+        # the statements ('continue' or 'return;' outside a loop end the element);
+        # "function": a preamble function ('return value;')
+        self.context = "body"
 
     # token helpers
     @property
@@ -362,6 +366,10 @@ class Parser:
             self.next()
             if t.text == "break" and self.at("if"):
                 raise BodyError("'break if' may only end a 'continuing' block", line)
+            if t.text == "continue" and not self.within and self.context == "body":
+                # CuPy runs the body inside its loop over the elements: on to the next one
+                self.end_statement()
+                return ("return", line, None)
             if not self.within or self.within[-1] != "loop":
                 where = "a 'continuing' block" if self.within else "a loop"
                 raise BodyError(f"'{t.text}' is not allowed {'in' if self.within else 'outside'} "
@@ -369,7 +377,22 @@ class Parser:
             self.end_statement()
             return (t.text, line)
         if self.at("return"):
-            raise BodyError("'return' is not allowed in a kernel body; assign the outputs", line)
+            self.next()
+            value = None if self.at(";") or self.tok.kind == "end" else self.expr()
+            if self.context != "function" and value is not None:
+                raise BodyError("'return' with a value is not allowed in a kernel body; assign "
+                                "the outputs ('return;' ends the element)", line)
+            self.end_statement()
+            return ("return", line, value)
+        if self.at("assert") and self.peek().text == "(":
+            # CUDA's device assert: checks that hold in correct use, as in a build with
+            # NDEBUG (the arguments are parsed, not evaluated)
+            self.next()
+            self.expect("(")
+            self.expr()
+            self.expect(")")
+            self.end_statement()
+            return ("block", line, [])
         s = self.simple()
         self.end_statement()
         return s
@@ -406,10 +429,36 @@ class Parser:
             while True:
                 name = self.ident().text
                 init = None
+                size = None
+                if self.at("["):  # a local array: int ind[] = {i, j};
+                    self.next()
+                    if not self.at("]"):
+                        n = self.expr()
+                        if n[0] != "lit" or n[1] not in (AINT, "i32", "u32"):
+                            raise BodyError("an array's size must be an integer constant", line)
+                        size = int(n[2])
+                    self.expect("]")
                 if self.at("="):
                     self.next()
-                    init = self.expr()
-                items.append((name, typ, init))
+                    if size is not None or self.at("{"):
+                        self.expect("{")
+                        vals = []
+                        while not self.at("}"):
+                            vals.append(self.expr())
+                            if not self.at(","):
+                                break
+                            self.next()
+                        self.expect("}")
+                        init = ("list", vals)
+                    else:
+                        init = self.expr()
+                if init is not None and init[0] == "list":
+                    size = len(init[1]) if size is None else size
+                    if len(init[1]) > size:
+                        raise BodyError(f"{len(init[1])} values for an array of {size}", line)
+                elif size is not None:
+                    init = ("list", [])
+                items.append((name, typ, init if size is None else ("list", init[1], size)))
                 if not self.at(","):
                     break
                 self.next()
@@ -441,6 +490,63 @@ class Parser:
                             "declaration or a call", line)
         return ("expr", line, e)
 
+    def definitions(self) -> dict:
+        """A preamble: CUDA C function definitions, ``[template <typename T>]
+        [__device__ ...] type name(params) { ... }``; a parameter may be a reference
+        (``T &p``), a template parameter takes the type of its argument at each call."""
+        defs = {}
+        while self.tok.kind != "end":
+            line = self.tok.line
+            tmpl = []
+            if self.at("template"):
+                self.next()
+                self.expect("<")
+                while True:
+                    if not self.at("typename", "class"):
+                        raise BodyError("expected 'typename' in the template's parameters",
+                                        self.tok.line)
+                    self.next()
+                    tmpl.append(self.ident().text)
+                    if not self.at(","):
+                        break
+                    self.next()
+                self.expect(">")
+            saved = self.types
+            self.types = dict(saved, **{t: TEMPLATE + t for t in tmpl})
+            try:
+                while self.at(*_QUALIFIERS):
+                    self.next()
+                ret = None
+                if self.at("void"):
+                    self.next()
+                else:
+                    ret = self.parse_type()
+                name = self.ident().text
+                self.expect("(")
+                params = []
+                while not self.at(")"):
+                    if self.at("const"):
+                        self.next()
+                    ptype = self.parse_type()
+                    ref = self.at("&")
+                    if ref:
+                        self.next()
+                    params.append((self.ident().text, ptype, ref))
+                    if not self.at(","):
+                        break
+                    self.next()
+                self.expect(")")
+                self.context = "function"
+                body = self.block()
+                self.context = "body"
+            finally:
+                self.types = saved
+            if name in defs:
+                raise BodyError(f"the preamble defines {name!r} twice (overloads are not "
+                                "supported)", line)
+            defs[name] = Definition(name, tuple(tmpl), tuple(params), ret, body, line)
+        return defs
+
     # expressions
     def expr(self):
         cond = self.binary(0)
@@ -466,6 +572,9 @@ class Parser:
         if self.at("-", "+", "!", "~"):
             op = self.next().text
             return ("un", op, self.unary())
+        if self.at("&"):  # an address, for atomicAdd(&x[k], v)
+            line = self.next().line
+            return ("addr", self.unary(), line)
         if self.at("(") and self._cast_ahead():
             self.next()
             typ = self.parse_type()
@@ -504,6 +613,16 @@ class Parser:
                 idx = self.expr()
                 self.expect("]")
                 return ("index", t.text, idx, line)
+            if self.at(".") and self.peek().text == "shape" and self.peek(2).text == "(":
+                # CuPy's raw arrays: x.shape()[k]
+                self.next(), self.next(), self.next()
+                self.expect(")")
+                self.expect("[")
+                k = self.expr()
+                self.expect("]")
+                if k[0] != "lit" or k[1] not in (AINT, "i32", "u32"):
+                    raise BodyError(f"{t.text}.shape()[k] needs a constant k", line)
+                return ("shape", t.text, int(k[2]), line)
             if self.at(".") and self.peek().text == "size" and self.peek(2).text == "(":
                 # CuPy's index objects: _ind.size(), _in_ind.size(), _out_ind.size()
                 self.next(), self.next(), self.next()
@@ -542,6 +661,66 @@ class Parser:
         raise BodyError(f"expected a value, found {found}", line)
 
 
+# words before a preamble function's type that change nothing here
+_QUALIFIERS = ("__device__", "__host__", "__forceinline__", "__inline__", "inline", "static",
+               "__noinline__")
+TEMPLATE = "template:"  # a template parameter's type until a call binds it
+
+
+class Definition:
+    """A preamble function: parameters (name, type, is a reference), result type (None:
+    void), body statements; types may be TEMPLATE + name."""
+
+    def __init__(self, name, template, params, ret, body, line):
+        self.name, self.template, self.params, self.ret, self.body, self.line = (
+            name, template, params, ret, body, line)
+
+
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])(.*)$")
+
+
+def preprocess(preamble: str, body: str) -> tuple[str, str]:
+    """C's object-like ``#define NAME text`` (with ``\\`` line continuations) in the preamble,
+    expanded in the preamble and the body; the body keeps its line numbers. Other
+    directives raise ``BodyError``."""
+    lines, pending, joined = [], None, 0
+    for text in preamble.split("\n"):
+        text = text.rstrip("\r") if pending is None else pending + " " + text.rstrip("\r")
+        if text.endswith("\\"):
+            pending, joined = text[:-1], joined + 1
+            continue
+        lines.append(text)
+        lines.extend([""] * joined)  # the preamble keeps its line numbers too
+        pending, joined = None, 0
+    if pending is not None:
+        lines.append(pending)
+    macros: dict[str, str] = {}
+    kept = []
+    for k, text in enumerate(lines, start=1):
+        m = _DEFINE.match(text)
+        if m:
+            macros[m.group(1)] = m.group(2).strip()
+            kept.append("")
+        elif text.lstrip().startswith("#"):
+            raise BodyError(f"the preprocessor directive {text.strip()!r} is not supported "
+                            "(only '#define NAME text')", k)
+        else:
+            kept.append(text)
+    if not macros:
+        return "\n".join(kept), body
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, macros)) + r")\b")
+
+    def expand(text: str) -> str:
+        for _ in range(16):  # macros that name macros
+            new = pattern.sub(lambda m: macros[m.group(1)], text)
+            if new == text:
+                return new
+            text = new
+        return text
+
+    return expand("\n".join(kept)), expand(body)
+
+
 def _number(t: Tok):
     text = t.text
     if text[:2] in ("0x", "0X"):
@@ -568,29 +747,43 @@ def _number(t: Tok):
 _F = "f"
 CALLS = {
     "sqrt": (_F, _F, "sqrt({0})", "sqrt({0})"),
+    # CUDA's special functions (wgsl_lib: float32-accurate helpers)
+    "erf": (_F, _F, "wa_erf({0})", "wa_erf({0})"),
+    "erfc": (_F, _F, "wa_erfc({0})", "wa_erfc({0})"),
+    "erfcx": (_F, _F, "wa_erfcx({0})", "wa_erfcx({0})"),
+    "erfinv": (_F, _F, "wa_erfinv({0})", "wa_erfinv({0})"),
+    "erfcinv": (_F, _F, "wa_erfcinv({0})", "wa_erfcinv({0})"),
+    "normcdf": (_F, _F, "wa_normcdf({0})", "wa_normcdf({0})"),
+    "normcdfinv": (_F, _F, "wa_normcdfinv({0})", "wa_normcdfinv({0})"),
+    "lgamma": (_F, _F, "wa_lgamma({0})", "wa_lgamma({0})"),
+    "digamma": (_F, _F, "wa_digamma({0})", "wa_digamma({0})"),
+    # CUDA's fast intrinsics, computed as the accurate functions
+    "__expf": (_F, _F, "wa_exp({0})", "wa_exp({0})"),
+    "__logf": (_F, _F, "wa_log({0})", "wa_log({0})"),
+    "__float2int_rd": (_F, "i", "i32(floor({0}))", "int(floor({0}))"),
     "rsqrt": (_F, _F, "inverseSqrt({0})", "inversesqrt({0})"),
     "cbrt": (_F, _F, "(sign({0}) * pow(abs({0}), 1.0 / 3.0))", "(sign({0}) * pow(abs({0}), 1.0 / 3.0))"),
-    "exp": (_F, _F, "exp({0})", "exp({0})"),
+    "exp": (_F, _F, "wa_exp({0})", "wa_exp({0})"),
     "exp2": (_F, _F, "exp2({0})", "exp2({0})"),
-    "expm1": (_F, _F, "(exp({0}) - 1.0)", "(exp({0}) - 1.0)"),
-    "log": (_F, _F, "log({0})", "log({0})"),
-    "log2": (_F, _F, "log2({0})", "log2({0})"),
-    "log10": (_F, _F, "(log({0}) * 0.4342944819032518)", "(log({0}) * 0.4342944819032518)"),
-    "log1p": (_F, _F, "log(1.0 + {0})", "log(1.0 + {0})"),
-    "sin": (_F, _F, "sin({0})", "sin({0})"),
-    "cos": (_F, _F, "cos({0})", "cos({0})"),
-    "tan": (_F, _F, "tan({0})", "tan({0})"),
-    "asin": (_F, _F, "asin({0})", "asin({0})"),
-    "acos": (_F, _F, "acos({0})", "acos({0})"),
-    "atan": (_F, _F, "atan({0})", "atan({0})"),
-    "atan2": (_F, _F, "atan2({0}, {1})", "atan({0}, {1})"),
-    "sinh": (_F, _F, "sinh({0})", "sinh({0})"),
-    "cosh": (_F, _F, "cosh({0})", "cosh({0})"),
-    "tanh": (_F, _F, "tanh({0})", "tanh({0})"),
-    "asinh": (_F, _F, "asinh({0})", "asinh({0})"),
-    "acosh": (_F, _F, "acosh({0})", "acosh({0})"),
-    "atanh": (_F, _F, "atanh({0})", "atanh({0})"),
-    "pow": (_F, _F, "pow({0}, {1})", "pow({0}, {1})"),
+    "expm1": (_F, _F, "wa_expm1({0})", "wa_expm1({0})"),
+    "log": (_F, _F, "wa_log({0})", "wa_log({0})"),
+    "log2": (_F, _F, "wa_log2({0})", "wa_log2({0})"),
+    "log10": (_F, _F, "wa_log10({0})", "wa_log10({0})"),
+    "log1p": (_F, _F, "wa_log1p({0})", "wa_log1p({0})"),
+    "sin": (_F, _F, "wa_sin({0})", "wa_sin({0})"),
+    "cos": (_F, _F, "wa_cos({0})", "wa_cos({0})"),
+    "tan": (_F, _F, "wa_tan({0})", "wa_tan({0})"),
+    "asin": (_F, _F, "wa_asin({0})", "wa_asin({0})"),
+    "acos": (_F, _F, "wa_acos({0})", "wa_acos({0})"),
+    "atan": (_F, _F, "wa_atan({0})", "wa_atan({0})"),
+    "atan2": (_F, _F, "wa_atan2({0}, {1})", "wa_atan2({0}, {1})"),
+    "sinh": (_F, _F, "wa_sinh({0})", "wa_sinh({0})"),
+    "cosh": (_F, _F, "wa_cosh({0})", "wa_cosh({0})"),
+    "tanh": (_F, _F, "wa_tanh({0})", "wa_tanh({0})"),
+    "asinh": (_F, _F, "wa_asinh({0})", "wa_asinh({0})"),
+    "acosh": (_F, _F, "wa_acosh({0})", "wa_acosh({0})"),
+    "atanh": (_F, _F, "wa_atanh({0})", "wa_atanh({0})"),
+    "pow": (_F, _F, "wa_pow_f({0}, {1})", "wa_pow_f({0}, {1})"),
     "floor": (_F, _F, "floor({0})", "floor({0})"),
     "ceil": (_F, _F, "ceil({0})", "ceil({0})"),
     "trunc": (_F, _F, "trunc({0})", "trunc({0})"),
@@ -601,7 +794,7 @@ CALLS = {
     "fmin": (_F, _F, "min({0}, {1})", "min({0}, {1})"),
     "fmax": (_F, _F, "max({0}, {1})", "max({0}, {1})"),
     "fmod": (_F, _F, "({0} % {1})", "({0} - {1} * trunc({0} / {1}))"),
-    "hypot": (_F, _F, "sqrt({0} * {0} + {1} * {1})", "sqrt({0} * {0} + {1} * {1})"),
+    "hypot": (_F, _F, "wa_hypot({0}, {1})", "wa_hypot({0}, {1})"),
     "fma": (_F, _F, "fma({0}, {1}, {2})", "({0} * {1} + {2})"),
     "copysign": (_F, _F, "select(abs({0}), -abs({0}), {1} < 0.0 || (bitcast<u32>({1}) >> 31u) == 1u)",
                  "((floatBitsToUint({1}) >> 31u) == 1u ? -abs({0}) : abs({0}))"),
@@ -639,8 +832,24 @@ class Emitter:
     """Types a parsed body and writes it in one shader language ("wgsl" or "glsl")."""
 
     def __init__(self, lang: str, scopes: list[dict], exact: str | None = None,
-                 checked: bool = False, raws: dict | None = None):
+                 checked: bool = False, raws: dict | None = None, raw_ndims=None,
+                 atomic=(), definitions=None, leave: str = "return;", root=None):
         self.lang = lang
+        # raw parameters' dimensions (x[ind] with a local array, x.shape()[k]) and the
+        # ones atomicAdd writes (bound as atomic words)
+        self.raw_ndims = raw_ndims or {}
+        self.atomic = set(atomic)
+        # preamble functions: name -> Definition; instances are written once, into the
+        # root emitter's ``functions`` (text) under ``instances`` ((name, binding) -> name)
+        self.definitions = definitions or {}
+        self.root = root or self
+        if root is None:
+            self.functions: list[str] = []
+            self.instances: dict = {}
+        self.leave = leave  # what 'return;' is: the end of the element or of a function
+        self.refs: set = set()  # reference parameters of the function being written
+        self.bind: dict = {}  # template parameter -> register type
+        self.ret = None  # the result type of the function being written
         # raw parameters: name -> register type; element k is r_<name>[k] of a storage
         # array of 32-bit words (bool and narrow integers take a word each, as stored)
         self.raws = raws or {}
@@ -663,7 +872,19 @@ class Emitter:
         raise BodyError(f"unknown name {name!r}", line)
 
     def tname(self, t: str) -> str:
-        return (_WGSL_TYPE if self.lang == "wgsl" else _GLSL_TYPE)[concrete(t)]
+        return (_WGSL_TYPE if self.lang == "wgsl" else _GLSL_TYPE)[concrete(self.rtype(t))]
+
+    def rtype(self, t):
+        """A type of the tree with template parameters bound."""
+        if isinstance(t, str) and t.startswith(TEMPLATE):
+            if t not in self.bind:
+                raise BodyError(f"the template parameter {t[len(TEMPLATE):]!r} is not bound "
+                                "by the call's arguments", 0)
+            return self.bind[t]
+        return t
+
+    def var_text(self, name: str) -> str:
+        return f"(*u_{name})" if name in self.refs and self.lang == "wgsl" else f"u_{name}"
 
     # expressions: return (text, type)
     def lit(self, value: str, t: str) -> str:
@@ -711,7 +932,10 @@ class Emitter:
             if e[1] in CONSTANTS and not any(e[1] in s for s in self.scopes):
                 return (CONSTANTS[e[1]], AFLOAT)
             t, _ = self.lookup(e[1], e[2])
-            return ("u_" + e[1], t)
+            if "[" in t:
+                raise BodyError(f"the array {e[1]!r} is used as a value (index it, or index "
+                                "a raw parameter with it)", e[2])
+            return (self.var_text(e[1]), t)
         if kind == "un":
             op, a = e[1], self.expr(e[2])
             if op == "!":
@@ -740,7 +964,18 @@ class Emitter:
                 return (f"select({y}, {x}, {c})", t)
             return (f"({c} ? {x} : {y})", t)
         if kind == "conv":
-            return (self.convert(self.expr(e[2]), e[1]), e[1])
+            t = self.rtype(e[1])
+            return (self.convert(self.expr(e[2]), t), t)
+        if kind == "shape":
+            _, name, k, line = e
+            if name not in self.raws:
+                raise BodyError(f"{name!r} is not a raw parameter, so it has no shape()", line)
+            if not 0 <= k < self.raw_ndims.get(name, 0):
+                raise BodyError(f"{name}.shape()[{k}]: {name!r} has "
+                                f"{self.raw_ndims.get(name, 0)} dimensions", line)
+            return (f"r_{name}__shape{k}", "i32")
+        if kind == "addr":
+            raise BodyError("'&' takes an address only as atomicAdd's first argument", e[2])
         if kind == "bitcast":
             a = self.expr(e[2])
             src = concrete(a[1])
@@ -753,19 +988,50 @@ class Emitter:
         if kind == "call":
             return self.call(e)
         if kind == "index":
+            local = self.local_array(e[1], e[3])
+            if local:
+                return (f"u_{e[1]}[{self.convert(self.expr(e[2]), 'i32')}]", local[0])
             return self.raw_element(e[1], e[2], e[3])
         raise AssertionError(kind)
+
+    def local_array(self, name: str, line: int):
+        """(element type, length) of a local array, or None for another name."""
+        for s in reversed(self.scopes):
+            if name in s:
+                t = s[name][0]
+                if "[" in t:
+                    base, n = t[:-1].split("[")
+                    return base, int(n)
+                return None
+        return None
 
     def raw_ref(self, name: str, index, line: int) -> tuple[str, str]:
         if name not in self.raws:
             raise BodyError(f"{name!r} is not a raw parameter, so it cannot be indexed", line)
-        k = self.convert(self.expr(index), "i32")
+        arr = self.local_array(index[1], line) if index[0] == "name" else None
+        if self.lang == "glsl" and (arr or name in self.atomic):
+            raise BodyError(f"{'an index array on' if arr else 'atomicAdd into'} the raw "
+                            f"parameter {name!r} is not supported on WebGL2", line)
+        if arr:
+            # CuPy's x[ind] with an index array: one index per dimension, in C order
+            ndim = self.raw_ndims.get(name, 1)
+            if arr[1] != ndim:
+                raise BodyError(f"{name!r} has {ndim} dimensions, indexed with the "
+                                f"{arr[1]} values of {index[1]!r}", line)
+            k = f"i32(u_{index[1]}[0])"
+            for d in range(1, ndim):
+                k = f"({k} * r_{name}__shape{d} + i32(u_{index[1]}[{d}]))"
+        else:
+            k = self.convert(self.expr(index), "i32")
         if self.lang == "glsl":  # a read by texelFetch (_raw_elementwise._glsl_kernel)
             return f"r_{name}({k})", self.raws[name]
         return f"r_{name}[{k}]", self.raws[name]
 
     def raw_element(self, name: str, index, line: int):
         ref, t = self.raw_ref(name, index, line)
+        if name in self.atomic:
+            word = f"atomicLoad(&{ref})"
+            return (f"bitcast<f32>({word})", t) if t == "f32" else (word, t)
         if t == "bool":
             return (f"({ref} != {'0' if self.lang == 'glsl' else '0i'})", "bool")
         return (ref, t)
@@ -815,6 +1081,10 @@ class Emitter:
 
     def call(self, e):
         _, name, args, line = e
+        if name in self.definitions:
+            return self.user_call(e)
+        if name == "atomicAdd":
+            return self.atomic_add(e)
         name = _call_name(name)
         vals = [self.expr(a) for a in args]
         spec = CALLS.get(name)
@@ -848,7 +1118,113 @@ class Emitter:
         if name == "sign" and t == "u32":
             return (f"min({texts[0]}, 1u)", t)
         text = (wgsl if self.lang == "wgsl" else glsl).format(*texts)
-        return (text, {"f": "f32", "same": t, "bool": "bool"}[result])
+        return (text, {"f": "f32", "same": t, "bool": "bool", "i": "i32"}[result])
+
+    def atomic_add(self, e):
+        """atomicAdd(&x[k], v) on a raw parameter x: its old value. Integers add natively;
+        float32 adds in a compare-and-swap loop over the word (WGSL has no float atomics),
+        written once per parameter as r_<x>__atomic_add(k, v)."""
+        _, _, args, line = e
+        if len(args) != 2 or args[0][0] != "addr" or args[0][1][0] != "index":
+            raise BodyError("atomicAdd takes (&x[k], value) for a raw parameter x", line)
+        _, name, index, _ = args[0][1]
+        if name not in self.raws:
+            raise BodyError(f"atomicAdd: {name!r} is not a raw parameter", line)
+        ref, t = self.raw_ref(name, index, line)
+        if t not in ("f32", "i32", "u32"):
+            raise BodyError(f"atomicAdd on {name!r}: takes float32 or (u)int32 arrays", line)
+        v = self.convert(self.expr(args[1]), t)
+        if t != "f32":
+            return (f"atomicAdd(&{ref}, {v})", t)
+        return (f"r_{name}__atomic_add({ref[len(name) + 3:-1]}, {v})", t)
+
+    def user_call(self, e):
+        """A call of a preamble function: its instance for the arguments' types (template
+        parameters bound by them), written once; reference parameters take variables."""
+        _, name, args, line = e
+        d = self.definitions[name]
+        if len(args) != len(d.params):
+            raise BodyError(f"{name}() takes {len(d.params)} arguments, got {len(args)}", line)
+        bind, vals = {}, []
+        for (pname, ptype, ref), a in zip(d.params, args):
+            if ref:
+                if a[0] != "name":
+                    raise BodyError(f"{name}(): the reference parameter {pname!r} needs a "
+                                    "variable", line)
+                t, mutable = self.lookup(a[1], line)
+                if not mutable or "[" in t:
+                    raise BodyError(f"{name}(): {a[1]!r} cannot be passed by reference", line)
+                self.assigned.add(a[1])
+                vals.append((a[1], t))
+            else:
+                vals.append(self.expr(a))
+            if isinstance(ptype, str) and ptype.startswith(TEMPLATE):
+                have = concrete(vals[-1][1])
+                if bind.setdefault(ptype, have) != have:
+                    bind[ptype] = concrete(unify(bind[ptype], have))
+        fname, params, ret = self.instance(d, bind, line)
+        texts = []
+        for (pname, ptype, ref), v, pt in zip(d.params, vals, params):
+            if ref:
+                if v[1] != pt:
+                    raise BodyError(f"{name}(): {pname!r} is a reference to {pt}, given "
+                                    f"{v[0]!r} of type {v[1]}", line)
+                if self.lang == "wgsl":
+                    texts.append(f"u_{v[0]}" if v[0] in self.refs else f"&u_{v[0]}")
+                else:
+                    texts.append(f"u_{v[0]}")
+            else:
+                texts.append(self.convert(v, pt))
+        return (f"{fname}({', '.join(texts)})", ret or "void")
+
+    def instance(self, d: Definition, bind: dict, line: int):
+        """(name, parameter types, result type) of d's instance for the binding; written
+        into the root's functions the first time."""
+        root = self.root
+        key = (d.name, tuple(sorted(bind.items())))
+        got = root.instances.get(key)
+        if got is not None:
+            return got
+        sub = Emitter(self.lang, [{}], self.exact, False, self.raws, self.raw_ndims,
+                      self.atomic, self.definitions, root=root)
+        sub.bind = bind
+        try:
+            params = [concrete(sub.rtype(t)) for _, t, _ in d.params]
+            ret = concrete(sub.rtype(d.ret)) if d.ret is not None else None
+        except BodyError as err:
+            err.line = err.line or line
+            raise
+        fname = f"pf_{d.name}_{len(root.instances)}"
+        root.instances[key] = (fname, params, ret)
+        sub.ret = ret
+        sub.refs = {n for n, _, ref in d.params if ref}
+        for (n, _, ref), t in zip(d.params, params):
+            sub.scopes[0][n] = (t, True)
+        sub.scopes.append({})
+        try:
+            sub.emit(d.body, 1)
+        except BodyError as err:
+            err.where = "preamble"
+            raise
+        copies = [n for n, _, ref in d.params if not ref and n in sub.assigned]
+        if self.lang == "wgsl":
+            sig = ", ".join(
+                (f"u_{n}: ptr<function, {_WGSL_TYPE[t]}>" if ref else
+                 f"{'p' if n in copies else 'u'}_{n}: {_WGSL_TYPE[t]}")
+                for (n, _, ref), t in zip(d.params, params))
+            head = f"fn {fname}({sig})" + (f" -> {_WGSL_TYPE[ret]}" if ret else "") + " {"
+            copy = [f"    var u_{n} = p_{n};" for n in copies]
+        else:
+            sig = ", ".join(f"{'inout ' if ref else ''}{_GLSL_TYPE[t]} "
+                            f"{'p' if n in copies else 'u'}_{n}"
+                            for (n, _, ref), t in zip(d.params, params))
+            head = f"{_GLSL_TYPE[ret] if ret else 'void'} {fname}({sig}) {{"
+            copy = [f"    {_GLSL_TYPE[t]} u_{n} = p_{n};"
+                    for (n, _, ref), t in zip(d.params, params) if n in copies]
+        root.functions.append("\n".join([head, *copy, *sub.lines, "}"]) + "\n")
+        if sub.used_exact:
+            root.used_exact = True
+        return fname, params, ret
 
     # statements
     def emit(self, stmts, depth: int) -> None:
@@ -872,8 +1248,11 @@ class Emitter:
                 self.out(depth, "}")
             elif kind == "decl":
                 for name, typ, init in s[2]:
+                    if init is not None and init[0] == "list":
+                        self.local_decl(name, self.rtype(typ), init, depth)
+                        continue
                     val = self.expr(init) if init is not None else None
-                    t = typ or concrete(val[1])
+                    t = self.rtype(typ) or concrete(val[1])
                     if val is not None:
                         text = self.convert(val, t)
                     if self.lang == "wgsl":
@@ -887,6 +1266,23 @@ class Emitter:
                     self.scopes[-1][name] = (t, s[3])
             elif kind == "assign":
                 self.out(depth, self.assignment(s) + ";")
+            elif kind == "store" and self.local_array(s[2], line):
+                _, _, name, index, op, value = s
+                t = self.local_array(name, line)[0]
+                ref = f"u_{name}[{self.convert(self.expr(index), 'i32')}]"
+                val = self.expr(value)
+                if op != "=":
+                    val = self.binop(op[:-1], (ref, t), val)
+                self.out(depth, f"{ref} = {self.convert(val, t)};")
+            elif kind == "store" and s[2] in self.atomic:
+                _, _, name, index, op, value = s
+                ref, t = self.raw_ref(name, index, line)
+                val = self.expr(value)
+                if op != "=":
+                    val = self.binop(op[:-1], self.raw_element(name, index, line), val)
+                text = self.convert(val, t)
+                self.out(depth, f"atomicStore(&{ref}, "
+                         f"{f'bitcast<u32>({text})' if t == 'f32' else text});")
             elif kind == "store":
                 _, _, name, index, op, value = s
                 if self.lang == "glsl":
@@ -900,8 +1296,18 @@ class Emitter:
                 text = self.convert(val, t)
                 self.out(depth, f"{ref} = {('select(0i, 1i, ' + text + ')') if t == 'bool' else text};")
             elif kind == "expr":
-                text, _ = self.expr(s[2])
-                self.out(depth, (f"_ = {text};" if self.lang == "wgsl" else f"{text};"))
+                text, t = self.expr(s[2])
+                self.out(depth, (f"_ = {text};" if self.lang == "wgsl" and t != "void"
+                                 else f"{text};"))
+            elif kind == "return":
+                if s[2] is None:
+                    if self.ret is not None:
+                        raise BodyError("this function must return a value", line)
+                    self.out(depth, self.leave)
+                else:
+                    if self.ret is None:
+                        raise BodyError("a void function returns no value", line)
+                    self.out(depth, f"return {self.convert(self.expr(s[2]), self.ret)};")
             elif kind == "if":
                 self.out(depth, f"if ({self.convert(self.expr(s[2]), 'bool')}) {{")
                 self.scoped(s[3], depth + 1)
@@ -929,6 +1335,18 @@ class Emitter:
             if not err.line:
                 err.line = line
             raise
+
+    def local_decl(self, name: str, t: str, init, depth: int) -> None:
+        """A local array: ``int ind[] = {i, j};`` (missing values are 0, as in C)."""
+        _, vals, n = init
+        vals = [self.convert(self.expr(v), t) for v in vals]
+        vals += [self.lit("0", t) if t != "bool" else "false"] * (n - len(vals))
+        if self.lang == "wgsl":
+            self.out(depth, f"var u_{name} = array<{self.tname(t)}, {n}>({', '.join(vals)});")
+        else:
+            self.out(depth, f"{self.tname(t)} u_{name}[{n}] = {self.tname(t)}[{n}]("
+                     f"{', '.join(vals)});")
+        self.scopes[-1][name] = (f"{t}[{n}]", True)
 
     def text_of(self, s) -> list[str]:
         """The lines of statement s, unindented (a for's init and step)."""
@@ -1109,12 +1527,15 @@ class Emitter:
         t, mutable = self.lookup(target, line)
         if not mutable:
             raise BodyError(f"{target!r} cannot be assigned (it is a 'let' or an input)", line)
+        if "[" in t:
+            raise BodyError(f"the array {target!r} cannot be assigned as a whole", line)
         self.assigned.add(target)
+        text = self.var_text(target)
         if op == "=":
             val = self.convert(self.expr(value), t)
         else:
-            val = self.convert(self.binop(op[:-1], ("u_" + target, t), self.expr(value)), t)
-        return f"u_{target} = {val}"
+            val = self.convert(self.binop(op[:-1], (text, t), self.expr(value)), t)
+        return f"{text} = {val}"
 
 
 def _has_loop(s) -> bool:
@@ -1155,21 +1576,38 @@ class UserFunction:
     """
 
     def __init__(self, kernel: str, body: str, inputs, outputs, types: dict[str, str],
-                 readable_outputs: bool = False, checked: bool = False, raws=()):
+                 readable_outputs: bool = False, checked: bool = False, raws=(),
+                 preamble: str = "", raw_ndims=None):
         self.kernel = kernel
+        try:
+            preamble, body = preprocess(preamble, body)
+        except BodyError as err:
+            raise _body_error(kernel, preamble, err, "preamble") from None
         self.body = body
+        self.preamble = preamble
         # raw parameters (name, register type): read and written as module-scope arrays
-        # r_<name> that the kernel around the function declares (_raw_elementwise)
+        # r_<name> that the kernel around the function declares (_raw_elementwise), with
+        # their dimensions (sizes as r_<name>__shape<k>); atomicAdd makes a raw
+        # parameter's array one of atomic words (``atomic``)
         self.raws = dict(raws)
+        self.raw_ndims = dict(raw_ndims or {})
+        self.definitions = {}
+        if preamble.strip():
+            try:
+                self.definitions = Parser(preamble, types).definitions()
+            except BodyError as err:
+                raise _body_error(kernel, preamble, err, "preamble") from None
         self.inputs = list(inputs)  # (name, register type)
         self.outputs = list(outputs)  # (name, register type)
         self.readable_outputs = readable_outputs  # outputs are also arguments (in/out)
         self.types = types
         self.tree = _parse(body, types, kernel)
+        self.atomic = set(_ATOMIC.findall(body + "\n" + preamble)) & set(self.raws)
         self.checked = checked and any(_has_loop(s) for s in self.tree)
-        digest = hashlib.sha1(repr((body, self.inputs, self.outputs, readable_outputs,
-                                    sorted(types.items()), self.checked,
-                                    sorted(self.raws.items()))).encode()).hexdigest()[:12]
+        digest = hashlib.sha1(repr((body, preamble, self.inputs, self.outputs,
+                                    readable_outputs, sorted(types.items()), self.checked,
+                                    sorted(self.raws.items()), sorted(self.raw_ndims.items()))
+                                   ).encode()).hexdigest()[:12]
         self.name = f"user_{digest}"
         self._sources: dict[str, str] = {}
         self.source("wgsl")  # type errors in the body surface when the kernel is made
@@ -1188,14 +1626,20 @@ class UserFunction:
         outs = {name: (t, True) for name, t in self.outputs}
         exact = f"{self.name}_x"  # keeps a float result as rounded (below)
         checked = self.checked and lang == "wgsl"
-        em = Emitter(lang, [params, outs, {}], exact, checked, self.raws)
+        struct = f"{self.name}_out"
+        n = len(self.outputs)
+        ret = ", ".join([f"u_{name}" for name, _ in self.outputs] + ["lim_cut"] * checked)
+        # 'return;' (or 'continue' outside loops) ends the element with the outputs as set
+        leave = f"return {struct}({ret});" if n or checked else f"return {struct}(0u);"
+        em = Emitter(lang, [params, outs, {}], exact, checked, self.raws, self.raw_ndims,
+                     self.atomic, self.definitions, leave)
         try:
             em.emit(self.tree, 2)
         except BodyError as err:
+            if getattr(err, "where", "") == "preamble":  # in a preamble function
+                raise _body_error(self.kernel, self.preamble, err, "preamble") from None
             raise _body_error(self.kernel, self.body, err) from None
         copies = sorted(em.assigned & set(params))
-        struct = f"{self.name}_out"
-        n = len(self.outputs)
         arg_names = [(("p_" if name in copies else "u_") + name, t) for name, t in self.inputs]
         if self.readable_outputs:
             arg_names += [("p_" + name, t) for name, t in self.outputs]
@@ -1214,11 +1658,26 @@ class UserFunction:
                          if lang == "wgsl" else
                          f"float {exact}(float v) {{ "
                          "return uintBitsToFloat(floatBitsToUint(v) | (U[0].x >> 31u)); }")
+        for name in sorted(self.atomic):
+            if self.raws[name] == "f32":
+                # float32 atomicAdd: compare-and-swap of the word until no other thread
+                # changed it in between; returns the old value, as CUDA's
+                lines.append(
+                    f"fn r_{name}__atomic_add(k: i32, v: f32) -> f32 {{\n"
+                    f"    var old = atomicLoad(&r_{name}[k]);\n"
+                    "    loop {\n"
+                    f"        let r = atomicCompareExchangeWeak(&r_{name}[k], old, "
+                    "bitcast<u32>(bitcast<f32>(old) + v));\n"
+                    "        if (r.exchanged) { break; }\n"
+                    "        old = r.old_value;\n"
+                    "    }\n"
+                    "    return bitcast<f32>(old);\n}")
+        lines.extend(em.functions)
         if lang == "wgsl":
             fields = ", ".join(f"o{k}: {_WGSL_TYPE[t]}" for k, (_, t) in enumerate(self.outputs))
             if checked:
-                fields += f", o{n}: u32"
-            lines.append(f"struct {struct} {{ {fields}, }}")
+                fields += (", " if fields else "") + f"o{n}: u32"
+            lines.append(f"struct {struct} {{ {fields or 'o0: u32'}, }}")
             sig = ", ".join(f"{a}: {_WGSL_TYPE[t]}" for a, t in arg_names)
             lines.append(f"fn {self.name}({sig}) -> {struct} {{")
             for name in copies:
@@ -1230,7 +1689,7 @@ class UserFunction:
                 lines.append("    var lim_cut = 0u;")
         else:
             fields = " ".join(f"{_GLSL_TYPE[t]} o{k};" for k, (_, t) in enumerate(self.outputs))
-            lines.append(f"struct {struct} {{ {fields} }};")
+            lines.append(f"struct {struct} {{ {fields or 'uint o0;'} }};")
             sig = ", ".join(f"{_GLSL_TYPE[t]} {a}" for a, t in arg_names)
             lines.append(f"{struct} {self.name}({sig}) {{")
             for name in copies:
@@ -1242,8 +1701,7 @@ class UserFunction:
         lines.append("    {")
         lines.extend(em.lines)
         lines.append("    }")
-        ret = ", ".join([f"u_{name}" for name, _ in self.outputs] + ["lim_cut"] * checked)
-        lines.append(f"    return {struct}({ret});" if n else f"    return {struct}();")
+        lines.append("    " + leave)
         lines.append("}")
         return "\n".join(lines) + "\n"
 
@@ -1286,14 +1744,17 @@ def _parse(body: str, types, kernel: str):
         raise _body_error(kernel, body, err) from None
 
 
-def _body_error(kernel: str, body: str, err: BodyError) -> KernelError:
+_ATOMIC = re.compile(r"\batomicAdd\s*\(\s*&\s*([A-Za-z_]\w*)")
+
+
+def _body_error(kernel: str, body: str, err: BodyError, what: str = "body") -> KernelError:
     lines = body.splitlines() or [""]
     shown = []
     for k, text in enumerate(lines, start=1):
         if abs(k - err.line) <= 2:
             mark = ">" if k == err.line else " "
             shown.append(f"{mark}{k:4d} | {text}")
-    return KernelError(f"kernel {kernel!r}: line {err.line} of the body: {err.message}\n"
+    return KernelError(f"kernel {kernel!r}: line {err.line} of the {what}: {err.message}\n"
                        + "\n".join(shown))
 
 

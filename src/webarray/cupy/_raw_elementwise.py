@@ -14,21 +14,22 @@ The body is the same translated function as everywhere (``_kernel_lang``), given
 ``i`` (the element's index) and the index sizes CuPy bodies ask for (``_ind.size()``,
 ``_in_ind.size()``, ``_out_ind.size()``) as scalars. On WebGL2 the same function runs in
 one draw per output, reading raw parameters by texelFetch at the computed position
-(``r_<name>(k)``); a body that writes a raw parameter (a scatter) raises there, since a
-fragment writes only its own pixel.
+(``r_<name>(k)``); a body that writes a raw parameter (a scatter, atomicAdd) raises there,
+since a fragment writes only its own pixel.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import struct
 
 from webarray import _dtypes as dt
 from webarray import _graph
 from webarray._array_object import Array
 from webarray.executors.protocol import KernelError
-
 from webarray.kernels.webgl2.program import draw, uword
+from webarray.kernels.webgpu.wgsl_lib import helpers_for
 
 from ._kernel_lang import glsl_safe
 from ._params import kernel_error
@@ -82,11 +83,15 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
     bindings: list = []  # distinct buffers in binding order
     slot: dict = {}
 
-    def bind(a: Array, reg: str) -> int:
+    def bind(a: Array, reg: str, atomic: bool = False) -> int:
         key = id(a._buf)
+        storage = f"atomic<{'u32' if reg == 'f32' else _STORAGE[reg]}>" if atomic else _STORAGE[reg]
         if key not in slot:
-            bindings.append((a, _STORAGE[reg]))
+            bindings.append((a, storage))
             slot[key] = len(bindings)
+        elif bindings[slot[key] - 1][1] != storage:
+            raise ValueError(f"kernel {kernel!r}: one array is passed both to a raw parameter "
+                             "that atomicAdd writes and to another parameter; pass a copy")
         return slot[key]
 
     # WGSL reads typed storage arrays b<k>[j] and uniform words P[j]; the WebGL2 draw (in
@@ -100,7 +105,13 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
         return _read(reg, f"b{b}[{index}]")
 
     call_args = []
-    raw_names = {name: bind(a, fn.raws[name]) for name, a in raws.items()}
+    raw_names = {name: bind(a, fn.raws[name], name in fn.atomic) for name, a in raws.items()}
+    # each raw parameter's sizes (x.shape()[k], x[ind]) as words
+    shape_words = {}
+    for name, a in raws.items():
+        for k, d in enumerate(a.shape):
+            shape_words[f"r_{name}__shape{k}"] = len(words)
+            words.append(d)
     for (name, reg), (kind, value) in zip(fn.inputs, args):
         if kind == "index":
             call_args.append("i32(e)")
@@ -130,10 +141,12 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
         for k in reversed(range(ndim)):
             coords.append(f"    let c{k} = rest % {word(1 + k)}; rest = rest / {word(1 + k)};")
     if gl:
-        make = _glsl_kernel(fn, kernel, call_args, coords, raw_names, out_bufs, regs, bindings)
+        make = _glsl_kernel(fn, call_args, coords, raw_names, shape_words, out_bufs, regs,
+                            bindings)
         grid = (n, 1, 1)
     else:
-        make = _wgsl_kernel(fn, call_args, coords, raw_names, out_bufs, regs, bindings)
+        make = _wgsl_kernel(fn, call_args, coords, raw_names, shape_words, out_bufs, regs,
+                            bindings)
         groups = -(-n // WORKGROUP)
         gx = min(groups, _MAX_GROUPS)
         grid = (gx, -(-groups // gx), 1)
@@ -145,19 +158,21 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
         raise kernel_error(kernel, e, "glsl" if gl else "wgsl") from None
 
 
-def _wgsl_kernel(fn, call_args, coords, raw_names, out_bufs, regs, bindings) -> str:
+def _wgsl_kernel(fn, call_args, coords, raw_names, shape_words, out_bufs, regs, bindings) -> str:
     """One compute shader: invocation e computes element e of every output."""
     decls = [f"@group(0) @binding({k + 1}) var<storage, read_write> b{k + 1}: array<{storage}>;"
              for k, (_, storage) in enumerate(bindings)]
     # raw parameters are no function arguments: the body reads r_<name>, a bound array
     src = fn.source("wgsl").replace("U[0] >> 31u", "P[0] >> 31u")
+    for ref, k in shape_words.items():
+        src = re.sub(rf"\b{ref}\b", f"bitcast<i32>(P[{k}u])", src)
     for name, b in raw_names.items():
         src = src.replace(f"r_{name}[", f"b{b}[")
     stores = "\n".join(f"    b{b}[e] = {_write(reg, f'r.o{k}')};"
                        for k, (b, reg) in enumerate(zip(out_bufs, regs)))
     return "\n".join([
         "@group(0) @binding(0) var<storage, read> P: array<u32>;",
-        *decls, src,
+        *decls, helpers_for(src) + src,
         f"@compute @workgroup_size({WORKGROUP})",
         "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
         "@builtin(num_workgroups) nw: vec3<u32>) {",
@@ -170,13 +185,15 @@ def _wgsl_kernel(fn, call_args, coords, raw_names, out_bufs, regs, bindings) -> 
     ])
 
 
-def _glsl_kernel(fn, kernel, call_args, coords, raw_names, out_bufs, regs, bindings) -> str:
+def _glsl_kernel(fn, call_args, coords, raw_names, shape_words, out_bufs, regs, bindings) -> str:
     """WebGL2: one draw per output (a fragment computes one word of one output, so the
     function runs once per output); raw parameters are read through ``r_<name>(k)``, a
-    texelFetch of their binding. Writing a raw parameter (a scatter from inside a body) has
-    no counterpart in a fragment shader, which writes its own pixel only: the body's
-    translation says so (``_kernel_lang``)."""
+    texelFetch of their binding, and their sizes are uniform words. Writing a raw
+    parameter (a scatter from inside a body) has no counterpart in a fragment shader,
+    which writes its own pixel only: the body's translation says so (``_kernel_lang``)."""
     user, sigs = fn.glsl_outputs()
+    for ref, k in shape_words.items():
+        user = re.sub(rf"\b{glsl_safe(ref)}\b", f"int({uword(k)})", user)
     readers = []
     for name, b in raw_names.items():
         reg = fn.raws[name]

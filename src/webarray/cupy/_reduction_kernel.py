@@ -65,7 +65,8 @@ class ReductionKernel:
             raise ValueError(f"kernel {name!r}: a ReductionKernel needs an output parameter")
         self.map_expr = map_expr
         self.reduce_expr = reduce_expr
-        self.post_map_expr = _SIZES.sub(lambda m: f"_{m.group(1)}_size", post_map_expr)
+        self.post_map_expr = post_map_expr
+        self._post_map = _SIZES.sub(lambda m: f"_{m.group(1)}_size", post_map_expr)
         self.identity = None if identity is None else str(identity)
         self.reduce_type = reduce_type or self.out_params[0].type
         self._cache: dict = {}
@@ -276,7 +277,7 @@ class ReductionKernel:
         post_in = [f"{red.name} a"] + [("raw " if p.raw else "") + f"{p.type} {p.name}"
                                        for p in self.in_params if p.raw or p.name in scalar_names]
         post_k = ElementwiseKernel(", ".join(post_in + ["int32 _in_size", "int32 _out_size"]),
-                                   params(self.out_params), self.post_map_expr, self.name)
+                                   params(self.out_params), self._post_map, self.name)
         return map_k, red_k, post_k
 
     def _ret(self, results, outs):
@@ -292,7 +293,7 @@ class ReductionKernel:
         # the post-map sees the reduced value, the two sizes and the scalar parameters
         post_inputs = [("a", red_reg), ("_in_size", "i32"), ("_out_size", "i32")]
         post_inputs += [(n, regs[n]) for n in scalar_names]
-        post_fn = lang.UserFunction(self.name, self.post_map_expr, post_inputs,
+        post_fn = lang.UserFunction(self.name, self._post_map, post_inputs,
                                     [(p.name, regs[p.name]) for p in self.out_params], types,
                                     checked=checked)
         identity_fn = None

@@ -41,6 +41,7 @@ still flushed to 0 on such a device.
 
 from __future__ import annotations
 
+import math
 import re
 
 LIB: dict[str, str] = {}
@@ -934,6 +935,237 @@ fn wa_atanh(x: f32) -> f32 {
     let q_lo = (((n.x - qd.x) - qd.y) + (n.y - q * d.y)) / d.x;
     return wa_copysign(0.5 * wa_ln_of_df(vec2<f32>(q, q_lo)), x);
 }""")
+
+# -- special functions (CUDA's erf, erfc, erfcx, erfinv, erfcinv, normcdf, normcdfinv,
+# lgamma, and digamma, for user kernels) ------------------------------------------------------
+# Built from series and a continued fraction whose terms are all of one sign, so that
+# float32 arithmetic keeps them within a few ULP; tests/test_cupy_kernels.py checks them
+# against SciPy. Coefficients are computed here in double precision from their definitions.
+
+
+def _zeta(k: int) -> float:
+    """Riemann's zeta(k) for k >= 2: 63 terms, then Euler-Maclaurin for the tail."""
+    n = 64
+    return (sum(j ** -k for j in range(1, n)) + n ** (1 - k) / (k - 1) + 0.5 * n ** -k
+            + k * n ** (-k - 1) / 12 - k * (k + 1) * (k + 2) * n ** (-k - 3) / 720)
+
+
+def _horner(coefs, var: str) -> str:
+    text = repr(coefs[-1])
+    for c in reversed(coefs[:-1]):
+        text = f"{c!r} + {var} * ({text})"
+    return text
+
+
+_EULER = 0.5772156649015329
+# lgamma(1 + z) = z (-gamma + sum_k>=2 (-1)^k zeta(k)/k z^(k-1)) and
+# digamma(1 + z) = -gamma + sum_k>=2 (-1)^k zeta(k) z^(k-1), for |z| <= 1/2 (26 terms: the
+# next is below 2^-26 of the first)
+_def("fn wa_lgamma1p_series(z: f32) -> f32 { return z * ("
+     + _horner([-_EULER] + [(-1) ** k * _zeta(k) / k for k in range(2, 27)], "z") + "); }")
+_def("fn wa_digamma1p_series(z: f32) -> f32 { return "
+     + _horner([-_EULER] + [(-1) ** k * _zeta(k) for k in range(2, 27)], "z") + "; }")
+# the same at 2, for |z| <= 1/2: lgamma(2 + z) = z ((1 - gamma) + sum_k>=2 (-1)^k
+# (zeta(k) - 1)/k z^(k-1)), digamma(2 + z) = (1 - gamma) + sum_k>=2 (-1)^k (zeta(k) - 1) z^(k-1)
+_def("fn wa_lgamma2p_series(z: f32) -> f32 { return z * ("
+     + _horner([1 - _EULER] + [(-1) ** k * (_zeta(k) - 1) / k for k in range(2, 18)], "z") + "); }")
+_def("fn wa_digamma2p_series(z: f32) -> f32 { return "
+     + _horner([1 - _EULER] + [(-1) ** k * (_zeta(k) - 1) for k in range(2, 20)], "z") + "; }")
+# erf(x) for |x| < 1/2: its Taylor series, (2 / sqrt(pi)) sum (-1)^n x^(2n+1) / (n! (2n+1))
+_def("fn wa_erf_series(x: f32) -> f32 { let z = x * x; return x * ("
+     + _horner([(-1) ** n * 2 / (math.sqrt(math.pi) * math.factorial(n) * (2 * n + 1))
+                for n in range(9)], "z") + "); }")
+# sin(pi x) and cos(pi x) for finite x, reduced exactly to sin(pi r) with |r| <= 1/2
+_def("""
+fn wa_sinpi(x: f32) -> f32 {
+    var r = x - 2.0 * round(0.5 * x);
+    if (r > 0.5) { r = 1.0 - r; } else if (r < -0.5) { r = -1.0 - r; }
+    return wa_sin(3.14159265358979 * r);
+}""")
+_def("""
+fn wa_cospi(x: f32) -> f32 {
+    let r = abs(x - 2.0 * round(0.5 * x));
+    return wa_sin(3.14159265358979 * (0.5 - r));
+}""")
+_def("""
+fn wa_lgamma_pos(x: f32) -> f32 {
+    if (x < 0.5) { return wa_lgamma1p_series(x) - wa_log(x); }
+    if (x < 1.5) { return wa_lgamma1p_series(x - 1.0); }
+    if (x < 8.0) {
+        // lgamma(x) = lgamma(z) + log((z)(z+1)...(x-1)) with z in [1.5, 2.5); the
+        // product as a double-float
+        var z = x;
+        var p = vec2<f32>(1.0, 0.0);
+        loop {
+            if (z < 2.5) { break; }
+            z = z - 1.0;
+            p = wa_df_mul(p, vec2<f32>(z, 0.0));
+        }
+        return wa_lgamma2p_series(z - 2.0) + wa_ln_of_df(p);
+    }
+    if (x > 1e30) { return x * (wa_log(x) - 1.0); }
+    // Stirling's series: (x - 1/2) log x - x + log(2 pi)/2 + 1/(12x) - 1/(360x^3) + ...
+    let r = 1.0 / x;
+    let r2 = r * r;
+    let s = r * (1.0 / 12.0 - r2 * (1.0 / 360.0 - r2 * (1.0 / 1260.0 - r2 * (1.0 / 1680.0))));
+    let m = wa_df_add(wa_df_mul(vec2<f32>(x - 0.5, 0.0), wa_ln_df(x)), vec2<f32>(-x, 0.0));
+    return wa_df_add(m, vec2<f32>(0.9189385332046727 + s, 0.0)).x;
+}""")
+# lgamma as SciPy's gammaln: +inf at the poles (0, -1, ...), -inf at -inf
+_def("""
+fn wa_lgamma(x: f32) -> f32 {
+    if (wa_isnan(x) || wa_isinf(x)) { return x; }
+    if (x <= 0.0 && floor(x) == x) { return wa_inf(); }
+    if (x > 0.0) { return wa_lgamma_pos(x); }
+    // reflection: gamma(x) gamma(1 - x) = pi / sin(pi x)
+    return wa_log(3.14159265358979 / abs(wa_sinpi(x))) - wa_lgamma_pos(1.0 - x);
+}""")
+_def("""
+fn wa_digamma_pos(x: f32) -> f32 {
+    if (x < 0.5) { return wa_digamma1p_series(x) - 1.0 / x; }
+    if (x < 1.5) { return wa_digamma1p_series(x - 1.0); }
+    if (x < 8.0) {
+        // digamma(x) = digamma(z) + 1/z + ... + 1/(x-1) with z in [1.5, 2.5)
+        var z = x;
+        var s = 0.0;
+        loop {
+            if (z < 2.5) { break; }
+            z = z - 1.0;
+            s = s + 1.0 / z;
+        }
+        return wa_digamma2p_series(z - 2.0) + s;
+    }
+    // the asymptotic series: log x - 1/(2x) - 1/(12x^2) + 1/(120x^4) - ...
+    let r = 1.0 / x;
+    let r2 = r * r;
+    return wa_log(x) - (0.5 * r + r2 * (1.0 / 12.0 - r2 * (1.0 / 120.0 - r2 * (1.0 / 252.0
+        - r2 * (1.0 / 240.0 - r2 * (1.0 / 132.0))))));
+}""")
+# digamma as SciPy's psi: -inf at +0, +inf at -0, NaN at the negative integers and -inf
+_def("""
+fn wa_digamma(x: f32) -> f32 {
+    if (wa_isnan(x)) { return x; }
+    if (wa_isinf(x)) { return select(wa_nan(), x, x > 0.0); }
+    if (wa_is_zero(x)) { return select(-wa_inf(), wa_inf(), bitcast<u32>(x) != 0u); }
+    if (x < 0.0 && floor(x) == x) { return wa_nan(); }
+    if (x > 0.0) { return wa_digamma_pos(x); }
+    // reflection: digamma(x) = digamma(1 - x) - pi cot(pi x)
+    return wa_digamma_pos(1.0 - x) - 3.14159265358979 * wa_cospi(x) / wa_sinpi(x);
+}""")
+# K(x) = x + (1/2)/(x + 1/(x + (3/2)/(x + ...))) for x >= 1/2, where
+# erfc(x) = e^(-x^2) / (sqrt(pi) K(x)): the continued fraction from its n-th term back, n
+# enough for 2^-25 (256 terms at x = 1/2, 16 from x = 2 on)
+_def("""
+fn wa_erfc_k(x: f32) -> f32 {
+    var n = 16.0;
+    if (x < 2.0) { n = 32.0; }
+    if (x < 1.5) { n = 64.0; }
+    if (x < 1.0) { n = 128.0; }
+    if (x < 0.75) { n = 256.0; }
+    var t = x;
+    loop {
+        if (n < 0.5) { break; }
+        t = x + (0.5 * n) / t;
+        n = n - 1.0;
+    }
+    return t;
+}""")
+# e^(-x^2) with x^2 split exactly (x^2 rounded would be off by up to x^2 2^-24)
+_def("""
+fn wa_exp_msq(x: f32) -> f32 {
+    let p = wa_two_prod(x, x);
+    return wa_exp(-p.x) * (1.0 - p.y);
+}""")
+_def("""
+fn wa_erfc_pos(a: f32) -> f32 {
+    if (a > 10.5) { return 0.0; }
+    return wa_exp_msq(a) / (1.7724538509055159 * wa_erfc_k(a));
+}""")
+_def("""
+fn wa_erfc(x: f32) -> f32 {
+    if (wa_isnan(x)) { return x; }
+    if (abs(x) < 0.5) { return 1.0 - wa_erf_series(x); }
+    let c = wa_erfc_pos(abs(x));
+    return select(c, 2.0 - c, x < 0.0);
+}""")
+_def("""
+fn wa_erf(x: f32) -> f32 {
+    if (wa_isnan(x)) { return x; }
+    if (abs(x) < 0.5) { return wa_erf_series(x); }
+    return wa_copysign(1.0 - wa_erfc_pos(abs(x)), x);
+}""")
+_def("""
+fn wa_erfcx(x: f32) -> f32 {
+    if (wa_isnan(x)) { return x; }
+    if (x >= 0.5) {
+        if (wa_isinf(x)) { return 0.0; }
+        // K(x) = x (1 + 1/(2x^2) + ...): past 2^60 x itself, whose sqrt(pi) x overflows
+        if (x > 1e18) { return 0.5641895835477563 / x; }
+        return 1.0 / (1.7724538509055159 * wa_erfc_k(x));
+    }
+    if (x < -9.5) { return wa_inf(); }
+    let p = wa_two_prod(abs(x), abs(x));
+    let e = wa_exp(p.x) * (1.0 + p.y);
+    if (x > -0.5) { return e * (1.0 - wa_erf_series(x)); }
+    return e * (2.0 - wa_erfc_pos(-x));
+}""")
+# x with erf(x) = y for |y| <= 0.53: Halley steps on erf(x) - y from its series' start
+_def("""
+fn wa_erfinv_small(y: f32) -> f32 {
+    var x = 0.886226925452758 * y * (1.0 + 0.2617993877991494 * y * y);
+    for (var k = 0; k < 3; k++) {
+        let f = wa_erf(x) - y;
+        let d = 1.1283791670955126 * wa_exp_msq(abs(x));
+        x = x - f / (d + x * f);
+    }
+    return x;
+}""")
+# x > 1/2 with erfc(x) = q for 0 < q < 0.4795: Newton steps on log erfc(x) = log q, where
+# log erfc(x) = -x^2 - log(sqrt(pi) K(x)) has the derivative -2 K(x), from the asymptotic
+# start x^2 = -log(q sqrt(pi) x)
+_def("""
+fn wa_erfcinv_tail(q: f32) -> f32 {
+    let lq = wa_log(q);
+    var x = sqrt(-lq);
+    x = sqrt(max(-lq - wa_log(1.7724538509055159 * x), 0.25));
+    for (var k = 0; k < 5; k++) {
+        x = max(x, 0.5);
+        let kx = wa_erfc_k(x);
+        let p = wa_two_prod(x, x);
+        let g = ((-lq - p.x) - p.y) - wa_log(1.7724538509055159 * kx);
+        x = x + g / (2.0 * kx);
+    }
+    return x;
+}""")
+_def("""
+fn wa_erfinv(y: f32) -> f32 {
+    if (wa_isnan(y) || abs(y) > 1.0) { return wa_nan(); }
+    let a = abs(y);
+    if (a == 1.0) { return wa_copysign(wa_inf(), y); }
+    if (a <= 0.5205) { return wa_erfinv_small(y); }
+    return wa_copysign(wa_erfcinv_tail(1.0 - a), y);
+}""")
+_def("""
+fn wa_erfcinv(q: f32) -> f32 {
+    if (wa_isnan(q) || q < 0.0 || q > 2.0) { return wa_nan(); }
+    if (q == 0.0) { return wa_inf(); }
+    if (q == 2.0) { return -wa_inf(); }
+    if (q >= 0.4795 && q <= 1.5205) { return wa_erfinv_small(1.0 - q); }
+    if (q < 0.4795) { return wa_erfcinv_tail(q); }
+    return -wa_erfcinv_tail(2.0 - q);
+}""")
+# normcdf(x) = erfc(-x / sqrt(2)) / 2, the argument as hi + lo (1/sqrt(2) in two floats)
+# and erfc(hi + lo) = erfc(hi) - lo (2 / sqrt(pi)) e^(-hi^2) to first order
+_def("""
+fn wa_normcdf(x: f32) -> f32 {
+    if (wa_isnan(x)) { return x; }
+    if (abs(x) > 40.0) { return select(0.0, 1.0, x > 0.0); }
+    let p = wa_two_prod(x, 0.70710676908493042);
+    let hi = -p.x;
+    let lo = -(p.y + x * 1.2101617152815436e-08);
+    return 0.5 * (wa_erfc(hi) - lo * 1.1283791670955126 * wa_exp_msq(abs(hi)));
+}""")
+_def("fn wa_normcdfinv(p: f32) -> f32 { return -1.4142135623730951 * wa_erfcinv(2.0 * p); }")
 
 _CALL = re.compile(r"\bwa_\w+")
 
