@@ -190,6 +190,12 @@ cnt = cp.ReductionKernel("T x", "int32 y", "1", "a + b", "y = a + _in_ind.size()
 assert cnt(cp.zeros((5, 7), dtype=cp.float32), axis=1).tolist() == [7] * 5
 mean = cp.ReductionKernel("T x", "T y", "x", "a + b", "y = a / _in_ind.size()", "0", "mean")
 assert mean(cp.arange(1000, dtype=cp.float32)).tolist() == 499.5
+# the post-map reads outputs passed in (Chainer's logsumexp: y += log(a))
+lse = cp.ReductionKernel("T x, T vmax", "T y", "exp(x - vmax)", "a + b", "y += log(a)", "0", "lse")
+vmax = cp.amax(x, axis=1, keepdims=True)
+lse(x, vmax, vmax, axis=1, keepdims=True)
+want = [math.log(sum(math.exp(v) for v in range(4 * r, 4 * r + 4))) for r in range(3)]
+assert all(abs(g - w) < 1e-5 * w for g, w in zip(vmax.ravel().tolist(), want)), vmax.tolist()
 empty = ss(cp.zeros((2, 0), dtype=cp.float32), axis=1).tolist()
 assert empty == [0.0, 0.0], empty
 print("ok reductions")

@@ -170,3 +170,20 @@ def test_numpy_ufuncs_and_operators_dispatch_to_the_device():
     np.testing.assert_array_equal(cp.asnumpy(y), [3, 0, 3])
     with pytest.raises(TypeError):
         np.frexp(x)  # no such function here: NumPy's TypeError, not a host computation
+
+
+def test_reduction_post_map_reads_the_outputs_passed_in():
+    # Chainer's logsumexp: vmax is an input and the output, and the post-map adds to it;
+    # reading the output as zero gave log(sum(exp(x - vmax))) alone, silently
+    k = cp.ReductionKernel("T x, T vmax", "T y", "exp(x - vmax)", "a + b", "y += log(a)", "0",
+                           "logsumexp_impl")
+    a = np.random.default_rng(5).standard_normal((3, 7)).astype(np.float32)
+    x = cp.asarray(a)
+    for axis, keep in ((1, True), (0, True), (None, True)):
+        vmax = cp.amax(x, axis=axis, keepdims=keep)
+        k(x, vmax, vmax, axis=axis, keepdims=keep)
+        want = np.log(np.exp(a.astype(np.float64)).sum(axis=axis, keepdims=keep))
+        np.testing.assert_allclose(cp.asnumpy(vmax), want, rtol=2e-6)
+    # a fresh output starts from zero, not from the pool's stale memory
+    fresh = cp.ReductionKernel("T x", "T y", "x", "a + b", "y += a", "0", "acc")(x, axis=1)
+    np.testing.assert_allclose(cp.asnumpy(fresh), a.sum(axis=1), rtol=2e-6)

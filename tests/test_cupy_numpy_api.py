@@ -340,3 +340,20 @@ def test_install_registers_the_submodules():
     import cupy
 
     assert cupy.linalg.norm is cp.linalg.norm
+
+
+def test_modf_and_bool_inplace_match_numpy():
+    x = np.array([-3.0, -0.5, 0.0, -0.0, 2.75, np.inf, -np.inf, np.nan], dtype=np.float32)
+    frac, whole = cp.modf(cp.asarray(x))
+    want_frac, want_whole = np.modf(x)
+    for got, want in ((frac, want_frac), (whole, want_whole)):
+        got = cp.asnumpy(got)
+        np.testing.assert_array_equal(got, want)
+        assert np.signbit(got).tolist() == np.signbit(want).tolist()
+    a, b = np.array([True, False, True]), np.array([True, True, False])
+    for op in ("__imul__", "__iadd__"):
+        x_ = cp.asarray(a)
+        getattr(x_, op)(cp.asarray(b))
+        want = a.copy()
+        getattr(want, op)(b)
+        assert cp.asnumpy(x_).tolist() == want.tolist()

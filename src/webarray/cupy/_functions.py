@@ -137,6 +137,8 @@ def inplace(fn, x: Array, other):
                 f"{x.dtype.name} with casting rule 'same_kind'")
     if fn.__name__ in _BINARY and x.shape == res.shape:
         strict = _BINARY[fn.__name__]
+        if x.dtype is dt.bool:  # NumPy's logic on bool arrays: *= is an and
+            strict = _BOOL_AS.get(fn.__name__, strict)
         # an operation whose promotion keeps x's dtype runs as the strict in-place op,
         # which the lazy graph can fuse
         compute = _compute_dtype(fn.__name__, strict, [x, other])
@@ -164,6 +166,15 @@ def around(a, decimals: int = 0, out=None):
 
 
 round_ = round = around
+
+
+def modf(x, out1=None, out2=None):
+    """(fractional part, integral part), both with x's sign (NumPy's: modf(-3.0) is
+    (-0.0, -3.0), modf(inf) is (0.0, inf))."""
+    x = _float_input(x, None, "modf")
+    whole = _wa.trunc(x)
+    frac = _wa.copysign(_wa.where(_wa.isinf(x), _wa.zeros_like(x), x - whole), x)
+    return _finish(frac, out1, "modf"), _finish(whole, out2, "modf")
 
 
 def fmax(x1, x2, out=None):
@@ -1055,7 +1066,7 @@ def isscalar(x) -> bool:
 
 
 __all__ = sorted(UFUNCS) + [
-    "around", "round_", "round", "fmax", "fmin", "fmod", "clip", "where", "real",
+    "around", "round_", "round", "modf", "fmax", "fmin", "fmod", "clip", "where", "real",
     "imag", "angle", "isclose", "allclose", "array_equal", "array", "asarray", "asanyarray",
     "ascontiguousarray", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
     "ones_like", "full_like", "arange", "linspace", "logspace", "eye", "identity", "meshgrid",

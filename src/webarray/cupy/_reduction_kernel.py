@@ -141,10 +141,14 @@ class ReductionKernel:
         types.update({k: register_of(v, self.name, k) for k, v in bound.items()})
         scalar_names = tuple(p.name for p, _, _ in scalars)
         checked = lang.loops_bounded(device.executor.adapter_info)
-        key = (tuple(sorted(types.items())), tuple(regs.items()), red_reg, scalar_names, checked)
+        # outputs passed in are also read (CuPy: ``y += log(a)`` adds to y's values)
+        readable = bool(outs)
+        key = (tuple(sorted(types.items())), tuple(regs.items()), red_reg, scalar_names, checked,
+               readable)
         fns = self._cache.get(key)
         if fns is None:
-            fns = self._cache[key] = self._functions(types, regs, red_reg, scalar_names, checked)
+            fns = self._cache[key] = self._functions(types, regs, red_reg, scalar_names, checked,
+                                                     readable)
         map_fn, reduce_fn, post_fn, identity_fn = fns
 
         # map: inputs broadcast to shape, reduced axes last -> contiguous (rows, cols)
@@ -172,7 +176,7 @@ class ReductionKernel:
         for d, v in post_scalars:
             words += lanes.scalar_words(d, v)
         _graph.flush(device)
-        src_key = ("cupy-reduce", reduce_fn.name, post_fn.name,
+        src_key = ("cupy-reduce", reduce_fn.name, post_fn.name, post_fn.readable_outputs,
                    identity_fn.name if identity_fn else None, red.name,
                    tuple(d.name for d in out_dtypes), tuple(d.name for d, _ in post_scalars))
         make = lambda: _generate(reduce_fn, post_fn, identity_fn, red, out_dtypes,  # noqa: E731
@@ -232,7 +236,7 @@ class ReductionKernel:
                                  if p.raw or p.name in scalar_names] + [cols, rows]
         # the outputs, made here when not given: their generic types are bound by the
         # inputs, which the post-map kernel does not see
-        results = list(outs) or [Array._empty(out_shape, d, device) for d in out_dtypes]
+        results = list(outs) or [zeros(out_shape, dtype=d, device=device) for d in out_dtypes]
         post_k(*post_args, *results)
         return self._ret(results, outs)
 
@@ -285,7 +289,7 @@ class ReductionKernel:
             results = [wrap(r) for r in results]
         return results[0] if len(results) == 1 else tuple(results)
 
-    def _functions(self, types, regs, red_reg, scalar_names, checked: bool):
+    def _functions(self, types, regs, red_reg, scalar_names, checked: bool, readable: bool):
         inputs = [(p.name, regs[p.name]) for p in self.in_params]
         map_fn = lang.expression_function(self.name, "_m", self.map_expr, inputs, red_reg, types)
         reduce_fn = lang.expression_function(self.name, "_r", self.reduce_expr,
@@ -295,7 +299,7 @@ class ReductionKernel:
         post_inputs += [(n, regs[n]) for n in scalar_names]
         post_fn = lang.UserFunction(self.name, self._post_map, post_inputs,
                                     [(p.name, regs[p.name]) for p in self.out_params], types,
-                                    checked=checked)
+                                    readable_outputs=readable, checked=checked)
         identity_fn = None
         if self.identity is not None:
             identity_fn = lang.expression_function(self.name, "_id", self.identity, [], red_reg,
@@ -352,7 +356,10 @@ def _generate(reduce_fn, post_fn, identity_fn, red: dt.DType, out_dtypes, post_s
         args.append(lanes.scalar_expr(d, at))
         at += lanes.words(d)
     body.append("    if (lid == 0u && live) {")
-    body.append(f"        let r = {post_fn.name}({', '.join(args[:3 + len(post_fn.inputs) - 3])});")
+    args = args[:len(post_fn.inputs)]
+    if post_fn.readable_outputs:  # the outputs' values as passed in
+        args += [lanes.load(d, f"B{k + 2}", "row") for k, d in enumerate(out_dtypes)]
+    body.append(f"        let r = {post_fn.name}({', '.join(args)});")
     for k, d in enumerate(out_dtypes):
         body.append("        " + lanes.store(d, f"B{k + 2}", "row", lanes.wrap(d, f"r.o{k}")))
     if post_fn.checked:
