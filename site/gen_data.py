@@ -202,7 +202,7 @@ CHAINER_DEVICE = "NVIDIA H100"
 CHAINER_WHEELS = ROOT / ".pyodide-wheels" / "chainer"
 # the record's backends in the page's order, with what each one is
 CHAINER_BACKENDS = {
-    "webarray": "webarray.cupy (webarray on the GPU)",
+    "webarray": "webarray.cupy",
     "cupy": "CuPy (CUDA)",
     "numpy": "NumPy (CPU)",
 }

@@ -762,7 +762,7 @@ def test_chainer_page_shows_the_h100_figures(pages):
     rows = finished(pages["chainer-webgpu"])["figures"]
     assert [r[0].split()[0] for r in rows] == ["webarray.cupy", "CuPy", "NumPy"], rows
     for row, name in zip(rows, ("webarray", "cupy", "numpy")):
-        shown = float(row[1].removesuffix(" ms").replace(",", ""))
+        shown = float(row[1].removesuffix("\N{NO-BREAK SPACE}ms").replace(",", ""))
         assert shown == pytest.approx(record[name]["seconds_per_step"] * 1e3, rel=5e-3), (row, name)
     webarray, cupy, numpy_row = rows
     assert float(webarray[2].removesuffix("×")) == pytest.approx(record["webarray"]["speedup_vs_numpy"], abs=0.05)

@@ -124,7 +124,7 @@ function showFigures(data: NativeFigures): string[][] {
   }
   const by = Object.fromEntries(data.backends.map((r) => [r.backend, r]));
   const slowest = Math.max(...data.backends.map((r) => r.ms_per_step));
-  const rows = data.backends.map((r) => [r.label, `${fmtStep(r.ms_per_step)} ms`,
+  const rows = data.backends.map((r) => [r.label, `${fmtStep(r.ms_per_step)}\u00a0ms`,
     r.speedup_vs_numpy ? `${r.speedup_vs_numpy.toFixed(1)}×` : r.backend === "numpy" ? "1×" : "",
     r.launches_per_step === null ? "" : String(r.launches_per_step),
     r.largest_loss_difference === null ? "" : fmtNumber(r.largest_loss_difference, 2)]);
@@ -134,12 +134,12 @@ function showFigures(data: NativeFigures): string[][] {
       `${data.steps} steps, the first, which compiles kernels, left out) on an ${data.device}, `,
       "run by examples/chainer_resnet18.py in CPython (webarray through wgpu, CuPy on CUDA): the same weights and data on each backend, each in its own process. ",
       ratio ? `webarray runs at ${Math.round(ratio * 100)}% of real CuPy's speed, ${by.webarray.speedup_vs_numpy?.toFixed(1)}× NumPy's on the CPU. ` : "",
-      "The last column is the largest difference between a backend's losses and NumPy's over the steps."),
+      "Launches: webarray's kernel launches per step. Loss diff.: the largest difference between a backend's losses and NumPy's over the steps."),
     el("div", { class: "hbars", role: "img", "aria-label": "milliseconds per step" }, ...data.backends.map((r) =>
       el("div", { class: "hbar" }, el("span", { class: "name" }, r.backend),
         el("span", { class: "track" }, el("span", { class: `fill ${r.backend}`, style: `width: ${(100 * r.ms_per_step / slowest).toFixed(1)}%` })),
-        el("span", { class: "value" }, `${fmtStep(r.ms_per_step)} ms`)))),
-    table(["backend", "per step", "vs NumPy", "launches per step", "largest loss difference from NumPy's"], rows),
+        el("span", { class: "value" }, `${fmtStep(r.ms_per_step)}\u00a0ms`)))),
+    table(["backend", "per step", "vs NumPy", "launches", "loss diff."], rows),
     el("p", { class: "muted" }, `From ${data.file}. In a browser each kernel launch also goes through WebGPU or WebGL2 and the page's `,
       "GPU thread: these figures show what the library does with a GPU, not what this page will show."),
   );
