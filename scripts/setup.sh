@@ -4,8 +4,9 @@
 # browser tests: WebGPU on SwiftShader), PostgreSQL (the volunteer tests), a virtual
 # environment with the package and its test, ecosystem and volunteer dependencies, Chainer,
 # the npm packages (vite, TypeScript, playwright-core, Pyodide), the built JS library and
-# webarray wheel, and the pure-Python wheels that the in-browser tests install into
-# Pyodide. Safe to run again; quick when everything is in place.
+# webarray wheel, the pure-Python wheels that the in-browser tests install into Pyodide,
+# and those of Chainer for the site's Chainer page. Safe to run again; quick when
+# everything is in place.
 # --python: only what CPython on this machine's GPU needs (the driver, the venv): no
 # Chromium, no PostgreSQL, no Chainer, no Node (./run.sh --cli).
 set -euo pipefail
@@ -75,4 +76,24 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: downloading wheels for Pyodide: ${missing[*]}"
   .venv/bin/python -m pip download -q --no-deps --only-binary=:all: --platform any \
     --python-version 3.14 --implementation py --abi none -d "$wheel_dir" "${missing[@]}"
+fi
+
+# Chainer and its pure dependencies for the site's Chainer page (site/gen_data.py copies
+# them into the build), apart from the test wheels above. Chainer publishes only an sdist:
+# its pure wheel is built from it the way Chainer is installed above.
+chainer_dir=$wheel_dir/chainer
+if ! compgen -G "$chainer_dir/chainer-7.8.1-*.whl" >/dev/null; then
+  echo "setup: building the Chainer 7.8.1 wheel for Pyodide"
+  .venv/bin/python -m pip install -q "setuptools<70" wheel
+  .venv/bin/python -m pip wheel -q --no-deps --no-build-isolation -w "$chainer_dir" chainer==7.8.1
+fi
+chainer_deps=(six==1.17.0 filelock==4.2.12 typing_extensions==4.16.0)
+missing=()
+for spec in "${chainer_deps[@]}"; do
+  compgen -G "$chainer_dir/${spec%%==*}-${spec##*==}-*.whl" >/dev/null || missing+=("$spec")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: downloading Chainer's wheels for Pyodide: ${missing[*]}"
+  .venv/bin/python -m pip download -q --no-deps --only-binary=:all: --platform any \
+    --python-version 3.14 --implementation py --abi none -d "$chainer_dir" "${missing[@]}"
 fi

@@ -7,14 +7,22 @@
   ``python -m conformance run``, plus ``site/other-libraries.json`` (published results of
   other libraries, with their sources);
 - ``data/api.json``: the API reference (``site/gen_api.py``);
+- ``data/chainer.json``: the Chainer page's native figures, ResNet-18 training steps on an
+  H100 (``benchmarks/results/chainer_resnet18_h100.json``, by
+  ``examples/chainer_resnet18.py``), per backend;
 - ``data/build.json``: the webarray version, git revision, date, the wheel's URL, the
   Pyodide packages this build can load (``pyodide_packages``: those whose files are in
   the Pyodide folder; none with the npm package alone, so NumPy is not offered unless a
   package index is configured, see ``pyodide_index``) and ``snapshot_key``, which names
   the Pyodide memory snapshot a page may resume from (site/src/session.ts): it changes
-  with Pyodide, the JS library's Python worker and the wheel;
+  with Pyodide, the JS library's Python worker and the wheel; ``chainer_wheels``, the
+  Chainer page's wheels (below);
 - ``wheels/webarray-*.whl``: the webarray wheel the pages install into Pyodide, copied
-  from ``dist/wheels`` when it is newer than the package sources, else built with pip.
+  from ``dist/wheels`` when it is newer than the package sources, else built with pip;
+- ``wheels/`` also gets the pure wheels of Chainer 7.8.1 and of its pure dependencies
+  (six, filelock, typing_extensions) that ``scripts/setup.sh`` put in
+  ``.pyodide-wheels/chainer/``: the build needs no network. The Chainer page installs them
+  into Pyodide; it trains only where the build also serves NumPy and scikit-learn.
 """
 
 from __future__ import annotations
@@ -186,6 +194,46 @@ def conformance() -> dict:
             "xfails_file": xfails_path.read_text() if xfails_path.is_file() else ""}
 
 
+# -- Chainer ----------------------------------------------------------------------------------
+
+CHAINER_RECORD = ROOT / "benchmarks" / "results" / "chainer_resnet18_h100.json"
+# the record names no hardware; it was measured on an H100 (its file name says so)
+CHAINER_DEVICE = "NVIDIA H100"
+CHAINER_WHEELS = ROOT / ".pyodide-wheels" / "chainer"
+# the record's backends in the page's order, with what each one is
+CHAINER_BACKENDS = {
+    "webarray": "webarray.cupy",
+    "cupy": "CuPy (CUDA)",
+    "numpy": "NumPy (CPU)",
+}
+
+
+def chainer() -> dict:
+    """The Chainer page's native figures: seconds per ResNet-18 step on each backend."""
+    try:
+        record = json.loads(CHAINER_RECORD.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        return {"error": f"{CHAINER_RECORD.relative_to(ROOT)}: {e}"}
+    results = record.get("results", {})
+    rows = [{"backend": name, "label": label,
+             "ms_per_step": results[name]["seconds_per_step"] * 1e3,
+             "launches_per_step": results[name].get("launches_per_step"),
+             "speedup_vs_numpy": results[name].get("speedup_vs_numpy"),
+             "largest_loss_difference": results[name].get("largest_loss_difference")}
+            for name, label in CHAINER_BACKENDS.items() if name in results]
+    return {"file": str(CHAINER_RECORD.relative_to(ROOT)), "device": CHAINER_DEVICE,
+            **{k: record.get(k) for k in ("steps", "batch", "width")}, "backends": rows}
+
+
+def chainer_wheels(out_dir: Path) -> list[str]:
+    """Copies the Chainer page's wheels into out_dir/wheels; their URLs, Chainer's first."""
+    urls = []
+    for whl in sorted(CHAINER_WHEELS.glob("*.whl"), key=lambda w: (not w.name.startswith("chainer-"), w.name)):
+        shutil.copy2(whl, out_dir / "wheels" / whl.name)
+        urls.append(f"wheels/{whl.name}")
+    return urls
+
+
 # -- the wheel and build facts ----------------------------------------------------------------
 
 
@@ -289,9 +337,10 @@ def main(argv: list[str]) -> int:
         "wheel": f"wheels/{whl.name}",
         "pyodide_packages": pyodide_packages(pyodide_index()),
         "snapshot_key": snapshot_key(whl),
+        "chainer_wheels": chainer_wheels(out),
     }
-    for name, value in (("build", facts), ("benchmarks", benchmarks()),
-                        ("conformance", conformance()), ("api", api)):
+    for name, value in (("build", facts), ("benchmarks", benchmarks()), ("conformance", conformance()),
+                        ("api", api), ("chainer", chainer())):
         (data / f"{name}.json").write_text(json.dumps(value, default=str, separators=(",", ":")))
     return 0
 

@@ -118,7 +118,7 @@ function copyMounts(): Plugin {
   };
 }
 
-const pages = ["index", "playground", "mandelbrot", "benchmarks", "conformance", "docs", "api"];
+const pages = ["index", "playground", "mandelbrot", "chainer", "benchmarks", "conformance", "docs", "api"];
 
 export default defineConfig({
   root: here,

@@ -11,7 +11,10 @@ over https on this machine's LAN address (what a phone opens), a slow WebGL2 run
 must finish and an error that must look like one, edits that survive, Stop that says
 what it keeps, examples that say what a backend lacks, honest home and benchmarks
 pages, a Python start resumed from a snapshot, NumPy-free CuPy code, and the runner's
-start-up. Screenshots go to build/site-screenshots/ (git-ignored), start-up times to
+start-up. The Chainer page (issue #19) opens on both backends, shows the H100 figures and
+says why it cannot train where the build serves no NumPy; its training run is tested
+where the build serves NumPy and scikit-learn (WEBARRAY_PYODIDE_INDEX), and skipped
+otherwise. Screenshots go to build/site-screenshots/ (git-ignored), start-up times to
 build/site-screenshots/startup.json.
 
 A test names the visits it needs (``@needs``); the module runs only those
@@ -32,6 +35,7 @@ import subprocess
 import sys
 import time
 import uuid
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -44,8 +48,11 @@ SITE = ROOT / "site"
 SHOTS = ROOT / "build" / "site-screenshots"
 BACKENDS = ("webgpu", "webgl2")
 SIZE, ITERS = 128, 50  # the Mandelbrot run of the test: 128 x 128 pixels, 50 iterations
+# the Chainer page's training run: 3 epochs reach 0.933 on NumPy (2 reach exactly 0.900)
+CHAINER_EPOCHS = 3
+CHAINER_PACKAGES = ("numpy", "scikit-learn")
 STATIC_PAGES = ("index", "benchmarks", "conformance", "docs", "api")
-ALL_PAGES = ("index", "playground", "mandelbrot", "benchmarks", "conformance", "docs", "api")
+ALL_PAGES = ("index", "playground", "mandelbrot", "chainer", "benchmarks", "conformance", "docs", "api")
 PHONES = (360, 390, 414)  # the widths of common phones, in CSS pixels
 # what the Stop button's header says (site/src/session.ts, INTERRUPTED)
 INTERRUPTED = "the Python worker stays, with its imports and compiled kernels"
@@ -79,7 +86,8 @@ def build_site() -> Path:
     assets.node_modules(ROOT)
     lib = assets.js_library(ROOT)
     inputs = [p for p in SITE.rglob("*") if not ({"dist", ".generated"} & set(p.relative_to(SITE).parts))]
-    for folder in ("docs", "examples", "benchmarks/results", "conformance/reports", "src/webarray"):
+    for folder in ("docs", "examples", "benchmarks/results", "conformance/reports", "src/webarray",
+                   ".pyodide-wheels/chainer"):
         inputs += [p for p in (ROOT / folder).rglob("*") if "__pycache__" not in p.parts]
     inputs += [lib / "index.js", lib / "python-worker.js", ROOT / "package.json"]
     index = SITE / "dist" / "index.html"
@@ -131,6 +139,11 @@ def visits() -> list[dict]:
         out.append({"name": f"playground-{b}", "path": f"playground.html?backend={b}&example=hello&autorun=1",
                     "timeout": 180})
     out += [{"name": p, "path": f"{p}.html", "timeout": 60} for p in STATIC_PAGES]
+    for b in BACKENDS:
+        out.append({"name": f"chainer-{b}", "path": f"chainer.html?backend={b}", "timeout": 60})
+        # trains only where the build serves NumPy and scikit-learn; else it reports at once
+        out.append({"name": f"chainer-train-{b}", "timeout": 1200,
+                    "path": f"chainer.html?backend={b}&epochs={CHAINER_EPOCHS}&autorun=1"})
     for b in BACKENDS:
         out.append({"name": f"mandelbrot-{b}",
                     "path": f"mandelbrot.html?backend={b}&size={SIZE}&iters={ITERS}&repeat=1&autorun=1",
@@ -416,7 +429,7 @@ def test_pages_fit_a_phone(pages, name, width):
     assert layout["width"] == width
     assert layout["scrollWidth"] <= width, f"the page is {layout['scrollWidth']} px wide: {layout['overflowing']}"
     assert not layout["overflowing"], layout["overflowing"]
-    assert len(layout["links"]) == 7 and all(link["visible"] for link in layout["links"]), layout["links"]
+    assert len(layout["links"]) == len(ALL_PAGES) and all(link["visible"] for link in layout["links"]), layout["links"]
     result = finished(page)
     if name == "playground":  # it runs there, too
         assert result["status"] == 0, result["stderr"]
@@ -707,4 +720,85 @@ def test_numpy_import_says_how_to_do_without(pages):
     assert "ModuleNotFoundError: No module named 'numpy'" in result["stderr"]
     assert "cp.float32" in result["stderr"] and "x.tolist()" in result["stderr"], result["stderr"]
     assert result["header"]["error"]
+    clean(page)
+
+
+# -- 8. the Chainer page ------------------------------------------------------------------------
+
+
+def serves_chainer_packages() -> bool:
+    """Whether the built site serves what Chainer's example imports from Pyodide."""
+    built = json.loads((SITE / "dist" / "data" / "build.json").read_text())
+    return set(CHAINER_PACKAGES) <= set(built["pyodide_packages"])
+
+
+@needs(*(f"chainer-{b}" for b in BACKENDS))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_chainer_page_opens(pages, backend):
+    page = pages[f"chainer-{backend}"]
+    result = finished(page)
+    clean(page)
+    assert result["picked"] == backend and not result["trained"]
+    assert result["source"] == (ROOT / "examples" / "chainer_cnn.py").read_text()  # the file itself
+    assert result["trainDisabled"] == (not serves_chainer_packages()) == (not result["trainable"])
+
+
+@needs(*(f"chainer-{b}" for b in BACKENDS))
+def test_chainer_page_says_why_it_cannot_train(pages):
+    if serves_chainer_packages():
+        pytest.skip("this build serves NumPy and scikit-learn: the page trains (test_chainer_trains_in_the_browser)")
+    for backend in BACKENDS:
+        result = finished(pages[f"chainer-{backend}"])
+        assert not result["trainable"] and result["trainDisabled"], result
+        assert "no Pyodide package index serving NumPy and scikit-learn in this build" in result["why"], result["why"]
+        assert "WEBARRAY_PYODIDE_INDEX=DIR" in result["why"] and "full Pyodide distribution" in result["why"]
+        # nothing is downloaded for a run that cannot happen
+        assert "Python is not started" in result["header"]["text"] and not result["header"]["error"], result["header"]
+
+
+@needs("chainer-webgpu")
+def test_chainer_page_shows_the_h100_figures(pages):
+    record = json.loads((ROOT / "benchmarks" / "results" / "chainer_resnet18_h100.json").read_text())["results"]
+    rows = finished(pages["chainer-webgpu"])["figures"]
+    assert [r[0].split()[0] for r in rows] == ["webarray.cupy", "CuPy", "NumPy"], rows
+    for row, name in zip(rows, ("webarray", "cupy", "numpy")):
+        shown = float(row[1].removesuffix("\N{NO-BREAK SPACE}ms").replace(",", ""))
+        assert shown == pytest.approx(record[name]["seconds_per_step"] * 1e3, rel=5e-3), (row, name)
+    webarray, cupy, numpy_row = rows
+    assert float(webarray[2].removesuffix("×")) == pytest.approx(record["webarray"]["speedup_vs_numpy"], abs=0.05)
+    assert float(cupy[2].removesuffix("×")) == pytest.approx(record["cupy"]["speedup_vs_numpy"], abs=0.05)
+    assert numpy_row[2] == "1×"
+    assert webarray[3] == str(record["webarray"]["launches_per_step"]) and cupy[3] == ""
+
+
+def test_chainer_wheels_are_in_the_build():
+    """The pure wheels setup.sh made are served as they are, listed in build.json."""
+    dist = build_site()
+    urls = json.loads((dist / "data" / "build.json").read_text())["chainer_wheels"]
+    names = [u.removeprefix("wheels/") for u in urls]
+    assert [n.split("-")[0] for n in names] == ["chainer", "filelock", "six", "typing_extensions"], \
+        f"run scripts/setup.sh (it fills .pyodide-wheels/chainer): {names}"
+    assert names[0] == "chainer-7.8.1-py3-none-any.whl"
+    for name in names:
+        served = dist / "wheels" / name
+        assert served.read_bytes() == (ROOT / ".pyodide-wheels" / "chainer" / name).read_bytes()
+        assert name.endswith("-none-any.whl")  # pure: no compiled code
+        with zipfile.ZipFile(served) as z:
+            assert not [f for f in z.namelist() if f.endswith((".so", ".pyd"))], name
+            if name.startswith("chainer-"):
+                assert "Version: 7.8.1" in z.read("chainer-7.8.1.dist-info/METADATA").decode()
+
+
+@needs(*(f"chainer-train-{b}" for b in BACKENDS))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_chainer_trains_in_the_browser(pages, backend):
+    if not serves_chainer_packages():
+        pytest.skip("no Pyodide package index serving NumPy and scikit-learn on this machine")
+    page = pages[f"chainer-train-{backend}"]
+    result = finished(page)
+    assert result["trained"] and result["status"] == 0, result["stderr"]
+    assert result["backend"] == backend and result["epochs"] == CHAINER_EPOCHS
+    # 1,437 training images in batches of 64: 23 steps an epoch
+    assert f"webarray: {23 * CHAINER_EPOCHS} steps" in result["stdout"], result["stdout"]
+    assert result["accuracy"] >= 0.9, result["stdout"]
     clean(page)

@@ -6,6 +6,7 @@ const PAGES: [string, string][] = [
   ["index.html", "Home"],
   ["playground.html", "Playground"],
   ["mandelbrot.html", "Mandelbrot"],
+  ["chainer.html", "Chainer"],
   ["benchmarks.html", "Benchmarks"],
   ["conformance.html", "Conformance"],
   ["docs.html", "Docs"],
@@ -67,6 +68,8 @@ export interface BuildInfo {
   pyodide_packages: string[];
   /** names the memory snapshot of Python with this build's webarray (session.ts) */
   snapshot_key: string;
+  /** the Chainer page's pure wheels (Chainer 7.8.1 first, then its dependencies) */
+  chainer_wheels: string[];
 }
 
 export const buildInfo = (): Promise<BuildInfo> => loadData<BuildInfo>("build");

@@ -8,6 +8,7 @@ const main = document.querySelector("main")!;
 const CARDS: [string, string, string][] = [
   ["playground.html", "Playground", "Edit and run Python with webarray in your browser: examples, a backend picker, output with tracebacks, timing."],
   ["mandelbrot.html", "Mandelbrot", "Plain array code against a custom elementwise kernel, side by side, with their timings."],
+  ["chainer.html", "Chainer", "Chainer 7.8.1, unchanged, on webarray: a CNN example to train in the browser where the build serves NumPy, and ResNet-18 figures from an H100."],
   ["benchmarks.html", "Benchmarks", "The recorded benchmark results as plots, and a short benchmark to run on your own machine."],
   ["conformance.html", "Conformance", "The array-api-tests reports: totals, categories, functions, failures, versions and hardware."],
   ["docs.html", "Docs", "Quick start for Python users and for page authors, CuPy migration notes, how it works."],
