@@ -61,10 +61,7 @@ function whyNot(info: BuildInfo): string | null {
   return reasons.length ? reasons.join("; and ") : null;
 }
 
-// webarray.cupy decides when it is imported whether NumPy is there (its dtypes are then
-// NumPy's, which Chainer compares with), so nothing may import it before the example's
-// `import numpy` has loaded NumPy: this page's snapshot of Python holds webarray alone.
-const session = new Session(header("chainer.html"), { snapshot: { modules: ["webarray"], name: "chainer" } });
+const session = new Session(header("chainer.html"));
 const main = document.querySelector("main")!;
 const epochsInput = el("input", { type: "number", id: "epochs", min: 1, max: 50, value: intParam("epochs", 8, 1, 50) });
 const trainButton = el("button", { class: "primary", id: "train", disabled: true }, "Train");

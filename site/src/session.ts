@@ -116,12 +116,6 @@ export class StatusView {
   }
 }
 
-export interface SessionOptions {
-  /** what Python's memory snapshot holds imported, and the name it is kept under beside
-   * the build's snapshot_key (default: startWebarray's SNAPSHOT_MODULES, shared by pages) */
-  snapshot?: { modules: string[]; name: string };
-}
-
 export function initialBackend(): BackendChoice {
   const wanted = param("backend") ?? localStorage.getItem(STORAGE_KEY) ?? "auto";
   return (CHOICES as string[]).includes(wanted) ? (wanted as BackendChoice) : "auto";
@@ -149,7 +143,7 @@ export class Session {
   startMs: number | null = null;
   readyAt: number | null = null;
 
-  constructor(slot: HTMLElement, private readonly options: SessionOptions = {}) {
+  constructor(slot: HTMLElement) {
     this.picker = el("select", { "aria-label": "GPU backend", id: "backend", title: "auto: WebGPU where the browser has it, else WebGL2" },
       ...CHOICES.map((c) => el("option", { value: c }, c === "auto" ? "auto" : c === "webgpu" ? "WebGPU" : "WebGL2")));
     this.picker.value = initialBackend();
@@ -203,8 +197,7 @@ export class Session {
       });
       await prefetched;
       const lib = await loadLib();
-      const own = this.options.snapshot;
-      const key = `${info.snapshot_key}${own ? `-${own.name}` : ""}${timeout ? `-timeout-${timeout}` : ""}`;
+      const key = `${info.snapshot_key}${timeout ? `-timeout-${timeout}` : ""}`;
       const snapshot = await cachedSnapshot(key).catch(() => null);
       this.status.elapsed(snapshot ? `resuming Python and starting the ${backend} device…`
         : `starting Python and the ${backend} device (the first start in this browser takes longest)…`);
@@ -214,7 +207,7 @@ export class Session {
         wheelUrl: wheel,
         packages: info.pyodide_packages ?? [],
         snapshot,
-        makeSnapshot: own?.modules ?? true,
+        makeSnapshot: true,
         env,
         stdout: (t) => this.stdout(t),
         onProgress: (stage) => this.stages.push(stage) && this.status.elapsed(
