@@ -187,3 +187,31 @@ def test_reduction_post_map_reads_the_outputs_passed_in():
     # a fresh output starts from zero, not from the pool's stale memory
     fresh = cp.ReductionKernel("T x", "T y", "x", "a + b", "y += a", "0", "acc")(x, axis=1)
     np.testing.assert_allclose(cp.asnumpy(fresh), a.sum(axis=1), rtol=2e-6)
+
+
+def test_numpy_loaded_after_the_cupy_layer_is_seen():
+    # Pyodide resumes Python with webarray.cupy imported and loads NumPy later, when a
+    # script imports it: from then on dtypes are NumPy's, as when NumPy came first
+    import subprocess
+    import sys
+
+    code = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy" or name.startswith("numpy."):
+            raise ImportError("blocked")
+sys.meta_path.insert(0, Block())
+import webarray.cupy as cp
+assert cp.float32 is cp._dt.by_name["float32"]
+x = cp.arange(3, dtype=cp.float32)
+assert x.dtype is cp._dt.float32
+sys.meta_path.pop(0)
+import numpy as np
+assert cp.float32 is np.float32 and cp.bool_ is np.bool_ and cp.int_ is np.int32
+assert isinstance(x.dtype, np.dtype) and x.dtype == np.float32
+assert cp.dtype("f") == np.float32
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr

@@ -37,22 +37,40 @@ _core._install_operators()
 __version__ = "7.8.0"
 
 # dtypes: NumPy's scalar types where NumPy is present (as CuPy's are, and as ndarray.dtype
-# is a numpy.dtype there), else webarray's dtype objects; `x.dtype == cp.float32` holds both ways
+# is a numpy.dtype there), else webarray's dtype objects; `x.dtype == cp.float32` holds both
+# ways. Without NumPy they are looked up at each use (__getattr__ below), since Pyodide can
+# load NumPy after this module was imported (from a memory snapshot, say).
 _names = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float32", "float64", "complex64", "complex128")
-if _core.NUMPY is not None:
-    _types = {n: getattr(_core.NUMPY, n + ("_" if n == "bool" else "")) for n in _names}
-else:
-    _types = {n: _dt.by_name[n] for n in _names}
-bool_ = _types["bool"]
-int8, int16, int32, int64 = _types["int8"], _types["int16"], _types["int32"], _types["int64"]
-uint8, uint16, uint32, uint64 = _types["uint8"], _types["uint16"], _types["uint32"], _types["uint64"]
-float32, float64 = _types["float32"], _types["float64"]
-complex64, complex128 = _types["complex64"], _types["complex128"]
-single, double = float32, float64
-intc, uintc = int32, uint32
-float_ = float32
-int_ = int32
+_ALIASES = {"bool_": "bool", "single": "float32", "double": "float64", "intc": "int32",
+            "uintc": "uint32", "float_": "float32", "int_": "int32"}
+_ALIASES.update({n: n for n in _names if n != "bool"})
+
+
+def _dtype_types() -> dict:
+    np = _core.numpy_now()
+    if np is not None:
+        return {n: getattr(np, n + ("_" if n == "bool" else "")) for n in _names}
+    return {n: _dt.by_name[n] for n in _names}
+
+
+def _bind_dtype_names() -> None:
+    types = _dtype_types()
+    for alias, name in _ALIASES.items():
+        globals()[alias] = types[name]
+
+
+if _core.numpy_now() is not None:
+    _bind_dtype_names()  # fixed for good: plain module attributes
+
+
+def __getattr__(name: str):
+    if name in _ALIASES:
+        if _core.numpy_now() is not None:  # NumPy arrived: bind once, as natively
+            _bind_dtype_names()
+        return _dtype_types()[_ALIASES[name]]
+    raise AttributeError(f"module 'webarray.cupy' has no attribute {name!r}")
+
 
 pi = 3.141592653589793
 e = 2.718281828459045

@@ -23,6 +23,8 @@ import sys
 try:
     import numpy as NUMPY  # optional: ndarray.dtype is a numpy.dtype where NumPy is present
 except ImportError:
+    # Pyodide may load NumPy later (a served package, on a script's `import numpy`),
+    # after this module came from a memory snapshot: numpy_now() looks again
     NUMPY = None
 
 import webarray as _wa
@@ -229,8 +231,23 @@ def _caller_is_webarray() -> bool:
 _NUMPY_DTYPES = {d: NUMPY.dtype(d.name) for d in dt.all_dtypes} if NUMPY is not None else {}
 
 
+def numpy_now():
+    """NumPy, if it is imported by now (else None): imported with this module natively,
+    possibly later in Pyodide, where it loads when a script first imports it."""
+    global NUMPY, _NUMPY_DTYPES
+    if NUMPY is None:
+        np = sys.modules.get("numpy")
+        if np is None or not hasattr(np, "dtype"):  # absent, or still importing
+            return None
+        _NUMPY_DTYPES = {d: np.dtype(d.name) for d in dt.all_dtypes}
+        NUMPY = np
+    return NUMPY
+
+
 def numpy_dtype(d: dt.DType):
     """NumPy's dtype for d where NumPy is present, else d."""
+    if not _NUMPY_DTYPES:
+        numpy_now()
     return _NUMPY_DTYPES.get(d, d)
 
 
@@ -265,7 +282,7 @@ class ndarray(Array):
         webarray's own dtype object for webarray's code and where NumPy is absent."""
         if _caller_is_webarray():
             return self._dtype
-        return _NUMPY_DTYPES.get(self._dtype, self._dtype)
+        return numpy_dtype(self._dtype)
 
     @property
     def device(self):
