@@ -1,4 +1,4 @@
-"""complex64 math in WGSL (``kernels/webgpu/wgsl_complex.py``), tested on its own.
+"""complex64 math in WGSL (``kernels/wgsl_complex.py``), tested on its own.
 
 Each op of ``COMPLEX_OPS`` runs in a raw kernel (pairs of float32 words in, pairs or single
 words out) through the native executor, independent of the rest of webarray, and is checked
@@ -39,8 +39,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from webarray.executors.native import NativeExecutor
-from webarray.kernels.webgpu.wgsl_complex import COMPLEX_OPS
-from webarray.kernels.webgpu.wgsl_lib import helpers_for
+from webarray.kernels.wgsl_complex import COMPLEX_OPS
+from webarray.kernels.wgsl_lib import helpers_for
 
 INF, NAN, PI = math.inf, math.nan, math.pi
 FMAX = float(np.finfo(np.float32).max)

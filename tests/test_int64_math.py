@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from webarray.executors.native import NativeExecutor
-from webarray.kernels.webgpu import wgsl_int64  # noqa: F401  (registers the helpers)
-from webarray.kernels.webgpu.wgsl_lib import helpers_for
+from webarray.kernels import wgsl_int64  # noqa: F401  (registers the helpers)
+from webarray.kernels.wgsl_lib import helpers_for
 
 M64 = (1 << 64) - 1
 I64 = st.integers(-(1 << 63), (1 << 63) - 1)

@@ -21,7 +21,7 @@ from webarray.kernels.ops import TABLE
 from webarray.kernels.webgl2 import glsl_lib
 from webarray.kernels.webgl2.wgsl_to_glsl import (
     TranslationError, translate_expression, translate_function)
-from webarray.kernels.webgpu.wgsl_lib import LIB
+from webarray.kernels.wgsl_lib import LIB
 
 ROOT = Path(__file__).resolve().parents[1]
 browser = pytest.mark.skipif(os.environ.get("WEBARRAY_SKIP_BROWSER") == "1",

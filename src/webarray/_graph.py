@@ -34,8 +34,8 @@ import weakref
 
 from .executors.guard import LOCK, critical, finalizer
 from .kernels.expr import Apply, Cast, Index, Input, Node, Scalar
-from .kernels.webgpu import elementwise as ew
-from .kernels.webgpu import lanes
+from .kernels.specs import elementwise as ew
+from .kernels import lanes
 
 
 def c_strides(shape) -> tuple[int, ...]:

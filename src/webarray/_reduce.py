@@ -38,7 +38,7 @@ from . import _graph
 from . import _storage
 from ._array_object import Array
 from .kernels.expr import Apply, Input, Scalar
-from .kernels.webgpu import lanes
+from .kernels import lanes
 
 __all__ = ["reduce", "argreduce", "mean", "var", "scan", "normalize_axes", "normalize_axis",
            "REDUCTIONS", "SCANS", "MAX_COLUMNS", "MAX_INDEX"]

@@ -25,7 +25,7 @@ from . import _graph
 from ._array_object import Array
 from .kernels import uniforms
 from .kernels.expr import Apply, Gather, Input, Scalar
-from .kernels.webgpu.grid import fold
+from .kernels.grid import fold
 
 _U32 = dt.uint32
 _I32 = dt.int32

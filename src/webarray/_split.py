@@ -37,9 +37,9 @@ import struct
 
 from .executors.protocol import BindingTooLarge
 from .kernels import expr
-from .kernels.webgpu import elementwise as ew
+from .kernels.specs import elementwise as ew
 from .kernels.webgpu import reduction as rk
-from .kernels.webgpu.grid import fold
+from .kernels.grid import fold
 
 PIECE_BYTES = 128 << 20  # at most this many bytes of one operand per dispatch
 _MAX_PIECES = 1 << 16

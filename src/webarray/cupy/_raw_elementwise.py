@@ -29,7 +29,7 @@ from webarray import _graph
 from webarray._array_object import Array
 from webarray.executors.protocol import KernelError
 from webarray.kernels.webgl2.program import draw, uword
-from webarray.kernels.webgpu.wgsl_lib import helpers_for
+from webarray.kernels.wgsl_lib import helpers_for
 
 from ._kernel_lang import glsl_safe
 from ._params import kernel_error

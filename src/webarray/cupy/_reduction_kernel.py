@@ -37,9 +37,9 @@ from webarray._manipulation import broadcast_to, permute_dims, reshape
 from webarray._reduce import normalize_axes
 from webarray.executors.protocol import KernelError
 from webarray.kernels.expr import Input, Scalar, UserCall, UserOut
-from webarray.kernels.webgpu import lanes
-from webarray.kernels.webgpu.grid import fold
-from webarray.kernels.webgpu.wgsl_lib import helpers_for
+from webarray.kernels import lanes
+from webarray.kernels.grid import fold
+from webarray.kernels.wgsl_lib import helpers_for
 
 from . import _kernel_lang as lang
 from ._core import wrap

@@ -185,7 +185,7 @@ _INT64 = {
 
 
 def _merge_wide() -> None:
-    from .webgpu.wgsl_complex import COMPLEX_OPS
+    from .wgsl_complex import COMPLEX_OPS
 
     for name, spec in _INT64.items():
         TABLE[name].wgsl.update(_lanes(spec))

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from ..expr import Apply, Cast, Gather, Index, Input, Scalar, UserCall, UserOut, walk
 from ..ops import TABLE, lane_of
-from ..webgpu import lanes
-from ..webgpu.elementwise import ElementwiseSpec, arg_registers, uniform_layout, zeros
+from .. import lanes
+from ..specs.elementwise import ElementwiseSpec, arg_registers, uniform_layout, zeros
 from .program import draw, uword
 
 USER_CALLS = True  # runs UserCall/UserOut nodes (ElementwiseKernel bodies, their GLSL)

@@ -5,8 +5,8 @@ by ``wgsl_to_glsl``, once per helper, plus the few helpers GLSL ES 3.00 needs be
 
 from __future__ import annotations
 
-from ..webgpu import wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
-from ..webgpu.wgsl_lib import LIB
+from .. import wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
+from ..wgsl_lib import LIB
 from .wgsl_to_glsl import GLSL_EXTRA, TranslationError, signature, translate_function
 
 _SIGS: dict = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..._dtypes import DType
 from ..ops import lane_of
-from ..webgpu import lanes
+from .. import lanes
 from ..webgpu.matmul import BK, FAST_TILE, TILE, pack_uniforms  # noqa: F401
 from .program import draw
 

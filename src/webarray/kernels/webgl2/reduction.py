@@ -19,7 +19,7 @@ import re
 from ..._dtypes import bool as _BOOL
 from ..._dtypes import uint32 as _U32
 from ..ops import TABLE, lane_of
-from ..webgpu import lanes
+from .. import lanes
 from ..webgpu import reduction as _wgsl
 from ..webgpu.reduction import NONE, ReduceSpec, better_fn, combine_expr, identity, pack_uniforms  # noqa: F401
 from .program import draw

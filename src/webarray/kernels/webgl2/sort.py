@@ -16,7 +16,7 @@ import re
 
 from ..._dtypes import DType
 from ..ops import lane_of
-from ..webgpu import lanes
+from .. import lanes
 from ..webgpu.sort import NAN_KEY, SENTINEL, key_function
 from .program import draw
 

@@ -26,9 +26,9 @@ import math
 
 from ..._dtypes import complex64
 from ..uniforms import pack
-from . import lanes, wgsl_complex  # noqa: F401  (registers wa_cmul)
-from .grid import fold
-from .wgsl_lib import helpers_for
+from .. import lanes, wgsl_complex  # noqa: F401  (registers wa_cmul)
+from ..grid import fold
+from ..wgsl_lib import helpers_for
 
 WORKGROUP = 64
 # 8 is left out: on an H100 seven passes of 8 and 4 took twice as long as ten of 4, while

@@ -21,8 +21,8 @@ import array
 
 from ..._dtypes import DType
 from ..ops import lane_of
-from . import lanes, wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
-from .wgsl_lib import helpers_for
+from .. import lanes, wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
+from ..wgsl_lib import helpers_for
 
 R = 4  # outputs per thread along each axis
 THREADS = 16

@@ -39,9 +39,9 @@ from ..._dtypes import bool as _BOOL
 from ..._dtypes import uint32 as _U32
 from ..ops import TABLE, lane_of
 from ..uniforms import UniformOverflow, pack
-from . import lanes
-from .grid import fold
-from .wgsl_lib import helpers_for
+from .. import lanes
+from ..grid import fold
+from ..wgsl_lib import helpers_for
 
 WORKGROUP = 256
 # columns each thread loads (P // 4 vec4 loads on the vec4 path): 16 keeps enough loads in

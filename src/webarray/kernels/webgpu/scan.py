@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from ..._dtypes import DType
 from ..uniforms import UniformOverflow, pack
-from . import lanes
+from .. import lanes
 from .reduction import ROW_LAYOUT, WORKGROUP, cast, combine_expr, identity, ra_helpers
 
 U_DIMS = 18

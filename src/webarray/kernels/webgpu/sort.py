@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ..._dtypes import DType
 from ..ops import lane_of
-from . import lanes
+from .. import lanes
 
 WORKGROUP = 256
 PER_THREAD = 4  # compare-exchanges per thread and step of the block kernels

@@ -8,8 +8,8 @@ first, two's complement), complex64 as ``vec2<f32>`` (real part first).
 
 from __future__ import annotations
 
-from ..._dtypes import DType
-from ..ops import lane_of
+from .._dtypes import DType
+from .ops import lane_of
 
 _TYPE = {"b": "bool", "i": "i32", "u": "u32", "f": "f32",
          "I": "vec2<u32>", "U": "vec2<u32>", "c": "vec2<f32>"}
@@ -133,5 +133,5 @@ def scalar_expr(dtype: DType, at: int) -> str:
     return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w, "f": f"bitcast<f32>({w})"}[lane]
 
 
-from ..._dtypes import float32 as _F32  # noqa: E402
-from ..._storage import f32_bytes  # noqa: E402
+from .._dtypes import float32 as _F32  # noqa: E402
+from .._storage import f32_bytes  # noqa: E402
