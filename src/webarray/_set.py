@@ -27,7 +27,7 @@ from . import _sort_impl as impl
 from ._array_object import Array
 from ._manipulation import _array, reshape
 from .kernels.expr import Apply, Gather, Index, Input, Node, Scalar
-from .kernels.webgpu.sort import NAN_KEY
+from .kernels.specs.sort import NAN_KEY
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 

@@ -38,7 +38,7 @@ import struct
 from .executors.protocol import BindingTooLarge
 from .kernels import expr
 from .kernels.specs import elementwise as ew
-from .kernels.webgpu import reduction as rk
+from .kernels.specs import reduction as rk
 from .kernels.grid import fold
 
 PIECE_BYTES = 128 << 20  # at most this many bytes of one operand per dispatch

@@ -2,7 +2,7 @@
 
 Every transform reduces to one primitive, an unnormalised complex64 transform of
 contiguous rows (``_rows``): lengths whose prime factors are 2, 3, 5 and 7 run as Stockham
-passes of radix 4, 2, 3, 5 and 7 (kernels/webgpu/fft.py, one dispatch per pass, all rows
+passes of radix 4, 2, 3, 5 and 7 (kernels/webgpu/fft.py, planned by kernels/specs/fft.py, one dispatch per pass, all rows
 at once); any other length goes through Bluestein's chirp-z transform, a convolution done
 with power-of-two transforms of length >= 2n - 1. The transformed axis is moved last as a
 view and copied to contiguous rows when it is not already. Only the single-precision
@@ -26,7 +26,7 @@ from ._manipulation import (
     _array, _int, concat, flip, moveaxis, normalize_axes, normalize_axis, reshape, roll,
 )
 from .kernels.expr import Apply, Cast, Index, Scalar
-from .kernels.webgpu import fft as kfft
+from .kernels.specs import fft as kfft
 
 __all__ = [
     "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",

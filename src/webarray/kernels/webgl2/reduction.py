@@ -20,8 +20,8 @@ from ..._dtypes import bool as _BOOL
 from ..._dtypes import uint32 as _U32
 from ..ops import TABLE, lane_of
 from .. import lanes
-from ..webgpu import reduction as _wgsl
-from ..webgpu.reduction import NONE, ReduceSpec, better_fn, combine_expr, identity, pack_uniforms  # noqa: F401
+from ..specs.reduction import (NONE, RA_HELPERS, ReduceSpec, better_fn, combine_expr,  # noqa: F401
+                               identity, pack_uniforms)
 from .program import draw
 
 WORKGROUP = 64  # the largest group S: a chunk is at most WORKGROUP * P columns
@@ -131,7 +131,7 @@ def _to_word(dtype, v: str) -> str:
 def extra_functions(combine: str, acc) -> list[str]:
     """WGSL-subset helpers the loops call beyond the library: the float min/max by keys
     and, for arg reductions, the rule of which (value, index) wins, as WebGPU has them."""
-    fns = [f for f in re.split(r"(?m)^(?=fn )", _wgsl.RA_HELPERS) if f.strip()]
+    fns = [f for f in re.split(r"(?m)^(?=fn )", RA_HELPERS) if f.strip()]
     if combine in ("argmin", "argmax"):
         fns.append(better_fn(combine, acc))
     return fns

@@ -17,7 +17,7 @@ import re
 from ..._dtypes import DType
 from ..ops import lane_of
 from .. import lanes
-from ..webgpu.sort import NAN_KEY, SENTINEL, key_function
+from ..specs.sort import NAN_KEY, SENTINEL, key_function
 from .program import draw
 
 WORKGROUP = 1  # _sort_impl sizes grids in workgroups of this many: here, elements

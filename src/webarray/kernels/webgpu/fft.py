@@ -25,31 +25,9 @@ from __future__ import annotations
 import math
 
 from ..._dtypes import complex64
-from ..uniforms import pack
 from .. import lanes, wgsl_complex  # noqa: F401  (registers wa_cmul)
-from ..grid import fold
+from ..specs.fft import BIG, BIG_GROUP, RADICES, WORKGROUP  # noqa: F401
 from ..wgsl_lib import helpers_for
-
-WORKGROUP = 64
-# 8 is left out: on an H100 seven passes of 8 and 4 took twice as long as ten of 4, while
-# four of 32 took 0.09 ms against 0.10 for five of 16 and 0.15 for ten of 4 (2^20 points)
-RADICES = (32, 16, 4, 2, 3, 5, 7)
-
-
-def factor(n: int) -> list[int] | None:
-    """The radices of the passes for length n (1024 by workgroups where n has it 16
-    times over, then 32s: every pass is a full read and write of the data), or None
-    if n has a prime other than 2, 3, 5, 7."""
-    out = []
-    full = n
-    while n % BIG == 0 and full >= BIG * 16:  # at least 16 transforms per row in the pass
-        out.append(BIG)
-        n //= BIG
-    for r in RADICES:
-        while n % r == 0:
-            out.append(r)
-            n //= r
-    return out if n == 1 else None
 
 
 def _rotate(v: str, m: int, radix: int, sign: int) -> str:
@@ -150,32 +128,7 @@ def generate(radix: int, inverse: bool) -> str:
     return code + TWIDDLE + helpers_for(code + TWIDDLE)
 
 
-def pack_uniforms(n: int, ns: int, butterflies: int, offset: int) -> bytes:
-    return pack([n, ns, butterflies, offset], "fft")
-
-
-def grid(butterflies: int, max_per_dim: int) -> tuple[int, int, int]:
-    return fold(-(-butterflies // WORKGROUP), max_per_dim)
-
-
-def roots(n: int) -> list[complex]:
-    """exp(-2 pi i m / n) for m < n, in float64 (exact at the quarter turns)."""
-    out = []
-    for m in range(n):
-        q, r = divmod(4 * m, n)
-        if r == 0:
-            out.append((1, -1j, -1, 1j)[q])
-        else:
-            a = -2.0 * math.pi * m / n
-            out.append(complex(math.cos(a), math.sin(a)))
-    return out
-
-
 # ---- radix 1024 = 32 × 32 by workgroups: two passes for 2^20 points ----------------------
-
-BIG = 1024
-BIG_GROUP = 4  # transforms per workgroup: 4 neighbouring ones fill 32-byte memory sectors
-
 
 def _powers(w, base: str, names: str, count: int, inverse: bool, mul_one: bool) -> None:
     """Emit names{e} = base^e for e < count from table reads of base^(2^i) (index
@@ -245,7 +198,3 @@ def generate_big(inverse: bool) -> str:
     w("}")
     code = "\n".join(lines) + "\n"
     return code + TWIDDLE + helpers_for(code + TWIDDLE)
-
-
-def grid_big(transforms: int, max_per_dim: int) -> tuple[int, int, int]:
-    return fold(-(-transforms // BIG_GROUP), max_per_dim)

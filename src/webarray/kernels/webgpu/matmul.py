@@ -17,21 +17,11 @@ B stride.
 
 from __future__ import annotations
 
-import array
-
 from ..._dtypes import DType
 from ..ops import lane_of
 from .. import lanes, wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
+from ..specs.matmul import BK, FAST_TILE, MAX_K, R, THREADS, TILE, pack_uniforms  # noqa: F401
 from ..wgsl_lib import helpers_for
-
-R = 4  # outputs per thread along each axis
-THREADS = 16
-TILE = THREADS * R
-BK = 16
-# the most K one launch takes: the K loop (BK or FAST_BK a step) stays far below the
-# 2^15 iterations after which lavapipe silently cuts an invocation short; _matmul.py
-# sums the products of longer K in chunks
-MAX_K = 8192 * 8
 
 # c + a * b in the accumulator's lane
 _MULADD = {"I": "wa_add64({c}, wa_mul64({a}, {b}))", "U": "wa_add64({c}, wa_mul64({a}, {b}))",
@@ -110,21 +100,12 @@ def generate(dtype: DType, batch_ndim: int) -> str:
     return code + helpers_for(code)
 
 
-def pack_uniforms(m, n, k, zbase, a_view, b_view, batch_shape, a_batch, b_batch) -> bytes:
-    """a_view/b_view: (offset, row stride, column stride); *_batch: strides per batch dim."""
-    words = [m, n, k, zbase, *a_view, *b_view]
-    for size, sa, sb in zip(batch_shape, a_batch, b_batch):
-        words += [size, sa, sb]
-    return array.array("I", [v & 0xFFFFFFFF for v in words]).tobytes()
-
-
 def grid(m: int, n: int, batch: int) -> tuple[int, int, int]:
     return (-(-n // TILE), -(-m // TILE), batch)
 
 
 # ---- float32: 128×128 tiles, 8×8 outputs per thread (PERF_NOTES.md) ----------------------
 
-FAST_TILE = 128
 FAST_BK = 8
 
 

@@ -27,32 +27,9 @@ outermost first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ..._dtypes import DType
-from ..uniforms import UniformOverflow, pack
 from .. import lanes
+from ..specs.scan import _SH, P, U_DIMS, ScanSpec, pack_uniforms  # noqa: F401
 from .reduction import ROW_LAYOUT, WORKGROUP, cast, combine_expr, identity, ra_helpers
-
-U_DIMS = 18
-P = 8  # elements per thread: a chunk of WORKGROUP·P fits workgroup memory
-# workgroup memory holds a chunk, padded one word per 32 so that a thread reading its P
-# consecutive elements meets no bank conflicts
-_SH = WORKGROUP * P + WORKGROUP * P // 32
-
-
-@dataclass(frozen=True)
-class ScanSpec:
-    combine: str  # add, mul, min, max
-    in_dtype: DType
-    out_dtype: DType  # also the accumulator
-    carry: bool  # a (rows, chunks) array of carries is bound after the input
-
-    @property
-    def key(self):
-        return ("scan", self.combine, self.in_dtype.name, self.out_dtype.name, self.carry,
-                WORKGROUP, P)
-
 
 def generate(spec: ScanSpec) -> str:
     acc = spec.out_dtype
@@ -147,28 +124,3 @@ def generate(spec: ScanSpec) -> str:
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, "
             "@builtin(num_workgroups) nwg: vec3<u32>, "
             "@builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")
-
-
-def pack_uniforms(rows: int, cols: int, chunks: int, group: int, colmode: bool,
-                  in_offset: int, in_stride: int, out_offset: int, out_stride: int,
-                  out_cols: int, shift: int, row_dims) -> bytes:
-    """row_dims: (size, input stride, output stride) per row dimension, outermost first."""
-    log_s = group.bit_length() - 1
-    per_wg = WORKGROUP // group
-    log_r = per_wg.bit_length() - 1
-    if colmode:
-        ls, gs, es, gsh = log_r, 0, per_wg, 1
-    else:
-        ls, gs, es, gsh = 0, log_s, 1, group * P
-    words = [rows, cols, chunks, group, ls, group - 1, gs, per_wg - 1, 1 if colmode else 0,
-             in_offset, in_stride, out_offset, out_stride, out_cols, shift, es, gsh,
-             len(row_dims)]
-    for dims in row_dims:
-        words += list(dims)
-    if rows * chunks >= 1 << 32:
-        # the kernel numbers its groups row * chunks + chunk in one u32
-        raise UniformOverflow(
-            f"scan kernel: {rows} rows of {chunks} chunks each make {rows * chunks} "
-            "groups, more than the 2**32 that one launch numbers"
-        )
-    return pack(words, "scan")

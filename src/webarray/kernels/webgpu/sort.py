@@ -28,57 +28,12 @@ from __future__ import annotations
 from ..._dtypes import DType
 from ..ops import lane_of
 from .. import lanes
+from ..specs.sort import NAN_KEY, SENTINEL, key_function  # noqa: F401
 
 WORKGROUP = 256
 PER_THREAD = 4  # compare-exchanges per thread and step of the block kernels
 BLOCK = 2 * WORKGROUP * PER_THREAD  # pairs a workgroup sorts in workgroup memory
 MAX_FUSED = 4  # global steps one launch of global_steps may do (2**4 elements per thread)
-SENTINEL = 0xFFFFFFFF
-NAN_KEY = 0xFFC00000  # the ascending key of every float NaN
-
-
-def _float_key(v: str) -> str:
-    return (
-        f"    var b = bitcast<u32>({v});\n"
-        "    let a = b & 0x7fffffffu;\n"
-        "    if (a == 0u) { b = 0u; }\n"  # -0.0 sorts with +0.0
-        "    if (a > 0x7f800000u) { b = 0x7fc00000u; }\n"  # one NaN, after +inf
-        "    return select(b | 0x80000000u, ~b, (b >> 31u) == 1u);\n"
-    )
-
-
-def key_function(dtype: DType) -> str:
-    """``fn sk_key(v) -> u32`` for a register of dtype: the ascending sort key. For the
-    two-word dtypes (sorted by _sort_impl in two passes of one word each, and searched
-    here) the key is a ``vec2<u32>`` (major, minor) compared lexicographically, through
-    ``sk_lt`` and ``sk_eq`` which every dtype defines."""
-    ty = lanes.wgsl_type(dtype)
-    lane = lane_of(dtype)
-    cmp = ("fn sk_lt(a: u32, b: u32) -> bool { return a < b; }\n"
-           "fn sk_eq(a: u32, b: u32) -> bool { return a == b; }\n")
-    if lane in "IUc":
-        if lane == "c":
-            pre = f"fn sk_fkey(v: f32) -> u32 {{\n{_float_key('v')}}}\n"
-            body = "    return vec2<u32>(sk_fkey(v.x), sk_fkey(v.y));\n"
-        else:
-            pre = ""
-            sign = " ^ 0x80000000u" if lane == "I" else ""
-            body = f"    return vec2<u32>(v.y{sign}, v.x);\n"
-        return (pre + f"fn sk_key(v: {ty}) -> vec2<u32> {{\n{body}}}\n"
-                "fn sk_lt(a: vec2<u32>, b: vec2<u32>) -> bool {\n"
-                "    return a.x < b.x || (a.x == b.x && a.y < b.y);\n}\n"
-                "fn sk_eq(a: vec2<u32>, b: vec2<u32>) -> bool { return all(a == b); }\n")
-    if lane == "f":
-        body = _float_key("v")
-    elif lane == "i":
-        body = "    return bitcast<u32>(v) ^ 0x80000000u;\n"
-    elif lane == "u":
-        body = "    return v;\n"
-    else:
-        body = "    return select(0u, 1u, v);\n"
-    return f"fn sk_key(v: {ty}) -> u32 {{\n{body}}}\n" + cmp
-
-
 _LESS = """
 fn sk_after(ka: u32, ia: u32, kb: u32, ib: u32) -> bool {
     return ka > kb || (ka == kb && ia > ib);

@@ -1,0 +1,26 @@
+"""Matrix products' uniform words and launch shape (tile sides, the deepest K one launch
+takes), shared by ``webgpu/matmul.py`` and ``webgl2/matmul.py`` and by ``_matmul.py``,
+which launches them (the words are described in ``webgpu/matmul.py``).
+"""
+
+from __future__ import annotations
+
+import array
+
+R = 4  # outputs per thread along each axis
+THREADS = 16
+TILE = THREADS * R
+BK = 16
+# the most K one launch takes: the K loop (BK or FAST_BK a step) stays far below the
+# 2^15 iterations after which lavapipe silently cuts an invocation short; _matmul.py
+# sums the products of longer K in chunks
+MAX_K = 8192 * 8
+FAST_TILE = 128  # the float32 kernel's tile side
+
+
+def pack_uniforms(m, n, k, zbase, a_view, b_view, batch_shape, a_batch, b_batch) -> bytes:
+    """a_view/b_view: (offset, row stride, column stride); *_batch: strides per batch dim."""
+    words = [m, n, k, zbase, *a_view, *b_view]
+    for size, sa, sb in zip(batch_shape, a_batch, b_batch):
+        words += [size, sa, sb]
+    return array.array("I", [v & 0xFFFFFFFF for v in words]).tobytes()

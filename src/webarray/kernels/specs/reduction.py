@@ -1,0 +1,174 @@
+"""Reductions' structure (``ReduceSpec``), uniform words and the pieces of the WGSL
+subset that both generators write them with (identity, combine, the float keys of min/max
+and argmin/argmax): shared by ``webgpu/reduction.py``, ``webgpu/scan.py``,
+``webgl2/reduction.py`` and ``webgl2/scan.py`` and by ``_reduce.py``, which launches them.
+The uniform words are described in ``webgpu/reduction.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..._dtypes import DType
+from ..._dtypes import bool as _BOOL
+from .. import lanes
+from ..ops import TABLE, lane_of
+from ..uniforms import UniformOverflow, pack
+from ..wgsl_lib import helpers_for
+
+WORKGROUP = 256
+# columns each thread loads (P // 4 vec4 loads on the vec4 path): 16 keeps enough loads in
+# flight per thread to reach ~2 TB/s on an H100, against ~1.3 TB/s with 8
+P = 16
+NONE = "0xffffffffu"  # index of a padding element in arg reductions
+
+@dataclass(frozen=True)
+class ReduceSpec:
+    combine: str  # add, mul, min, max, argmin, argmax
+    # cast: x as acc; nonzero: 1 or 0; sqdev: (x - mean[row])²; pairs: (value, index) read
+    # from partials of an arg reduction
+    mapping: str
+    in_dtype: DType
+    acc_dtype: DType
+    out_dtype: DType  # for the arg combines of the final pass: the index dtype
+    final: bool  # writes the result (transformed) rather than partials
+    transform: str = "none"  # none, div, div_sqrt: applied by the final pass
+    vec4: bool = False
+    per_thread: int = P  # columns each thread loads
+
+    @property
+    def key(self):
+        return ("reduce", self.combine, self.mapping, self.in_dtype.name, self.acc_dtype.name,
+                self.out_dtype.name, self.final, self.transform, self.vec4, self.per_thread,
+                WORKGROUP)
+
+    @property
+    def arg(self) -> bool:
+        return self.combine in ("argmin", "argmax")
+
+    def bindings(self) -> list[str]:
+        """Names of bindings 1..n in order (binding 0 holds the uniforms)."""
+        names = ["values"]
+        if self.mapping == "pairs":
+            names.append("indices")
+        if self.mapping == "sqdev":
+            names.append("means")
+        names.append("out")
+        if self.arg and not self.final:
+            names.append("out_indices")
+        return names
+
+
+
+cast = lanes.cast
+
+
+def nonzero(dtype: DType, v: str) -> str:
+    """A bool register: v != 0 (NaN and ±inf are nonzero, ±0 is zero)."""
+    return cast(dtype, _BOOL, v)
+
+
+def identity(combine: str, dtype: DType) -> str:
+    """WGSL expression of the combine's identity in dtype's register type."""
+    lane = lane_of(dtype)
+    if combine in ("add", "argmin", "argmax"):
+        return lanes.literal(dtype, 0)
+    if combine == "mul":
+        return lanes.literal(dtype, 1)
+    high = combine == "min"
+    if lane == "f":
+        return "wa_inf()" if high else "-wa_inf()"
+    if lane == "u":
+        return "0xffffffffu" if high else "0u"
+    if lane == "i":
+        return "2147483647" if high else "bitcast<i32>(0x80000000u)"
+    if lane == "I":
+        return "vec2<u32>(0xffffffffu, 0x7fffffffu)" if high else "vec2<u32>(0u, 0x80000000u)"
+    if lane == "U":
+        return "vec2<u32>(0xffffffffu, 0xffffffffu)" if high else "vec2<u32>(0u, 0u)"
+    raise TypeError(f"no {combine} identity for {dtype.name}")
+
+
+_TABLE_OP = {"add": "add", "mul": "multiply", "min": "minimum", "max": "maximum"}
+
+
+def combine_expr(combine: str, dtype: DType, a: str, b: str) -> str:
+    """The op table's expression for the combine, except float min/max: those compare
+    integer keys (below), so that no float instruction touches the value."""
+    if lane_of(dtype) == "f" and combine in ("min", "max"):
+        return f"ra_{combine}_f({a}, {b})"
+    return TABLE[_TABLE_OP[combine]].wgsl[lane_of(dtype)].format(a, b)
+
+
+# Float comparisons by integer keys: the key orders like the value (-0.0 and +0.0 equal)
+# and no float instruction runs, so subnormals survive where the device flushes them (an
+# NVIDIA H100 compiles select(b, a, a < b) to a flushing float min). NaN is tested by bits.
+RA_HELPERS = """fn ra_key(x: f32) -> i32 {
+    let b = bitcast<i32>(x);
+    return select(b, -(b & 0x7fffffff), b < 0);
+}
+fn ra_min_f(a: f32, b: f32) -> f32 {
+    if (wa_isnan(a) || wa_isnan(b)) { return wa_nan(); }
+    return select(b, a, ra_key(a) < ra_key(b));
+}
+fn ra_max_f(a: f32, b: f32) -> f32 {
+    if (wa_isnan(a) || wa_isnan(b)) { return wa_nan(); }
+    return select(b, a, ra_key(a) > ra_key(b));
+}
+"""
+
+
+def ra_helpers(code: str) -> str:
+    """RA_HELPERS when code calls any of them, with the wa_* helpers they need."""
+    if not any(f"{name}(" in code for name in ("ra_key", "ra_min_f", "ra_max_f")):
+        return helpers_for(code)
+    return helpers_for(code + RA_HELPERS) + RA_HELPERS
+
+
+def better_fn(combine: str, dtype: DType) -> str:
+    """WGSL fn ra_keep(av, ai, bv, bi) -> bool: does (av, ai) win over (bv, bi)? The first
+    occurrence wins ties, NaN beats every number (NumPy's rule), a NONE index always loses."""
+    t = lanes.wgsl_type(dtype)
+    cmp = ">" if combine == "argmax" else "<"
+    body = [f"fn ra_keep(av: {t}, ai: u32, bv: {t}, bi: u32) -> bool {{",
+            f"    if (bi == {NONE}) {{ return true; }}",
+            f"    if (ai == {NONE}) {{ return false; }}"]
+    a, b = "av", "bv"
+    if lane_of(dtype) == "f":
+        body += ["    let an = wa_isnan(av);",
+                 "    let bn = wa_isnan(bv);",
+                 "    if (an != bn) { return an; }",
+                 "    if (an) { return ai < bi; }"]
+        a, b = "ra_key(av)", "ra_key(bv)"
+    if lane_of(dtype) in "IU":
+        lt = "wa_lt_i64" if lane_of(dtype) == "I" else "wa_lt_u64"
+        first, second = ("bv", "av") if combine == "argmax" else ("av", "bv")
+        body += ["    if (wa_eq64(av, bv)) { return ai < bi; }",
+                 f"    return {lt}({first}, {second});", "}"]
+        return "\n".join(body) + "\n"
+    body += [f"    if ({a} == {b}) {{ return ai < bi; }}", f"    return {a} {cmp} {b};", "}"]
+    return "\n".join(body) + "\n"
+
+
+def pack_uniforms(rows: int, cols: int, chunks: int, group: int, colmode: bool, offset: int,
+                  stride: int, fold: int, aux_offset: int, divisor_bits: int,
+                  row_dims) -> bytes:
+    """Uniform words of one pass. row_dims: (size, stride) per row dimension, outermost
+    first; group: threads per group S (a power of two up to WORKGROUP)."""
+    log_s = group.bit_length() - 1
+    log_r = (WORKGROUP // group).bit_length() - 1
+    if colmode:
+        ls, gs = log_r, 0
+    else:
+        ls, gs = 0, log_s
+    words = [rows, cols, chunks, group, ls, group - 1, gs, WORKGROUP // group - 1,
+             1 if colmode else 0, offset, stride, fold, aux_offset, divisor_bits, len(row_dims)]
+    for size, st in row_dims:
+        words += [size, st]
+    if rows * chunks >= 1 << 32:
+        # the kernel numbers its groups row * chunks + chunk in one u32
+        raise UniformOverflow(
+            f"reduction kernel: {rows} rows of {chunks} chunks each make {rows * chunks} "
+            "groups, more than the 2**32 that one launch numbers"
+        )
+    return pack(words, "reduction")
