@@ -64,7 +64,7 @@ def _trusted_module(device, code: str):
 def _add_spec(vec4: bool = True):
     from webarray import _dtypes as dt
     from webarray.kernels.expr import Apply, Input
-    from webarray.kernels.webgpu import elementwise as ew
+    from webarray.kernels.specs import elementwise as ew
 
     f32 = dt.float32
     node = Apply("add", (Input(0, f32), Input(1, f32)), f32, f32)
@@ -76,17 +76,18 @@ def _add_spec(vec4: bool = True):
 
 def _generated(n: int, wg: int, per: int, max_dim: int):
     """(source, grid, uniform bytes) of the generator's add kernel at these settings."""
+    from webarray.kernels.specs import elementwise as knobs
     from webarray.kernels.webgpu import elementwise as ew
 
-    old = ew.WORKGROUP, ew.VEC4_PER_THREAD
-    ew.WORKGROUP, ew.VEC4_PER_THREAD = wg, per
+    old = knobs.WORKGROUP, knobs.VEC4_PER_THREAD
+    knobs.WORKGROUP, knobs.VEC4_PER_THREAD = wg, per
     try:
         spec = _add_spec()
         src = ew.generate(spec)
         grid = ew.grid_for(n, True, max_dim)
         uni = ew.pack_uniforms(spec, n, (n,), [(0, (1,)), (0, (1,))], [(0, (1,))], [])
     finally:
-        ew.WORKGROUP, ew.VEC4_PER_THREAD = old
+        knobs.WORKGROUP, knobs.VEC4_PER_THREAD = old
     return src, grid, uni
 
 

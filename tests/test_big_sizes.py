@@ -28,7 +28,7 @@ import webarray as xp
 from helpers import assert_equal, views
 from webarray import _reduce
 from webarray.kernels import uniforms
-from webarray.kernels.webgpu import reduction
+from webarray.kernels.specs import reduction
 
 SIZES = [2**32 + 3, 2**32 + 8, 2**33]
 SIDE = 2**16 + 1  # (SIDE, SIDE) holds 2**32 + 2**17 + 1 elements

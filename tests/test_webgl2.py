@@ -103,7 +103,7 @@ def test_every_op_of_the_table_has_a_glsl_kernel_for_every_one_word_lane():
     from webarray.kernels.expr import Apply, Input
     from webarray.kernels.ops import lane_of
     from webarray.kernels.webgl2 import elementwise
-    from webarray.kernels.webgpu.elementwise import ElementwiseSpec, Operand
+    from webarray.kernels.specs.elementwise import ElementwiseSpec, Operand
 
     narrow = [dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32, dt.float32]
     count = 0

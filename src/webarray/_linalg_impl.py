@@ -34,6 +34,7 @@ from . import _utility
 from ._array_object import Array
 from ._linear_algebra import matmul
 from ._searching import where
+from .kernels.specs import linalg as plan
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_norm",
            "matrix_power", "matrix_rank", "outer", "pinv", "qr", "slogdet", "solve", "svd",
@@ -250,9 +251,7 @@ def _supported(x, name: str, complex_ok: bool = True, square: bool = False) -> A
 
 def _small(*sides: int) -> bool:
     """Whether the one-workgroup-per-matrix kernels take matrices of these sides."""
-    from .kernels.webgpu.linalg import MAX_N
-
-    return max(sides) <= MAX_N
+    return max(sides) <= plan.MAX_N
 
 
 def _work_copy(x: Array, shape, dtype=dt.float32) -> Array:
@@ -280,12 +279,12 @@ def _launch(kind: str, bufs, m: int, n: int, k: int = 0, sweeps: int = 0) -> Non
     source = lambda: make(cplx) if cplx else make()  # noqa: E731
     limit = device.executor.max_workgroups_per_dim
     buffers = [b._buf for b in bufs]
-    step = lk.pair_chunk(kind, m)
+    step = plan.pair_chunk(kind, m)
     ranges = [(0, 0)] if not sweeps else \
         [(p, p + step) for _ in range(sweeps) for p in range(0, n * n, step)]
     for start, end in ranges:
         for z0 in range(0, count, limit):
-            words = lk.pack_uniforms(m, k if kind == "lu" else n, z0, start, end)
+            words = plan.pack_uniforms(m, k if kind == "lu" else n, z0, start, end)
             device.launch(key, source, buffers, words, (min(limit, count - z0), 1, 1))
 
 
@@ -303,11 +302,11 @@ def _steps(arrays, count: int, launches, cplx: bool = True) -> None:
         if gx == 0 or gy == 0:
             continue
         make = getattr(ls, name)
-        source = (lambda: make(cplx)) if name in ls.TYPED else make
+        source = (lambda: make(cplx)) if name in plan.TYPED else make
         for z0 in range(0, count, limit):
             w = list(words)
             w[2] = z0
-            device.launch(("linalg_steps", name, cplx), source, buffers, ls.words(*w),
+            device.launch(("linalg_steps", name, cplx), source, buffers, plan.words(*w),
                           (gx, gy, min(limit, count - z0)))
 
 
@@ -389,15 +388,13 @@ def _blocked_cholesky(a: Array) -> None:
     upper one is left with garbage): per NB columns the diagonal block in one launch,
     its inverse, then L21 = A21·L11⁻ᴴ and the trailing matrix less L21·L21ᴴ by the tiled
     matmul."""
-    from .kernels.webgpu.linalg_steps import NB
-
     n = a.shape[-1]
     count = math.prod(a.shape[:-2])
     cplx = a.dtype is dt.complex64
-    inv = Array._empty(a.shape[:-2] + (NB, NB), a.dtype, a.device)
+    inv = Array._empty(a.shape[:-2] + (plan.NB, plan.NB), a.dtype, a.device)
     herm = (lambda z: ew.conj(z).mT) if cplx else (lambda z: z.mT)
-    for k0 in range(0, n, NB):
-        b = min(NB, n - k0)
+    for k0 in range(0, n, plan.NB):
+        b = min(plan.NB, n - k0)
         k1 = k0 + b
         _steps((a,), count, [("chol_panel", (n, 0, 0, k0, b), (1, 1))], cplx)
         if k1 == n:
@@ -414,14 +411,12 @@ def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
     Per NB columns: the panel in one launch (its row swaps span all of a and rhs), the
     inverse of its unit lower block, then U12 = L11⁻¹·A12, B1 = L11⁻¹·B1 and the
     trailing A22 −= L21·U12, B2 −= L21·B1 by the tiled matmul."""
-    from .kernels.webgpu.linalg_steps import NB
-
     n = a.shape[-1]
     count = math.prod(a.shape[:-2])
     cplx = a.dtype is dt.complex64
-    inv = Array._empty(a.shape[:-2] + (NB, NB), a.dtype, a.device)
-    for k0 in range(0, n, NB):
-        b = min(NB, n - k0)
+    inv = Array._empty(a.shape[:-2] + (plan.NB, plan.NB), a.dtype, a.device)
+    for k0 in range(0, n, plan.NB):
+        b = min(plan.NB, n - k0)
         k1 = k0 + b
         right = n - k1
         _steps((a, rhs, s), count, [("lu_panel", (n, k, 0, k0, b), (1, 1))], cplx)
@@ -440,8 +435,8 @@ def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
                 _subtract(rhs, matmul(l21, b1), k1, 0)
     if not k:
         return
-    for k0 in reversed(range(0, n, NB)):
-        b = min(NB, n - k0)
+    for k0 in reversed(range(0, n, plan.NB)):
+        b = min(plan.NB, n - k0)
         x1 = matmul(_tri_inv(a, inv, k0, b, 2), _block(rhs, k0, 0, b, k))
         _subtract(rhs, x1, k0, 0, assign=True)
         if k0:
@@ -552,9 +547,7 @@ def qr(x: Array, /, *, mode: str = "reduced"):
 
 
 def _sweeps() -> int:
-    from .kernels.webgpu import linalg as lk
-
-    return lk.SWEEPS
+    return plan.SWEEPS
 
 
 def _sorted_by(keys: Array, vals: Array, vecs: Array | None, descending: bool, axis: int = -1):
@@ -577,14 +570,13 @@ def _jacobi(w: Array, vt: Array) -> None:
     sweep rotates nothing (checked on the host after every sweep from the fourth on, one
     small readback each) or for at most MAX_SWEEPS."""
     from ._creation import zeros
-    from .kernels.webgpu import linalg_steps as ls
 
     n, m = w.shape[-2:]
     batch = w.shape[:-2]
     count = math.prod(batch)
     if n < 2 or m == 0 or count == 0:
         return
-    sweeps = ls.MAX_SWEEPS
+    sweeps = plan.MAX_SWEEPS
     tol = 2.0 * 1.1920929e-07 * math.sqrt(max(m, 16))
     if composed.available(w.device):
         composed.jacobi(w, vt, sweeps, tol)
@@ -869,7 +861,6 @@ def _eig(x: Array, vectors: bool, name: str):
     reduction, shifted QR to the Schur form, then back substitution. A matrix whose QR
     iteration stalls gets NaN eigenvalues (NumPy raises LinAlgError)."""
     from ._creation import full, zeros
-    from .kernels.webgpu import linalg_steps as ls
 
     x = _supported(x, name, square=True)
     n = x.shape[-1]
@@ -881,17 +872,17 @@ def _eig(x: Array, vectors: bool, name: str):
     if n == 0 or count == 0:
         w = Array._empty(batch + (n,), c64, x.device)
         return w, (h if vectors else None)
-    per = -(-n // ls.T_WG)
+    per = -(-n // plan.T_WG)
     if n > 2:
         v = Array._empty(batch + (n,), c64, x.device)
-        chunk = max(1, ls.BUDGET // (6 * n * -(-n // ls.T_HESS) + 3 * n))
+        chunk = max(1, plan.BUDGET // (6 * n * -(-n // plan.T_HESS) + 3 * n))
         _steps((h, z, v), count, (("hessenberg", (n, int(vectors), 0, k, min(k + chunk, n - 2)), (1, 1))
                                   for k in range(0, n - 2, chunk)))
     st = _work_copy(mp.stack([full(batch, n, dtype=dt.int32, device=x.device)] +
                              [zeros(batch, dtype=dt.int32, device=x.device)] * 3, axis=-1),
                     batch + (4,), dt.uint32)
-    per_launch = max(1, ls.BUDGET // (n * (3 * per + 1) + n))
-    done, limit = 0, n * (ls.MAX_ITS + 1)
+    per_launch = max(1, plan.BUDGET // (n * (3 * per + 1) + n))
+    done, limit = 0, n * (plan.MAX_ITS + 1)
     target = 4 * n
     while True:
         launches = -(-(target - done) // per_launch)
@@ -906,7 +897,7 @@ def _eig(x: Array, vectors: bool, name: str):
     if not vectors:
         return w, None
     xv = _identities(n, batch, x.device, c64)
-    rows = max(1, ls.BUDGET // max(n, 1))
+    rows = max(1, plan.BUDGET // max(n, 1))
     _steps((h, xv), count, (("trevc", (n, 0, 0, hi, max(0, hi - rows)), (-(-n // 64), 1))
                             for hi in range(n, 0, -rows)))
     vec = matmul(z, xv)

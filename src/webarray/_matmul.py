@@ -16,6 +16,7 @@ import math
 from . import _dtypes as dt
 from ._graph import broadcast_strides, execute
 from .kernels.expr import Scalar
+from .kernels.specs import matmul as mspec
 
 
 def matmul(a, b, batch_shape, out_dtype):
@@ -33,8 +34,8 @@ def matmul(a, b, batch_shape, out_dtype):
         return out
     if k == 0:
         return execute(device, out.shape, [(Scalar(0, out_dtype), out)], (), [(out_dtype, 0)])[0]
-    if k > mm.MAX_K:
-        return _split_k(a, b, batch_shape, out_dtype, mm.MAX_K)
+    if k > mspec.MAX_K:
+        return _split_k(a, b, batch_shape, out_dtype, mspec.MAX_K)
     nb = len(batch_shape)
     a_b = broadcast_strides(a, tuple(batch_shape) + a.shape[-2:])[:nb]
     b_b = broadcast_strides(b, tuple(batch_shape) + b.shape[-2:])[:nb]
@@ -48,14 +49,14 @@ def matmul(a, b, batch_shape, out_dtype):
         vec = a._strides[-1] == 1 and b._strides[-1] == 1 and all(v % 4 == 0 for v in starts)
         key = ("matmul_f32", vec, nb)
         source = lambda: mm.generate_f32(vec, nb)  # noqa: E731
-        tile = mm.FAST_TILE
+        tile = mspec.FAST_TILE
     else:
         key = ("matmul", out_dtype.name, nb)
         source = lambda: mm.generate(out_dtype, nb)  # noqa: E731
-        tile = mm.TILE
+        tile = mspec.TILE
     gx, gy = -(-n // tile), -(-m // tile)
     for z0 in range(0, batch, limit):
-        uniforms = mm.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b)
+        uniforms = mspec.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b)
         device.launch(key, source, [a._buf, b._buf, out._buf], uniforms,
                       (gx, gy, min(limit, batch - z0)))
     return out

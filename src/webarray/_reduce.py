@@ -39,6 +39,8 @@ from . import _storage
 from ._array_object import Array
 from .kernels.expr import Apply, Input, Scalar
 from .kernels import lanes
+from .kernels.specs import reduction as rspec
+from .kernels.specs import scan as sspec
 
 __all__ = ["reduce", "argreduce", "mean", "var", "scan", "normalize_axes", "normalize_axis",
            "REDUCTIONS", "SCANS", "MAX_COLUMNS", "MAX_INDEX"]
@@ -144,7 +146,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Array, *,
     """
     device = out.device
     ex = device.executor
-    rk, sk = device.kernels.reduction, device.kernels.scan  # this device's generators
+    rk = device.kernels.reduction  # this device's generator
     arg = combine in ("argmin", "argmax")
     indices = None
     while True:
@@ -157,14 +159,14 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Array, *,
             and all(s % 4 == 0 for _, s in rows.dims)
         )
         div = 4 if vec4 else 1
-        per_thread = sk.P if chunk_group else rk.P
+        per_thread = sspec.P if chunk_group else rspec.P
         loads = per_thread // div
         cols = rows.n // div
-        group = chunk_group or _group_size(cols, loads, _COL_GROUP_CAP if colmode else rk.WORKGROUP)
+        group = chunk_group or _group_size(cols, loads, _COL_GROUP_CAP if colmode else rspec.WORKGROUP)
         chunks = -(-cols // (group * loads))
         m = rows.count
         final = chunk_group is None and chunks == 1 and rows.fold == 1
-        spec = rk.ReduceSpec(combine, mapping, in_dtype, acc,
+        spec = rspec.ReduceSpec(combine, mapping, in_dtype, acc,
                              out.dtype if final else acc, final,
                              transform if final else "none", vec4, per_thread)
         bindings = [rows.buf]
@@ -180,7 +182,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Array, *,
             if arg:
                 part_idx = Array._empty((m * chunks,), dt.int32, device)
                 bindings.append(part_idx._buf)
-        uniforms = rk.pack_uniforms(
+        uniforms = rspec.pack_uniforms(
             m, cols, chunks, group, colmode, rows.offset // div, rows.stride, rows.fold,
             means._offset if means is not None else 0, _f32_word(divisor),
             [(n, s // div) for n, s in rows.dims],
@@ -500,8 +502,8 @@ def _scan_rows(buf, in_dtype, offset, dims, n, stride, out, out_offset, out_stri
     rk, sk = device.kernels.reduction, device.kernels.scan  # this device's generators
     acc = out.dtype
     colmode = bool(dims) and abs(stride) != 1 and abs(dims[-1][1]) < abs(stride)
-    group = _group_size(n, sk.P, _COL_GROUP_CAP if colmode else rk.WORKGROUP)
-    chunks = -(-n // (group * sk.P))
+    group = _group_size(n, sspec.P, _COL_GROUP_CAP if colmode else rspec.WORKGROUP)
+    chunks = -(-n // (group * sspec.P))
     m = math.prod(d[0] for d in dims)
     carry = None
     if chunks > 1:
@@ -510,9 +512,9 @@ def _scan_rows(buf, in_dtype, offset, dims, n, stride, out, out_offset, out_stri
         carry = Array._empty((m * chunks,), acc, device)
         _scan_rows(totals._buf, acc, 0, [(m, chunks, chunks)] if m > 1 else [], chunks, 1,
                    carry, 0, 1, chunks, 1, combine)
-    spec = sk.ScanSpec(combine, in_dtype, acc, carry is not None)
+    spec = sspec.ScanSpec(combine, in_dtype, acc, carry is not None)
     bindings = [buf] + ([carry._buf] if carry is not None else []) + [out._buf]
-    uniforms = sk.pack_uniforms(m, n, chunks, group, colmode, offset, stride,
+    uniforms = sspec.pack_uniforms(m, n, chunks, group, colmode, offset, stride,
                                 out._offset + out_offset, out_stride, n_out, shift, dims)
     device.launch(spec.key, lambda: sk.generate(spec), bindings, uniforms,
                   rk.grid(m * chunks, group, ex.max_workgroups_per_dim))

@@ -10,7 +10,6 @@ from __future__ import annotations
 from ..._dtypes import DType
 from ..ops import lane_of
 from .. import lanes
-from ..specs.matmul import BK, FAST_TILE, TILE, pack_uniforms  # noqa: F401
 from .program import draw
 
 LIMIT = 65535  # batch entries per launch: the executor's max_workgroups_per_dim on WebGL2

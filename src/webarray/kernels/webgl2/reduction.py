@@ -21,13 +21,13 @@ from ..._dtypes import uint32 as _U32
 from ..ops import TABLE, lane_of
 from .. import lanes
 from ..specs.reduction import (NONE, RA_HELPERS, ReduceSpec, better_fn, combine_expr,  # noqa: F401
-                               identity, pack_uniforms)
+                               identity)
 from .program import draw
 
 WORKGROUP = 64  # the largest group S: a chunk is at most WORKGROUP * P columns
 P = 16
-# pack_uniforms (WebGPU's) also writes lane and group shifts for its own workgroup size;
-# the fragments here do not read those words.
+# pack_uniforms (kernels/specs/reduction.py) also writes lane and group shifts for the WGSL
+# kernel's workgroup size; the fragments here do not read those words.
 
 _U = "U[(k) >> 2u][(k) & 3u]"
 

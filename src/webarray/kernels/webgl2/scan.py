@@ -13,7 +13,7 @@ identity into column 0 of every row when the output is shifted.
 from __future__ import annotations
 
 from .. import lanes
-from ..specs.scan import ScanSpec, pack_uniforms  # noqa: F401
+from ..specs.scan import ScanSpec
 from .reduction import _load, _to_word, combine_expr, extra_functions, identity
 from .program import draw
 

@@ -28,8 +28,8 @@ from ..expr import Apply, Cast, Gather, Index, Input, Scalar, UserCall, UserOut,
 from ..ops import TABLE, lane_of
 from .. import lanes
 from .. import wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
-from ..specs.elementwise import (VEC4_PER_THREAD, WORKGROUP, ElementwiseSpec, Operand,
-                                 arg_registers, uniform_layout, zeros)
+from ..specs import elementwise as knobs  # WORKGROUP, VEC4_PER_THREAD: read at each use
+from ..specs.elementwise import ElementwiseSpec, Operand, arg_registers, uniform_layout, zeros
 from ..grid import fold
 from ..wgsl_lib import helpers_for
 
@@ -53,14 +53,14 @@ cast_expr = lanes.cast
 def generate(spec: ElementwiseSpec) -> str:
     nodes = walk(spec.roots)
     body: list[str] = []
-    per = VEC4_PER_THREAD if spec.vec4 else 1
+    per = knobs.VEC4_PER_THREAD if spec.vec4 else 1
     comps = _COMPONENTS if spec.vec4 else ("",)
 
     shape_at, in_at, out_at, sc_at, base_at = uniform_layout(spec)
 
     # Thread t of workgroup g handles words g*per*WORKGROUP + t + k*WORKGROUP, k < per, so
     # each of its `per` loads is coalesced across the workgroup.
-    body.append(f"    let first = (wid.x + wid.y * nwg.x) * {per * WORKGROUP}u + lid;")
+    body.append(f"    let first = (wid.x + wid.y * nwg.x) * {per * knobs.WORKGROUP}u + lid;")
     if per == 1:
         body.append("    let i = first;")
         body.append("    if (i >= n) { return; }")
@@ -70,7 +70,7 @@ def generate(spec: ElementwiseSpec) -> str:
         # back to back) and stores only those below n
         at = []
         for k in range(per):
-            body.append(f"    let i{k} = first + {k * WORKGROUP}u;")
+            body.append(f"    let i{k} = first + {k * knobs.WORKGROUP}u;")
             body.append(f"    let j{k} = min(i{k}, n - 1u);")
             at.append((f"i{k}", f"j{k}"))
 
@@ -163,7 +163,7 @@ def generate(spec: ElementwiseSpec) -> str:
     # user functions (ElementwiseKernel bodies), once each, before the helpers they call
     user = "".join(dict.fromkeys(n.fn.source("wgsl") for n in nodes if isinstance(n, UserCall)))
     return "\n".join(decls) + "\n" + helpers_for(code + user) + user + (
-        f"@compute @workgroup_size({WORKGROUP})\n"
+        f"@compute @workgroup_size({knobs.WORKGROUP})\n"
         "fn main(@builtin(workgroup_id) wid: vec3<u32>, "
         "@builtin(num_workgroups) nwg: vec3<u32>, "
         "@builtin(local_invocation_index) lid: u32) {\n"
@@ -174,5 +174,5 @@ def generate(spec: ElementwiseSpec) -> str:
 
 def grid_for(n: int, vec4: bool, max_per_dim: int) -> tuple[int, int, int]:
     words = n // 4 if vec4 else n
-    per = VEC4_PER_THREAD if vec4 else 1
-    return fold(-(-words // (WORKGROUP * per)), max_per_dim)
+    per = knobs.VEC4_PER_THREAD if vec4 else 1
+    return fold(-(-words // (knobs.WORKGROUP * per)), max_per_dim)

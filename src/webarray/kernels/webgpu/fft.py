@@ -26,7 +26,7 @@ import math
 
 from ..._dtypes import complex64
 from .. import lanes, wgsl_complex  # noqa: F401  (registers wa_cmul)
-from ..specs.fft import BIG, BIG_GROUP, RADICES, WORKGROUP  # noqa: F401
+from ..specs.fft import BIG, BIG_GROUP, WORKGROUP
 from ..wgsl_lib import helpers_for
 
 

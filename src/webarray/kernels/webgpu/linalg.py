@@ -13,7 +13,6 @@ z base; for eigh and svd then the range [start, end) of pair indices p·N + q.
 
 from __future__ import annotations
 
-import array
 
 THREADS = 64
 
@@ -231,16 +230,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
 # error (seen from about 2^15 loop iterations in one invocation). So every kernel here
 # is written for matrices up to MAX_N a side, and a Jacobi sweep is split into launches
 # over ranges [start, end) of pair indices p·N + q, sized by pair_chunk.
-MAX_N = 64
-SWEEPS = 12  # convergence is quadratic; 6-9 sweeps are typical for n ≤ 64 in float32
-_ITERATIONS = 8192  # loop iterations one invocation may spend per launch, with margin
-
-
-def pair_chunk(kind: str, m: int) -> int:
-    """Pair indices per launch: svd's thread 0 loops over M rows per pair."""
-    return max(2, 2 * _ITERATIONS // (m + 4)) if kind == "svd" else 2048
-
-
 def _rotation(c: str, s: str, p: str, q: str, extent: str, at: str) -> str:
     """Rotate lines p and q of one matrix: (x_p, x_q) → (c·x_p − s·x_q, s·x_p + c·x_q) for
     every index e < extent, at(e, line) giving the word address."""
@@ -344,7 +333,3 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
     }}
 }}
 """
-
-
-def pack_uniforms(n: int, k: int, zbase: int, start: int = 0, end: int = 0) -> bytes:
-    return array.array("I", [n, k, zbase, start, end]).tobytes()

@@ -32,19 +32,8 @@ per-dimension workgroup limit take several launches.
 
 from __future__ import annotations
 
-import array
-import struct
-
+from ..specs.linalg import JACOBI_THREADS, MAX_ITS, NB, T_HESS, T_PANEL, T_WG
 from .linalg import _SCALAR, _swap_and_scale, _sync
-
-T_WG = 64  # threads of the one-workgroup-per-matrix kernels
-T_HESS = 256  # the Hessenberg reduction's: its steps are the longest (~6n²/T per thread)
-BUDGET = 8192  # loop iterations one invocation may spend per launch (lavapipe), with margin
-JACOBI_THREADS = 128
-MAX_SWEEPS = 20  # one-sided Jacobi sweeps at most (float32 converges in 6-12 up to n = 1024)
-TYPED = {"chol_panel", "lu_panel", "tri_inv", "sub_block", "qr_house", "qr_apply",
-         "jacobi_round"}  # the generators taking cplx; the eig kernels are complex64 only
-
 
 _BIND = "@group(0) @binding({i}) var<storage, read_write> {name}: array<{ty}>;"
 
@@ -57,8 +46,6 @@ def _head(bufs, wg: str) -> str:
 
 # ---- blocked cholesky and LU: panels here, trailing updates by the tiled matmul ---------
 
-NB = 32  # columns per panel (two NB×NB complex64 blocks fill 16 KiB of workgroup memory)
-T_PANEL = 256
 
 
 def chol_panel(cplx: bool) -> str:
@@ -394,7 +381,6 @@ var<workgroup> alpha: T;
 """
 
 
-MAX_ITS = 60  # QR sweeps without a deflation before giving up on a matrix (NaN results)
 
 
 def schur() -> str:
@@ -517,11 +503,3 @@ def trevc() -> str:
     }
 }
 """
-
-
-def words(*vals) -> bytes:
-    """Uniform words: ints as u32, floats as f32 bits."""
-    out = []
-    for v in vals:
-        out.append(struct.unpack("<I", struct.pack("<f", v))[0] if isinstance(v, float) else v & 0xFFFFFFFF)
-    return array.array("I", out).tobytes()

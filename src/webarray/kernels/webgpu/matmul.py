@@ -20,7 +20,7 @@ from __future__ import annotations
 from ..._dtypes import DType
 from ..ops import lane_of
 from .. import lanes, wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
-from ..specs.matmul import BK, FAST_TILE, MAX_K, R, THREADS, TILE, pack_uniforms  # noqa: F401
+from ..specs.matmul import BK, R, THREADS, TILE
 from ..wgsl_lib import helpers_for
 
 # c + a * b in the accumulator's lane

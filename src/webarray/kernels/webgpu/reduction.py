@@ -32,15 +32,13 @@ dimension, outermost first.
 
 from __future__ import annotations
 
-from ..._dtypes import DType
 from ..._dtypes import bool as _BOOL
 from ..._dtypes import uint32 as _U32
-from ..ops import TABLE, lane_of
+from ..ops import TABLE
 from .. import lanes
 from ..grid import fold
-from ..specs.reduction import (NONE, P, RA_HELPERS, WORKGROUP, ReduceSpec, better_fn,  # noqa: F401
-                               cast, combine_expr, identity, nonzero, pack_uniforms, ra_helpers)
-from ..wgsl_lib import helpers_for
+from ..specs.reduction import (NONE, WORKGROUP, ReduceSpec, better_fn, cast, combine_expr,
+                               identity, nonzero, ra_helpers)
 
 # -- WGSL pieces ----------------------------------------------------------------------------
 

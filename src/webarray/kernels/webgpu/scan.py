@@ -28,7 +28,7 @@ outermost first.
 from __future__ import annotations
 
 from .. import lanes
-from ..specs.scan import _SH, P, U_DIMS, ScanSpec, pack_uniforms  # noqa: F401
+from ..specs.scan import _SH, P, U_DIMS, ScanSpec
 from .reduction import ROW_LAYOUT, WORKGROUP, cast, combine_expr, identity, ra_helpers
 
 def generate(spec: ScanSpec) -> str:
