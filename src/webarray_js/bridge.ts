@@ -15,7 +15,9 @@
 import type { PyodideAPI } from "pyodide";
 import { type Backend, type BackendKind, createBackend, resolveBackend } from "./backend";
 import { Processor, type ReplySink } from "./processor";
-import { DeviceError, STATUS_INTERNAL, STATUS_OK, type Status } from "./protocol";
+import { BRIDGE_MODULE, DeviceError, STATUS_INTERNAL, STATUS_OK, type Status } from "./protocol";
+
+export { BRIDGE_MODULE };
 import { type Channel, RingProducer } from "./ring";
 
 export type Transport = "sab" | "jspi";
@@ -24,8 +26,6 @@ export type Transport = "sab" | "jspi";
 export type Connection =
   | { transport: "sab"; channel: Channel }
   | { transport: "jspi"; backend: BackendKind | "auto" };
-
-export const BRIDGE_MODULE = "_webarray_bridge";
 
 export function jspiAvailable(): boolean {
   return typeof (WebAssembly as unknown as { Suspending?: unknown }).Suspending === "function";

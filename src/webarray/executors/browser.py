@@ -34,35 +34,12 @@ from typing import Sequence
 from .guard import LOCK, critical, deliver
 from .protocol import DeviceLost, KernelError, buffer_size
 
-# -- the command format (src/webarray_js/protocol.ts) ------------------------------------
-
-RECORD_ALIGN = 8
-
-OP_ALLOC = 1
-OP_FREE = 2
-OP_WRITE = 3
-OP_READ = 4
-OP_COMPILE = 5
-OP_DISPATCH = 6
-OP_FLUSH = 7
-OP_SYNC = 8
-OP_INFO = 9
-OP_PING = 10
-OP_DESTROY = 11
-OP_SIMULATE_LOSS = 12
-
-STATUS_OK = 0
-STATUS_KERNEL = 1
-STATUS_OUT_OF_MEMORY = 2
-STATUS_DEVICE_LOST = 3
-STATUS_VALIDATION = 4
-STATUS_INTERNAL = 5
-STATUS_UNSUPPORTED = 6
-
-TRANSPORT_TIMEOUT = -1
-TRANSPORT_LOST = -2
-
-BRIDGE_MODULE = "_webarray_bridge"
+# -- the command format (src/webarray_js/protocol.ts; the numbers: wire.py) -----------------
+from .wire import (BRIDGE_MODULE, OP_ALLOC, OP_COMPILE, OP_DESTROY, OP_DISPATCH,  # noqa: E402,F401
+                   OP_FLUSH, OP_FREE, OP_INFO, OP_PING, OP_READ, OP_SIMULATE_LOSS, OP_SYNC,
+                   OP_WRITE, RECORD_ALIGN, STATUS_DEVICE_LOST, STATUS_INTERNAL, STATUS_KERNEL,
+                   STATUS_OK, STATUS_OUT_OF_MEMORY, STATUS_UNSUPPORTED, STATUS_VALIDATION,
+                   TRANSPORT_LOST, TRANSPORT_TIMEOUT)
 
 _PUSH_BYTES = 32 << 10  # a local batch this long is handed over without waiting for flush
 # Allocations this large wait until the GPU confirms them, so that running out of memory
