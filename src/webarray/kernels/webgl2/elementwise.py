@@ -1,6 +1,6 @@
 """GLSL generator for elementwise expression DAGs: the WebGL2 counterpart of
 ``kernels/webgpu/elementwise.py``, taking the same ``ElementwiseSpec`` and the same
-uniform words (``pack_uniforms`` there), so ``_graph.execute`` drives both alike.
+uniform words (``kernels/specs/elementwise.py``), so ``_graph.execute`` drives both alike.
 
 One draw per output (program.py): a contiguous output is a ``rect`` draw over its words,
 a strided or scattered one a ``points`` draw placed at the word each element goes to.
