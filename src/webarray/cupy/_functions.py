@@ -699,7 +699,8 @@ def _order_statistics(a, axis, name):
         axes = tuple(_wa_axis(ax, a.ndim, name) for ax in axes)
         rest = [k for k in range(a.ndim) if k not in axes]
         moved = _wa.permute_dims(a, tuple(rest + list(axes)))
-        moved = _wa.reshape(moved, tuple(a.shape[k] for k in rest) + (-1,))
+        moved = _wa.reshape(moved, tuple(a.shape[k] for k in rest)
+                            + (math.prod(a.shape[k] for k in axes),))
     rows = _wa.sort(moved, axis=-1)
     has_nan = _wa.isnan(rows[..., -1]) if rows.shape[-1] else None
     return a, rows, has_nan
