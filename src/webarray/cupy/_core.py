@@ -30,6 +30,9 @@ except ImportError:
 import webarray as _wa
 from webarray import _dtypes as dt
 from webarray import _format
+from webarray import _storage
+from webarray._graph import is_contiguous
+from webarray._manipulation import reshape as _reshape
 from webarray._array_object import Array
 
 from .cuda import Device as _CudaDevice
@@ -140,9 +143,7 @@ def fresh(a: Array) -> "ndarray":
 
 
 def _view_of(a: Array) -> Array:
-    from webarray._manipulation import reshape
-
-    return reshape(a, a.shape)
+    return _reshape(a, a.shape)
 
 
 _SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
@@ -299,21 +300,17 @@ class ndarray(Array):
         ``np.ones(2) + x`` and ``np.float32(2) * x`` give device arrays (not host copies
         through ``__array__``); ``reduce`` of add/multiply/maximum/minimum and ``add.at``
         too. Anything else is NotImplemented, which NumPy turns into TypeError."""
-        from . import _functions as f  # _functions imports this module
-
         if method == "__call__":
-            fn = getattr(f, ufunc.__name__, None)
+            fn = getattr(_F, ufunc.__name__, None)
             if fn is None:
                 return NotImplemented
             return fn(*inputs, **kwargs)
         if method == "reduce" and ufunc.__name__ in _UFUNC_REDUCE:
             a = inputs[0]
             kwargs.setdefault("axis", 0)
-            return getattr(f, _UFUNC_REDUCE[ufunc.__name__])(a, **kwargs)
+            return getattr(_F, _UFUNC_REDUCE[ufunc.__name__])(a, **kwargs)
         if method == "at" and ufunc.__name__ == "add" and not kwargs:
-            from .cupyx import scatter_add  # cupyx is built over this module
-
-            scatter_add(*inputs)
+            _F.scatter_add(*inputs)
             return None
         return NotImplemented
 
@@ -345,8 +342,6 @@ class ndarray(Array):
 
     @property
     def flags(self):
-        from webarray._graph import is_contiguous
-
         c = is_contiguous(self.shape, self._strides)
         return {"C_CONTIGUOUS": c, "F_CONTIGUOUS": self.ndim <= 1 and c, "OWNDATA": True}
 
@@ -382,8 +377,6 @@ class ndarray(Array):
         'A' and 'K' are C here, as every result of this layer is C-contiguous."""
         if order not in ("C", "F", "A", "K"):
             raise ValueError(f"tobytes: order must be 'C', 'F', 'A' or 'K', got {order!r}")
-        from webarray import _storage
-
         x = self.transpose() if order == "F" and self.ndim > 1 else self
         raw = Array._raw(x)
         if _storage.element_bytes(self.dtype) == self.dtype.itemsize:
@@ -443,9 +436,7 @@ class ndarray(Array):
         return self.transpose(axes)
 
     def squeeze(self, axis=None):
-        from . import _functions as f
-
-        return f.squeeze(self, axis)
+        return _F.squeeze(self, axis)
 
     def copy(self, order="C"):
         return wrap(_wa.asarray(self, copy=True))
@@ -471,84 +462,52 @@ class ndarray(Array):
 
     # -- reductions and friends ------------------------------------------------------------
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
-        from . import _functions as f
-
-        return f.sum(self, axis, dtype, out, keepdims)
+        return _F.sum(self, axis, dtype, out, keepdims)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False):
-        from . import _functions as f
-
-        return f.prod(self, axis, dtype, out, keepdims)
+        return _F.prod(self, axis, dtype, out, keepdims)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
-        from . import _functions as f
-
-        return f.mean(self, axis, dtype, out, keepdims)
+        return _F.mean(self, axis, dtype, out, keepdims)
 
     def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        from . import _functions as f
-
-        return f.var(self, axis, dtype, out, ddof, keepdims)
+        return _F.var(self, axis, dtype, out, ddof, keepdims)
 
     def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        from . import _functions as f
-
-        return f.std(self, axis, dtype, out, ddof, keepdims)
+        return _F.std(self, axis, dtype, out, ddof, keepdims)
 
     def min(self, axis=None, out=None, keepdims=False):
-        from . import _functions as f
-
-        return f.amin(self, axis, out, keepdims)
+        return _F.amin(self, axis, out, keepdims)
 
     def max(self, axis=None, out=None, keepdims=False):
-        from . import _functions as f
-
-        return f.amax(self, axis, out, keepdims)
+        return _F.amax(self, axis, out, keepdims)
 
     def argmin(self, axis=None, out=None, keepdims=False):
-        from . import _functions as f
-
-        return f.argmin(self, axis, out, keepdims=keepdims)
+        return _F.argmin(self, axis, out, keepdims=keepdims)
 
     def argmax(self, axis=None, out=None, keepdims=False):
-        from . import _functions as f
-
-        return f.argmax(self, axis, out, keepdims=keepdims)
+        return _F.argmax(self, axis, out, keepdims=keepdims)
 
     def all(self, axis=None, out=None, keepdims=False):
-        from . import _functions as f
-
-        return f.all(self, axis, out, keepdims)
+        return _F.all(self, axis, out, keepdims)
 
     def any(self, axis=None, out=None, keepdims=False):
-        from . import _functions as f
-
-        return f.any(self, axis, out, keepdims)
+        return _F.any(self, axis, out, keepdims)
 
     def cumsum(self, axis=None, dtype=None, out=None):
-        from . import _functions as f
-
-        return f.cumsum(self, axis, dtype, out)
+        return _F.cumsum(self, axis, dtype, out)
 
     def cumprod(self, axis=None, dtype=None, out=None):
-        from . import _functions as f
-
-        return f.cumprod(self, axis, dtype, out)
+        return _F.cumprod(self, axis, dtype, out)
 
     def clip(self, min=None, max=None, out=None):
-        from . import _functions as f
-
-        return f.clip(self, min, max, out)
+        return _F.clip(self, min, max, out)
 
     def round(self, decimals=0, out=None):
-        from . import _functions as f
-
-        return f.around(self, decimals, out)
+        return _F.around(self, decimals, out)
 
     def dot(self, b, out=None):
-        from . import _functions as f
-
-        return f.dot(self, b, out)
+        return _F.dot(self, b, out)
 
     def nonzero(self):
         return wrap(_wa.nonzero(self))
@@ -617,14 +576,10 @@ class ndarray(Array):
 
     # -- operators ------------------------------------------------------------------------
     def __matmul__(self, other):
-        from . import _functions as f
-
-        return f.matmul(self, other)
+        return _F.matmul(self, other)
 
     def __rmatmul__(self, other):
-        from . import _functions as f
-
-        return f.matmul(other, self)
+        return _F.matmul(other, self)
 
     def __neg__(self):
         return wrap(_wa.negative(self)) if self.dtype.kind != "b" else wrap(_wa.logical_not(self))
@@ -686,8 +641,17 @@ def _index(key):
     return key
 
 
+# The NumPy-named functions (``_functions``), which ``ndarray``'s methods and operators
+# forward to. ``_functions`` imports this module, so it is handed over once both are
+# loaded (``_install_operators``, called by the package) instead of imported here.
+_F = None
+
+
 def _install_operators() -> None:
-    from . import _functions as f
+    global _F
+    from . import _functions as f  # the one import back up: see _F
+
+    _F = f
 
     pairs = [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
              ("truediv", "true_divide"), ("floordiv", "floor_divide"), ("mod", "remainder"),
@@ -735,8 +699,6 @@ def _install_operators() -> None:
 
     def scatter_add(self, slices, values) -> None:
         """CuPy's ``a.scatter_add(slices, values)``: ``cupyx.scatter_add(a, slices, values)``."""
-        from .cupyx import scatter_add as add_at  # cupyx imports this module
-
-        add_at(self, slices, values)
+        f.scatter_add(self, slices, values)
 
     ndarray.scatter_add = scatter_add

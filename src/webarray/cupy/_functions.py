@@ -1023,6 +1023,17 @@ def bincount(x, weights=None, minlength=0):
     return wrap(_wa.sum(_wa.where(hits, w, 0.0), axis=0))
 
 
+def scatter_add(a, slices, value) -> None:
+    """``a[slices] += value`` where every repeated position accumulates (NumPy's
+    ``np.add.at``): the positions ``slices`` selects are numbered, and the values summed
+    per position."""
+    positions = _wa.reshape(_wa.arange(a.size, dtype=_wa.int32), a.shape)
+    picked = wrap(positions)[slices]
+    vals = _wa.broadcast_to(to_array(value, a.dtype), picked.shape)
+    sums = bincount(_wa.reshape(picked, (-1,)), weights=_wa.reshape(vals, (-1,)), minlength=a.size)
+    a += _wa.reshape(_wa.astype(sums, a.dtype), a.shape)
+
+
 # -- dtypes ---------------------------------------------------------------------------------
 
 
@@ -1079,6 +1090,6 @@ __all__ = sorted(UFUNCS) + [
     "amax", "max", "median", "quantile", "percentile", "ptp", "argmin", "argmax", "all", "any", "count_nonzero", "cumsum",
     "cumprod", "diff", "matmul", "dot", "vdot", "inner", "outer", "tensordot", "diagonal", "trace",
     "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "searchsorted", "unique", "isin",
-    "take", "take_along_axis", "copyto", "bincount", "can_cast", "promote_types", "result_type", "dtype", "finfo", "iinfo",
+    "take", "take_along_axis", "copyto", "bincount", "scatter_add", "can_cast", "promote_types", "result_type", "dtype", "finfo", "iinfo",
     "isscalar",
 ]
