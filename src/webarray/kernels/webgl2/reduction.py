@@ -26,6 +26,7 @@ from .program import draw
 
 WORKGROUP = 64  # the largest group S: a chunk is at most WORKGROUP * P columns
 P = 16
+SCAN_P = 1  # columns per point of a scan draw (scan.py's P)
 # pack_uniforms (kernels/specs/reduction.py) also writes lane and group shifts for the WGSL
 # kernel's workgroup size; the fragments here do not read those words.
 
@@ -156,7 +157,5 @@ def generate(spec: ReduceSpec) -> str:
 def grid(groups: int, group: int, max_per_dim: int) -> tuple[int, int, int]:
     """Points a draw of this launch may place. Reduction draws cover their outputs as
     rectangles and ignore it; scan draws (scan.py, launched with this grid) place one
-    point per column of every chunk."""
-    from . import scan
-
-    return (groups * group * scan.P, 1, 1)
+    point per column of every chunk (SCAN_P columns a point)."""
+    return (groups * group * SCAN_P, 1, 1)

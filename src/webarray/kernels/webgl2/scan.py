@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from .. import lanes
 from ..specs.scan import ScanSpec
-from .reduction import _load, _to_word, combine_expr, extra_functions, identity
+from .reduction import SCAN_P, _load, _to_word, combine_expr, extra_functions, identity
 from .program import draw
 
-P = 1
+P = SCAN_P
 _W = "U[(k) >> 2u][(k) & 3u]"
 
 
