@@ -46,7 +46,7 @@ def test_matmul_matches_numpy(case):
 @given(matmul_case(), st.sampled_from([1, 7, 16]))
 def test_matmul_cuts_a_long_k_into_chunks(case, chunk):
     # as for a K beyond one launch's MAX_K: chunks as a batch dimension, summed, and the rest
-    from webarray.kernels.specs import matmul as mm
+    from webarray.kernels.webgpu import matmul as mm
 
     name, (a, x), (b, y) = case
     expected = np.matmul(a, b)
@@ -58,7 +58,7 @@ def test_matmul_cuts_a_long_k_into_chunks(case, chunk):
 
 def test_matmul_longer_k_than_one_launch_takes():
     # lavapipe cut the K loop of one invocation short, silently (524280 for this 2^20)
-    from webarray.kernels.specs import matmul as mm
+    from webarray.kernels.webgpu import matmul as mm
 
     for k in (1 << 20, 2 * mm.MAX_K + 3):
         assert float((xp.ones((1, k)) @ xp.ones((k, 1)))[0, 0]) == k

@@ -146,7 +146,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Array, *,
     """
     device = out.device
     ex = device.executor
-    rk = device.kernels.reduction  # this device's generator
+    rk, sk = device.kernels.reduction, device.kernels.scan  # this device's generators
     arg = combine in ("argmin", "argmax")
     indices = None
     while True:
@@ -159,10 +159,10 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Array, *,
             and all(s % 4 == 0 for _, s in rows.dims)
         )
         div = 4 if vec4 else 1
-        per_thread = sspec.P if chunk_group else rspec.P
+        per_thread = sk.P if chunk_group else rk.P  # the device's kernels' own
         loads = per_thread // div
         cols = rows.n // div
-        group = chunk_group or _group_size(cols, loads, _COL_GROUP_CAP if colmode else rspec.WORKGROUP)
+        group = chunk_group or _group_size(cols, loads, _COL_GROUP_CAP if colmode else rk.WORKGROUP)
         chunks = -(-cols // (group * loads))
         m = rows.count
         final = chunk_group is None and chunks == 1 and rows.fold == 1
@@ -502,8 +502,8 @@ def _scan_rows(buf, in_dtype, offset, dims, n, stride, out, out_offset, out_stri
     rk, sk = device.kernels.reduction, device.kernels.scan  # this device's generators
     acc = out.dtype
     colmode = bool(dims) and abs(stride) != 1 and abs(dims[-1][1]) < abs(stride)
-    group = _group_size(n, sspec.P, _COL_GROUP_CAP if colmode else rspec.WORKGROUP)
-    chunks = -(-n // (group * sspec.P))
+    group = _group_size(n, sk.P, _COL_GROUP_CAP if colmode else rk.WORKGROUP)
+    chunks = -(-n // (group * sk.P))
     m = math.prod(d[0] for d in dims)
     carry = None
     if chunks > 1:

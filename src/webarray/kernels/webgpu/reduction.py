@@ -37,8 +37,9 @@ from ..._dtypes import uint32 as _U32
 from ..ops import TABLE
 from .. import lanes
 from ..grid import fold
-from ..specs.reduction import (NONE, WORKGROUP, ReduceSpec, better_fn, cast, combine_expr,
-                               identity, nonzero, ra_helpers)
+# WORKGROUP and P: this generator's launch shape, which _reduce.py reads from the registry
+from ..specs.reduction import (NONE, P, WORKGROUP, ReduceSpec, better_fn, cast,  # noqa: F401
+                               combine_expr, identity, nonzero, ra_helpers)
 
 # -- WGSL pieces ----------------------------------------------------------------------------
 
