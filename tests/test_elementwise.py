@@ -350,6 +350,7 @@ def test_matches_numpy_clip(data):
     name = data.draw(st.sampled_from(CATEGORY_DTYPES["real numeric"]), label="dtype")
     a, x = data.draw(views(name), label="x")
     bounds, np_bounds = [], []
+    extras = [(), (2,), (0,)]  # the leading dimensions a bound may add; both must broadcast
     for which in ("min", "max"):
         kind = data.draw(st.sampled_from(["none", "scalar", "array"]), label=which)
         if kind == "none":
@@ -363,7 +364,9 @@ def test_matches_numpy_clip(data):
             k = data.draw(st.integers(0, a.ndim), label=f"{which} dims")
             shape = tuple(data.draw(st.sampled_from([1, n])) for n in a.shape[a.ndim - k:])
             if k == a.ndim:  # a bound may also broadcast x (to more dimensions, or from 1 to 0 or 2)
-                shape = data.draw(st.sampled_from([(), (2,), (0,)]), label=f"{which} extra") + shape
+                extra = data.draw(st.sampled_from(extras), label=f"{which} extra")
+                extras = [(), extra]
+                shape = extra + shape
             b, y = data.draw(views(name, shape), label=f"{which} array")
             bounds.append(y)
             np_bounds.append(b)

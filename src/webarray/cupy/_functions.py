@@ -71,37 +71,11 @@ def _ufunc(name: str, strict: str, nin: int):
     return fn
 
 
-_UNARY = {
-    "absolute": "abs", "abs": "abs", "fabs": "abs", "negative": "negative", "positive": "positive",
-    "sqrt": "sqrt", "square": "square", "exp": "exp", "expm1": "expm1", "log": "log",
-    "log1p": "log1p", "log2": "log2", "log10": "log10", "sin": "sin", "cos": "cos",
-    "tan": "tan", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sinh": "sinh",
-    "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh", "arccosh": "acosh",
-    "arctanh": "atanh", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "fix": "trunc",
-    "rint": "round", "sign": "sign", "signbit": "signbit", "isnan": "isnan", "isinf": "isinf",
-    "isfinite": "isfinite", "conj": "conj", "conjugate": "conj", "invert": "bitwise_invert",
-    "bitwise_not": "bitwise_invert", "logical_not": "logical_not", "reciprocal": "reciprocal",
-    "asin": "asin", "acos": "acos", "atan": "atan", "asinh": "asinh", "acosh": "acosh",
-    "atanh": "atanh", "bitwise_invert": "bitwise_invert",
-}
-_BINARY = {
-    "add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
-    "true_divide": "divide", "floor_divide": "floor_divide", "remainder": "remainder",
-    "mod": "remainder", "power": "pow", "pow": "pow", "arctan2": "atan2", "atan2": "atan2",
-    "hypot": "hypot", "maximum": "maximum", "minimum": "minimum", "copysign": "copysign",
-    "nextafter": "nextafter", "logaddexp": "logaddexp", "equal": "equal",
-    "not_equal": "not_equal", "less": "less", "less_equal": "less_equal",
-    "greater": "greater", "greater_equal": "greater_equal", "logical_and": "logical_and",
-    "logical_or": "logical_or", "logical_xor": "logical_xor", "bitwise_and": "bitwise_and",
-    "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
-    "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
-    "bitwise_left_shift": "bitwise_left_shift", "bitwise_right_shift": "bitwise_right_shift",
-}
-UFUNCS = {}
-for _name, _strict in _UNARY.items():
-    UFUNCS[_name] = _ufunc(_name, _strict, 1)
-for _name, _strict in _BINARY.items():
-    UFUNCS[_name] = _ufunc(_name, _strict, 2)
+# NumPy's ufuncs: every op of the op table under each of its NumPy names (``OpDef.numpy``),
+# computed with the strict function of the op's own name; a new table op appears here
+# without a line of this module
+UFUNCS = {name: _ufunc(name, op.name, op.arity) for op in TABLE.values() for name in op.numpy}
+_BINARY = {name: op.name for op in TABLE.values() if op.arity == 2 for name in op.numpy}
 globals().update(UFUNCS)
 
 add = UFUNCS["add"]

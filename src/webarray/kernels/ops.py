@@ -24,6 +24,9 @@ class OpDef:
     inputs: str  # dtype category of the arguments
     result: str  # "same": the computing dtype; "bool"; "real": its real dtype (abs of complex)
     wgsl: dict = field(default_factory=dict)  # lane ("b","i","u","f") -> expression
+    # the op's NumPy/CuPy ufunc names (webarray.cupy offers it under each); () for ops that
+    # are no ufunc there (clip, where, real, ... have NumPy signatures of their own)
+    numpy: tuple = ()
 
 
 def _lanes(spec: dict) -> dict:
@@ -36,29 +39,32 @@ def _lanes(spec: dict) -> dict:
     return out
 
 
-def _op(name, arity, inputs, result, wgsl) -> OpDef:
-    return OpDef(name, arity, inputs, result, _lanes(wgsl))
+def _op(name, arity, inputs, result, wgsl, numpy=None) -> OpDef:
+    return OpDef(name, arity, inputs, result, _lanes(wgsl), (name,) if numpy is None else numpy)
 
 
 TABLE: dict[str, OpDef] = {
     op.name: op
     for op in [
         # -- arithmetic -------------------------------------------------------------------
-        _op("abs", 1, "numeric", "same", {"i": "abs({0})", "u": "{0}", "f": "abs({0})"}),
+        _op("abs", 1, "numeric", "same", {"i": "abs({0})", "u": "{0}", "f": "abs({0})"},
+            numpy=("abs", "absolute", "fabs")),
         _op("positive", 1, "numeric", "same", {"num": "{0}"}),
         _op("negative", 1, "numeric", "same", {"i": "-{0}", "u": "(0u - {0})", "f": "-{0}"}),
         _op("add", 2, "numeric", "same", {"num": "({0} + {1})"}),
         _op("subtract", 2, "numeric", "same", {"num": "({0} - {1})"}),
         _op("multiply", 2, "numeric", "same", {"num": "({0} * {1})"}),
-        _op("divide", 2, "floating-point", "same", {"f": "({0} / {1})"}),
+        _op("divide", 2, "floating-point", "same", {"f": "({0} / {1})"},
+            numpy=("divide", "true_divide")),
         _op("floor_divide", 2, "real numeric", "same",
             {"i": "wa_floordiv_i({0}, {1})", "u": "select(0u, {0} / {1}, {1} != 0u)",
              "f": "wa_floordiv_f({0}, {1})"}),
         _op("remainder", 2, "real numeric", "same",
             {"i": "wa_rem_i({0}, {1})", "u": "select(0u, {0} % {1}, {1} != 0u)",
-             "f": "wa_rem_f({0}, {1})"}),
+             "f": "wa_rem_f({0}, {1})"}, numpy=("remainder", "mod")),
         _op("pow", 2, "numeric", "same",
-            {"i": "wa_pow_i({0}, {1})", "u": "wa_pow_u({0}, {1})", "f": "wa_pow_f({0}, {1})"}),
+            {"i": "wa_pow_i({0}, {1})", "u": "wa_pow_u({0}, {1})", "f": "wa_pow_f({0}, {1})"},
+            numpy=("pow", "power")),
         _op("square", 1, "numeric", "same", {"num": "({0} * {0})"}),
         _op("sqrt", 1, "floating-point", "same", {"f": "wa_sqrt({0})"}),
         _op("reciprocal", 1, "floating-point", "same", {"f": "(1.0 / {0})"}),
@@ -67,7 +73,7 @@ TABLE: dict[str, OpDef] = {
         _op("maximum", 2, "real numeric", "same", {"int": "max({0}, {1})", "f": "wa_max_f({0}, {1})"}),
         _op("minimum", 2, "real numeric", "same", {"int": "min({0}, {1})", "f": "wa_min_f({0}, {1})"}),
         _op("clip", 3, "real numeric", "same",
-            {"int": "min(max({0}, {1}), {2})", "f": "wa_clip_f({0}, {1}, {2})"}),
+            {"int": "min(max({0}, {1}), {2})", "f": "wa_clip_f({0}, {1}, {2})"}, numpy=()),
         _op("copysign", 2, "real floating-point", "same", {"f": "wa_copysign({0}, {1})"}),
         _op("nextafter", 2, "real floating-point", "same", {"f": "wa_nextafter({0}, {1})"}),
         _op("hypot", 2, "real floating-point", "same", {"f": "wa_hypot({0}, {1})"}),
@@ -75,8 +81,9 @@ TABLE: dict[str, OpDef] = {
         # -- rounding ---------------------------------------------------------------------
         _op("ceil", 1, "real numeric", "same", {"int": "{0}", "f": "ceil({0})"}),
         _op("floor", 1, "real numeric", "same", {"int": "{0}", "f": "floor({0})"}),
-        _op("trunc", 1, "real numeric", "same", {"int": "{0}", "f": "trunc({0})"}),
-        _op("round", 1, "numeric", "same", {"int": "{0}", "f": "round({0})"}),
+        _op("trunc", 1, "real numeric", "same", {"int": "{0}", "f": "trunc({0})"},
+            numpy=("trunc", "fix")),
+        _op("round", 1, "numeric", "same", {"int": "{0}", "f": "round({0})"}, numpy=("rint",)),
         # -- exponentials and logarithms --------------------------------------------------
         _op("exp", 1, "floating-point", "same", {"f": "wa_exp({0})"}),
         _op("expm1", 1, "floating-point", "same", {"f": "wa_expm1({0})"}),
@@ -88,19 +95,23 @@ TABLE: dict[str, OpDef] = {
         _op("sin", 1, "floating-point", "same", {"f": "wa_sin({0})"}),
         _op("cos", 1, "floating-point", "same", {"f": "wa_cos({0})"}),
         _op("tan", 1, "floating-point", "same", {"f": "wa_tan({0})"}),
-        _op("asin", 1, "floating-point", "same", {"f": "wa_asin({0})"}),
-        _op("acos", 1, "floating-point", "same", {"f": "wa_acos({0})"}),
-        _op("atan", 1, "floating-point", "same", {"f": "wa_atan({0})"}),
-        _op("atan2", 2, "real floating-point", "same", {"f": "wa_atan2({0}, {1})"}),
+        _op("asin", 1, "floating-point", "same", {"f": "wa_asin({0})"}, numpy=("asin", "arcsin")),
+        _op("acos", 1, "floating-point", "same", {"f": "wa_acos({0})"}, numpy=("acos", "arccos")),
+        _op("atan", 1, "floating-point", "same", {"f": "wa_atan({0})"}, numpy=("atan", "arctan")),
+        _op("atan2", 2, "real floating-point", "same", {"f": "wa_atan2({0}, {1})"},
+            numpy=("atan2", "arctan2")),
         _op("sinh", 1, "floating-point", "same", {"f": "wa_sinh({0})"}),
         _op("cosh", 1, "floating-point", "same", {"f": "wa_cosh({0})"}),
         _op("tanh", 1, "floating-point", "same", {"f": "wa_tanh({0})"}),
-        _op("asinh", 1, "floating-point", "same", {"f": "wa_asinh({0})"}),
-        _op("acosh", 1, "floating-point", "same", {"f": "wa_acosh({0})"}),
-        _op("atanh", 1, "floating-point", "same", {"f": "wa_atanh({0})"}),
+        _op("asinh", 1, "floating-point", "same", {"f": "wa_asinh({0})"},
+            numpy=("asinh", "arcsinh")),
+        _op("acosh", 1, "floating-point", "same", {"f": "wa_acosh({0})"},
+            numpy=("acosh", "arccosh")),
+        _op("atanh", 1, "floating-point", "same", {"f": "wa_atanh({0})"},
+            numpy=("atanh", "arctanh")),
         # -- complex parts (real dtypes here; complex lanes arrive with complex64) ------------
-        _op("conj", 1, "numeric", "same", {"num": "{0}"}),
-        _op("real", 1, "numeric", "same", {"num": "{0}"}),
+        _op("conj", 1, "numeric", "same", {"num": "{0}"}, numpy=("conj", "conjugate")),
+        _op("real", 1, "numeric", "same", {"num": "{0}"}, numpy=()),
         # -- classification ---------------------------------------------------------------
         _op("isnan", 1, "numeric", "bool", {"int": "false", "f": "wa_isnan({0})"}),
         _op("isinf", 1, "numeric", "bool", {"int": "false", "f": "wa_isinf({0})"}),
@@ -122,18 +133,21 @@ TABLE: dict[str, OpDef] = {
         _op("bitwise_and", 2, "integer or boolean", "same", {"b": "({0} && {1})", "int": "({0} & {1})"}),
         _op("bitwise_or", 2, "integer or boolean", "same", {"b": "({0} || {1})", "int": "({0} | {1})"}),
         _op("bitwise_xor", 2, "integer or boolean", "same", {"b": "({0} != {1})", "int": "({0} ^ {1})"}),
-        _op("bitwise_invert", 1, "integer or boolean", "same", {"b": "!{0}", "int": "~{0}"}),
+        _op("bitwise_invert", 1, "integer or boolean", "same", {"b": "!{0}", "int": "~{0}"},
+            numpy=("bitwise_invert", "invert", "bitwise_not")),
         # Shifts by the bit width or more give 0 (or -1 for a negative signed right shift),
         # as NumPy does; the i lane holds small signed types sign-extended, so one rule fits.
         _op("bitwise_left_shift", 2, "integer", "same",
             {"i": "select(0, {0} << u32({1}), u32({1}) < 32u)",
-             "u": "select(0u, {0} << {1}, {1} < 32u)"}),
+             "u": "select(0u, {0} << {1}, {1} < 32u)"},
+             numpy=("bitwise_left_shift", "left_shift")),
         _op("bitwise_right_shift", 2, "integer", "same",
             {"i": "({0} >> min(u32({1}), 31u))",
-             "u": "select(0u, {0} >> {1}, {1} < 32u)"}),
+             "u": "select(0u, {0} >> {1}, {1} < 32u)"},
+             numpy=("bitwise_right_shift", "right_shift")),
         # -- selection and copies (not functions of the standard on their own) ---------------
-        _op("where", 3, "any", "same", {"all": "select({2}, {1}, {0})"}),
-        _op("copy", 1, "any", "same", {"all": "{0}"}),
+        _op("where", 3, "any", "same", {"all": "select({2}, {1}, {0})"}, numpy=()),
+        _op("copy", 1, "any", "same", {"all": "{0}"}, numpy=()),
     ]
 }
 
@@ -192,9 +206,11 @@ def _merge_wide() -> None:
     for name, expr in COMPLEX_OPS.items():
         if name in TABLE:
             TABLE[name].wgsl["c"] = expr
-    TABLE["imag"] = OpDef("imag", 1, "complex floating-point", "real", {"c": COMPLEX_OPS["imag"]})
+    TABLE["imag"] = OpDef("imag", 1, "complex floating-point", "real", {"c": COMPLEX_OPS["imag"]},
+                          numpy=())
     for name in ("abs", "real"):
-        TABLE[name] = OpDef(name, 1, TABLE[name].inputs, "real", TABLE[name].wgsl)
+        TABLE[name] = OpDef(name, 1, TABLE[name].inputs, "real", TABLE[name].wgsl,
+                            TABLE[name].numpy)
 
 
 _merge_wide()
