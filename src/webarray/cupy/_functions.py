@@ -14,6 +14,7 @@ import math
 import webarray as _wa
 from webarray import _dtypes as dt
 from webarray._array_object import Array
+from webarray._elementwise import _apply
 from webarray.kernels.ops import TABLE
 
 from ._core import (as_dtype, cast_to, floating, fresh, ndarray, numpy_dtype, operand,
@@ -64,7 +65,10 @@ def _ufunc(name: str, strict: str, nin: int):
             if op in ("less", "less_equal", "greater", "greater_equal"):
                 compute = dt.uint8  # False < True, as NumPy orders bools
         ops = [cast_to(a, compute) for a in ops]
-        return _finish(getattr(_wa, op)(*ops), out, name)
+        strict_fn = getattr(_wa, op, None)
+        if strict_fn is None:  # a table op outside the standard (CuPy's own): applied as is
+            return _finish(_apply(op, *ops), out, name)
+        return _finish(strict_fn(*ops), out, name)
 
     fn.__name__ = name
     fn.__doc__ = f"NumPy's ``{name}`` (computes with the strict ``{strict}``)."

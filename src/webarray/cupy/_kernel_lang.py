@@ -53,6 +53,7 @@ import math
 import re
 
 from ..executors.protocol import KernelError
+from ..kernels.ops import TABLE
 
 # passes of a loop with no loop inside per turn of the emitted loop, where loops are bounded
 UNROLL = 8
@@ -762,7 +763,6 @@ CALLS = {
     "__logf": (_F, _F, "wa_log({0})", "wa_log({0})"),
     "__float2int_rd": (_F, "i", "i32(floor({0}))", "int(floor({0}))"),
     "rsqrt": (_F, _F, "inverseSqrt({0})", "inversesqrt({0})"),
-    "cbrt": (_F, _F, "(sign({0}) * pow(abs({0}), 1.0 / 3.0))", "(sign({0}) * pow(abs({0}), 1.0 / 3.0))"),
     "exp": (_F, _F, "wa_exp({0})", "wa_exp({0})"),
     "exp2": (_F, _F, "exp2({0})", "exp2({0})"),
     "expm1": (_F, _F, "wa_expm1({0})", "wa_expm1({0})"),
@@ -813,6 +813,13 @@ CALLS = {
     "sign": ("same", "same", "sign({0})", "sign({0})"),
     "select": ("select", "same", "select({0}, {1}, {2})", "({2} ? {1} : {0})"),
 }
+# the op table's float ops under their CUDA names (OpDef.c), where the float lane is one call
+# of a helper of the WGSL-subset library, which the GLSL side has under the same name
+for _op in TABLE.values():
+    _expr = _op.wgsl.get("f", "")
+    if _op.c and re.fullmatch(r"wa_\w+\(\{0\}(, \{1\})?\)", _expr):
+        for _name in _op.c:
+            CALLS[_name] = (_F, _F if _op.result == "same" else _op.result, _expr, _expr)
 _ARITY = {"atan2": 2, "pow": 2, "fmin": 2, "fmax": 2, "fmod": 2, "hypot": 2, "fma": 3,
           "copysign": 2, "mix": 3, "step": 2, "min": 2, "max": 2, "clamp": 3, "select": 3}
 CONSTANTS = {"M_PI": repr(3.141592653589793), "M_E": repr(2.718281828459045),

@@ -27,6 +27,9 @@ class OpDef:
     # the op's NumPy/CuPy ufunc names (webarray.cupy offers it under each); () for ops that
     # are no ufunc there (clip, where, real, ... have NumPy signatures of their own)
     numpy: tuple = ()
+    # names of CUDA math calls that compute this op's float lane in the C-like bodies of
+    # CuPy kernels (webarray.cupy._kernel_lang takes them from here)
+    c: tuple = ()
 
 
 def _lanes(spec: dict) -> dict:
@@ -39,8 +42,9 @@ def _lanes(spec: dict) -> dict:
     return out
 
 
-def _op(name, arity, inputs, result, wgsl, numpy=None) -> OpDef:
-    return OpDef(name, arity, inputs, result, _lanes(wgsl), (name,) if numpy is None else numpy)
+def _op(name, arity, inputs, result, wgsl, numpy=None, c=()) -> OpDef:
+    return OpDef(name, arity, inputs, result, _lanes(wgsl), (name,) if numpy is None else numpy,
+                 c)
 
 
 TABLE: dict[str, OpDef] = {
@@ -210,7 +214,7 @@ def _merge_wide() -> None:
                           numpy=())
     for name in ("abs", "real"):
         TABLE[name] = OpDef(name, 1, TABLE[name].inputs, "real", TABLE[name].wgsl,
-                            TABLE[name].numpy)
+                            TABLE[name].numpy, TABLE[name].c)
 
 
 _merge_wide()
