@@ -71,6 +71,8 @@ TABLE: dict[str, OpDef] = {
             numpy=("pow", "power")),
         _op("square", 1, "numeric", "same", {"num": "({0} * {0})"}),
         _op("sqrt", 1, "floating-point", "same", {"f": "wa_sqrt({0})"}),
+        # not in the standard (no webarray.cbrt): NumPy's, CuPy's and CUDA's cube root
+        _op("cbrt", 1, "real floating-point", "same", {"f": "wa_cbrt({0})"}, c=("cbrt", "cbrtf")),
         _op("reciprocal", 1, "floating-point", "same", {"f": "(1.0 / {0})"}),
         _op("sign", 1, "numeric", "same",
             {"i": "sign({0})", "u": "select(0u, 1u, {0} > 0u)", "f": "wa_sign_f({0})"}),

@@ -534,6 +534,20 @@ fn wa_sqrt(x: f32) -> f32 {
     if (bitcast<u32>(x) < 0x00800000u) { return sqrt(wa_unflush(x)) * 0x1p-12; }
     return sqrt(x);
 }""")
+# the real cube root (NumPy's cbrt): exp2(log2|x| / 3) refined by two Newton steps on
+# y^3 = |x| (written as y + (|x|/y^2 - y)/3, which cannot overflow); a subnormal is scaled
+# by 2^24 from its bits first (its root by 2^8)
+_def("""
+fn wa_cbrt(x: f32) -> f32 {
+    if (wa_is_zero(x) || !wa_isfinite(x)) { return x; }
+    var a = abs(x);
+    var s = 1.0;
+    if (bitcast<u32>(a) < 0x00800000u) { a = wa_unflush(a); s = 0x1p-8; }
+    var y = exp2(log2(a) * (1.0 / 3.0));
+    y = y + (a / (y * y) - y) * (1.0 / 3.0);
+    y = y + (a / (y * y) - y) * (1.0 / 3.0);
+    return select(y, -y, wa_is_neg(x)) * s;
+}""")
 # (a 2^-e, b 2^-e, e) for a, b >= 0, not both 0, with the larger of the two results in
 # [1, 2): the scaling is exact unless the smaller underflows, where it no longer matters
 _def("""
