@@ -39,6 +39,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from webarray.browser.server import CONTENT_TYPES, ISOLATION_HEADERS, GuardedHandler
+from webarray.browser.tls import certificate_pem
 
 HERE = Path(__file__).resolve().parent
 CERT_DIR = HERE.parent / "build" / "https"
@@ -210,30 +211,10 @@ def _alt_names(names: list[str]) -> list[tuple[str, str]]:
 
 
 def _with_cryptography(names: list[str], cert: Path, key: Path) -> None:
-    # optional: only https needs it, and openssl serves where it is missing
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    private = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"webarray site on {socket.gethostname()}")])
-    alt = [x509.IPAddress(ipaddress.ip_address(v)) if k == "IP" else x509.DNSName(v) for k, v in _alt_names(names)]
-    now = datetime.datetime.now(datetime.timezone.utc)
-    certificate = (
-        x509.CertificateBuilder().subject_name(subject).issuer_name(subject)
-        .public_key(private.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=CERT_DAYS))
-        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-        .sign(private, hashes.SHA256())
-    )
-    key.write_bytes(private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
+    cert_pem, key_pem = certificate_pem(names, f"webarray site on {socket.gethostname()}", CERT_DAYS)
+    key.write_bytes(key_pem)
     key.chmod(0o600)
-    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    cert.write_bytes(cert_pem)
 
 
 def _with_openssl(names: list[str], cert: Path, key: Path) -> None:

@@ -14,9 +14,8 @@ import socket
 from pathlib import Path
 
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+
+from webarray.browser.tls import certificate_pem, is_ip  # noqa: F401  (is_ip: __main__ uses it)
 
 VALID_DAYS = 30
 
@@ -53,31 +52,8 @@ def self_signed(folder: Path, hosts: list[str] | None = None) -> tuple[Path, Pat
         have = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
         if set(names) <= set(have) and cert.not_valid_after_utc > now + datetime.timedelta(days=1):
             return cert_path, key_path
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "webarray volunteer server")])
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=VALID_DAYS))
-        .add_extension(x509.SubjectAlternativeName(names), critical=False)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-        .sign(key, hashes.SHA256())
-    )
+    cert_pem, key_pem = certificate_pem(hosts, "webarray volunteer server", VALID_DAYS)
     key_path.touch(mode=0o600)
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key_pem)
+    cert_path.write_bytes(cert_pem)
     return cert_path, key_path
-
-
-def is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
