@@ -252,7 +252,7 @@ BROWSER_SCRIPT = r'''
 import array, base64, json, sys, time
 import webarray as xp
 import webarray.cupy as wcp
-from webarray import _graph
+from webarray._core import graph as _graph, launch
 
 arg = sys.argv[1]
 cfg = json.loads(open(arg[1:]).read() if arg.startswith("@") else arg)

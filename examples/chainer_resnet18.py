@@ -79,7 +79,7 @@ class ResNet18(chainer.Chain):
 def launches(device_fn):
     """Kernel launches counted around ``device_fn`` on webarray (None elsewhere)."""
     try:
-        from webarray._device import default_device
+        from webarray._core.device import default_device
     except ImportError:
         return None
     ex = default_device().executor

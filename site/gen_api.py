@@ -101,7 +101,7 @@ def conformance_by_function() -> dict[str, dict[str, dict[str, int]]]:
 
 def backend_dtypes(xp) -> dict[str, list[str] | None]:
     """dtype names each backend stores; None for a backend the package does not have yet."""
-    from webarray import _device
+    from webarray._core import device as _device
 
     supported = getattr(_device, "_SUPPORTED", {})
     return {b: [d.name for d in supported[b]] if b in supported else None for b in BACKENDS}

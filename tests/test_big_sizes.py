@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import webarray as xp
 from helpers import assert_equal, views
-from webarray import _reduce
+from webarray._core.algorithms import reduce as _reduce
 from webarray.kernels import uniforms
 from webarray.kernels.specs import reduction
 

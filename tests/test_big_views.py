@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import webarray as xp
-from webarray import _split
+from webarray._core import launch
 
 from helpers import assert_equal
 
@@ -113,8 +113,8 @@ def small_pieces_checked():
     """Pieces of 4 KiB, and a dispatch check that no binding but the uniforms' exceeds them."""
     dev = _device()
     ex = dev.executor
-    old = _split.PIECE_BYTES, dev._piece_bytes
-    _split.PIECE_BYTES = dev._piece_bytes = PIECE
+    old = launch.PIECE_BYTES, dev._piece_bytes
+    launch.PIECE_BYTES = dev._piece_bytes = PIECE
     real = ex.dispatch
     too_big: list = []
 
@@ -131,7 +131,7 @@ def small_pieces_checked():
         yield too_big
     finally:
         del ex.dispatch
-        _split.PIECE_BYTES, dev._piece_bytes = old
+        launch.PIECE_BYTES, dev._piece_bytes = old
 
 
 @given(start_a=st.integers(0, 3000), start_b=st.integers(0, 3000), step=st.sampled_from([1, -1, 2]),

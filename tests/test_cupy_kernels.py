@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import webarray.cupy as cp
-from webarray._device import default_device
+from webarray._core.device import default_device
 from webarray.cupy import _kernel_lang as lang
 from webarray.executors.protocol import KernelError
 
@@ -500,11 +500,11 @@ def test_loop_past_the_device_bound_raises_and_the_device_works():
 def test_loops_on_the_vec4_path_of_a_launch_in_pieces():
     """Above the binding limit a launch runs in pieces and keeps four elements per thread,
     which share the thread's loop budget; results stay exact or raise."""
-    from webarray import _split
+    from webarray._core import launch
 
     dev = default_device()
-    old = _split.PIECE_BYTES, dev._piece_bytes
-    _split.PIECE_BYTES = dev._piece_bytes = 4096
+    old = launch.PIECE_BYTES, dev._piece_bytes
+    launch.PIECE_BYTES = dev._piece_bytes = 4096
     try:
         kern = cp.ElementwiseKernel("int32 n", "int32 s",
                                     "s = 0; for (int j = 0; j < n; j++) s += 1;", "pieces")
@@ -514,7 +514,7 @@ def test_loops_on_the_vec4_path_of_a_launch_in_pieces():
             with pytest.raises(lang.LoopLimitError):
                 kern(cp.full(4096, 200_000, dtype=cp.int32))
     finally:
-        _split.PIECE_BYTES, dev._piece_bytes = old
+        launch.PIECE_BYTES, dev._piece_bytes = old
 
 
 def test_reduction_kernel_long_rows_and_post_map_loops():

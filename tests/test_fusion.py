@@ -1,6 +1,6 @@
-"""Lazy elementwise fusion (src/webarray/_graph.py): fewer kernels, the same values.
+"""Lazy elementwise fusion (src/webarray/_core/graph.py): fewer kernels, the same values.
 
-Kernel counts come from ``_graph.launches`` (elementwise kernels dispatched so far); values
+Kernel counts come from ``launch.launches`` (elementwise kernels dispatched so far); values
 are compared with NumPy float32. Every test also runs when the suite is run with
 ``WEBARRAY_FUSION=0``: the counting tests then turn fusion on for themselves.
 
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import webarray as xp
-from webarray import _graph
+from webarray._core import graph as _graph, launch
 
 from helpers import assert_equal
 
@@ -31,9 +31,9 @@ def fused():
 
 
 def launches_during(fn):
-    before = _graph.launches
+    before = launch.launches
     out = fn()
-    return out, _graph.launches - before
+    return out, launch.launches - before
 
 
 def rand(shape, seed=0, dtype=np.float32):

@@ -25,7 +25,8 @@ import pytest
 from wgpu.backends import wgpu_native as api
 
 import webarray as xp
-from webarray import _device, fusion
+from webarray import fusion
+from webarray._core import device as _device
 from webarray.executors.native import NativeExecutor
 from webarray.executors.protocol import DeviceLost
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import webarray as xp
-from webarray import _device
+from webarray._core import device as _device
 from webarray.executors.pool import BufferPool
 from webarray.executors.protocol import DeviceLost, KernelError
 

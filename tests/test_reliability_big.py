@@ -5,7 +5,7 @@ Two kinds of tests:
 - *real* big arrays, a little above the limit the device reports (lavapipe and the WebGPU
   default: 128 MiB), with cheap ops: few, since each moves ~160 MB on the CPU;
 - small arrays on a device whose piece size is shrunk to a few KiB, so that the same
-  splitting code (``_split.py``) cuts odd shapes, strides, offsets and dtypes into many
+  splitting code (``launch.py``) cuts odd shapes, strides, offsets and dtypes into many
   pieces, compared with NumPy on random inputs.
 """
 
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import webarray as xp
-from webarray import _split
+from webarray._core import launch
 from webarray.executors.protocol import BindingTooLarge
 
 from helpers import assert_equal
@@ -62,12 +62,12 @@ PIECE = 4096
 def small_pieces(nbytes: int = PIECE):
     """Launches binding more than nbytes of a buffer run in pieces of at most nbytes."""
     dev = _device()
-    old = _split.PIECE_BYTES, dev._piece_bytes
-    _split.PIECE_BYTES = dev._piece_bytes = nbytes
+    old = launch.PIECE_BYTES, dev._piece_bytes
+    launch.PIECE_BYTES = dev._piece_bytes = nbytes
     try:
         yield
     finally:
-        _split.PIECE_BYTES, dev._piece_bytes = old
+        launch.PIECE_BYTES, dev._piece_bytes = old
 
 
 # -- real arrays above the binding limit ---------------------------------------------------------

@@ -67,7 +67,7 @@ def test_float_index_arrays_and_out_of_range_indices_raise(intact):
 
 
 def test_mismatched_devices_raise_value_error(intact):
-    from webarray import _device
+    from webarray._core import device as _device
     from webarray.executors.native import NativeExecutor
 
     other = _device.Device(NativeExecutor())

@@ -128,7 +128,8 @@ def _reference_step(k, i, h, flip):
 def test_fused_global_steps_equal_single_steps(steps, flip):
     """Each launch of global_steps does what its single compare-exchange steps do, for
     every fusion depth (the sorts above reach only some of them)."""
-    from webarray import _sort_impl as impl
+    from webarray._core import launch
+    from webarray._core.algorithms import sort as impl
     from webarray.kernels.webgpu import sort as gen
 
     rng = np.random.default_rng(steps)
@@ -137,8 +138,9 @@ def test_fused_global_steps_equal_single_steps(steps, flip):
         k = rng.integers(0, 8, total).astype(np.uint32)
         i = rng.permutation(total).astype(np.uint32)
         keys, idx = xp.asarray(k), xp.asarray(i)
-        impl._launch(keys.device, ("steps", steps, flip), lambda: gen.global_steps(steps, flip),
-                     [keys, idx], impl._words(total >> steps, h), 1)
+        launch.kernel(keys.device, ("sort", "steps", steps, flip),
+                      lambda: gen.global_steps(steps, flip), [keys, idx],
+                      impl._words(total >> steps, h), 1)
         for s in range(steps):
             _reference_step(k, i, h >> s, flip and s == 0)
         assert_equal(keys, k)

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 import webarray as xp
-from webarray import _device, fusion
+from webarray import fusion
+from webarray._core import device as _device
 
 THREADS = 4
 SECONDS = 1.5  # per fusion setting

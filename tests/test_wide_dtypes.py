@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 import webarray as xp
 from helpers import assert_equal
-from webarray._device import Device, default_device
+from webarray._core.device import Device, default_device
 
 # A device that lists the two-word dtypes whatever WEBARRAY_WIDE_DTYPES says.
 WIDE = Device(default_device().executor, wide_dtypes=True)

@@ -14,7 +14,7 @@ from ._creation import *  # noqa: F401,F403
 from ._creation import __all__ as _creation_all
 from ._data_type import *  # noqa: F401,F403
 from ._data_type import __all__ as _data_type_all
-from ._device import Device
+from ._core.device import Device
 from ._dtypes import (
     bool, complex64, complex128, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64,

@@ -1,8 +1,8 @@
 """The array object: a typed, strided view of a device buffer.
 
-An Array is (buffer, dtype, shape, strides in elements, offset in elements, device).
-Slicing, transposes and broadcasting make views that share the buffer; the buffer goes back
-to its device's pool when the last view dies. Every operator forwards to the namespace
+An Array is the core's storage record (buffer, dtype, shape, strides in elements, offset
+in elements, device: ``_core/tensor.py``) with the standard's face. Slicing, transposes and
+broadcasting make views that share the buffer. Every operator forwards to the namespace
 function of the same name, so operator and function share validation and kernels.
 """
 
@@ -12,86 +12,23 @@ import math
 
 from . import _dtypes as dt
 from . import _format
-from . import _graph
-from . import _storage
-from ._device import Device
+from ._core import graph as _graph
+from ._core import storage as _storage
+from ._core import tensor as _tensor
+from ._core.tensor import Tensor
 
 
-class Array:
-    # _b is the buffer, or None while the array is pending: then _lazy is the expression
-    # node (_graph.py) that computes it, C-contiguous at offset 0. A computed array may keep
-    # the graph's leaf node reading it in _lazy.
-    __slots__ = ("_b", "_lazy", "_dtype", "_shape", "_strides", "_offset", "_device",
-                 "__weakref__")
+class Array(Tensor):
+    """An array of the standard: the storage record (``_core/tensor.py``) with the
+    standard's operators, methods and conversions. It adds no state."""
+
+    __slots__ = ()
 
     def __init__(self, *args, **kwargs):
         raise TypeError(
             "webarray.Array cannot be constructed directly; use webarray.asarray or another "
             "creation function"
         )
-
-    @classmethod
-    def _view(cls, buf, dtype, shape, strides, offset, device) -> "Array":
-        self = object.__new__(cls)
-        self._b = buf
-        self._lazy = None
-        buf.views += 1
-        self._dtype = dtype
-        self._shape = tuple(shape)
-        self._strides = tuple(strides)
-        self._offset = offset
-        self._device = device
-        return self
-
-    @classmethod
-    def _pending(cls, node, shape, strides, device) -> "Array":
-        self = object.__new__(cls)
-        self._b = None
-        self._lazy = node
-        self._dtype = node.dtype
-        self._shape = shape
-        self._strides = strides
-        self._offset = 0
-        self._device = device
-        return self
-
-    @property
-    def _buf(self):
-        """The buffer, computing the array first if it is pending."""
-        buf = self._b
-        if buf is None:
-            _graph.materialize([self])
-            buf = self._b
-        return buf
-
-    @classmethod
-    def _empty(cls, shape, dtype: dt.DType, device: Device) -> "Array":
-        device.check_dtype(dtype)
-        n = math.prod(shape)
-        buf = device.pool.acquire(max(n, 1) * _storage.element_bytes(dtype))
-        return cls._view(buf, dtype, shape, _graph.c_strides(shape), 0, device)
-
-    # -- attributes --------------------------------------------------------------------------
-
-    @property
-    def dtype(self) -> dt.DType:
-        return self._dtype
-
-    @property
-    def device(self) -> Device:
-        return self._device
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._shape
-
-    @property
-    def ndim(self) -> int:
-        return len(self._shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self._shape)
 
     @property
     def T(self) -> "Array":
@@ -118,15 +55,13 @@ class Array:
     # -- host transfer -------------------------------------------------------------------------
 
     def _contiguous(self) -> "Array":
-        if _graph.is_contiguous(self._shape, self._strides):
+        if _tensor.is_contiguous(self._shape, self._strides):
             return self
         return _graph.copy_of(self)
 
     def _raw(self) -> bytes:
-        """The stored bytes of the values, flat in C order (see _storage.py)."""
-        src = self._contiguous()
-        width = _storage.element_bytes(self._dtype)
-        return self._device.executor.read(src._buf.handle, src._offset * width, self.size * width)
+        """The stored bytes of the values, flat in C order (see _core/storage.py)."""
+        return _graph.host_bytes(self)
 
     def _host_flat(self) -> list:
         return _storage.decode(self._raw(), self._dtype)
@@ -260,7 +195,7 @@ class Array:
     def to_device(self, device, /, *, stream=None) -> "Array":
         if stream is not None:
             raise ValueError("webarray has no streams; pass stream=None")
-        from ._device import resolve
+        from ._core.device import resolve
 
         target = resolve(device)
         if target == self._device:
@@ -386,3 +321,6 @@ for _op, _fn in [("neg", "negative"), ("pos", "positive"), ("abs", "abs"),
     setattr(Array, f"__{_op}__", _m)
 
 del _op, _fn, _f, _r, _i, _m
+
+
+_tensor.present_as(Array)

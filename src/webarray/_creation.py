@@ -8,10 +8,10 @@ import math
 import operator
 
 from . import _dtypes as dt
-from . import _graph
-from . import _storage
+from ._core import graph as _graph
+from ._core import storage as _storage
 from ._array_object import Array
-from ._device import Device, resolve
+from ._core.device import Device, resolve
 from .kernels.expr import Apply, Cast, Index, Input, Scalar
 
 __all__ = [

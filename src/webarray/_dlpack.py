@@ -16,7 +16,7 @@ from __future__ import annotations
 import array
 import functools
 
-from . import _graph
+from ._core import tensor as _tensor
 
 KDL_CPU = 1
 KDL_WEBGPU = 15  # DLPack's device type for WebGPU
@@ -154,7 +154,7 @@ def export(x, *, stream=None, max_version=None, dl_device=None, copy=None):
     buf = ctypes.create_string_buffer(data, max(len(data), 1))
     ndim = x.ndim
     shape = (ctypes.c_int64 * max(ndim, 1))(*x.shape)
-    strides = (ctypes.c_int64 * max(ndim, 1))(*_graph.c_strides(x.shape))
+    strides = (ctypes.c_int64 * max(ndim, 1))(*_tensor.c_strides(x.shape))
     mt = c.DLManagedTensorVersioned() if versioned else c.DLManagedTensor()
     t = mt.dl_tensor
     t.data = ctypes.cast(buf, ctypes.c_void_p)

@@ -11,7 +11,7 @@ import builtins
 import math
 
 from . import _dtypes as dt
-from . import _graph
+from ._core import graph as _graph
 from ._array_object import Array
 from .kernels.expr import Apply, Cast, Input, Node, Scalar
 from .kernels.ops import TABLE

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import struct
 
-from . import _storage
+from ._core import storage as _storage
 
 LINEWIDTH = 75
 THRESHOLD = 1000  # more elements than this print summarised

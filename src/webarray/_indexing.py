@@ -11,7 +11,7 @@ unspecified by the standard; here they are clamped into the axis.
 from __future__ import annotations
 
 from . import _dtypes as dt
-from . import _graph
+from ._core import graph as _graph
 from ._array_object import Array
 from ._manipulation import _array, normalize_axis
 from .kernels.expr import Apply, Cast, Gather, Index, Input, Node, Scalar

@@ -21,7 +21,7 @@ import operator
 import reprlib
 
 from . import _dtypes as dt
-from . import _graph
+from ._core import graph as _graph
 from ._array_object import Array
 from .kernels.expr import Apply, Cast, Gather, Index, Input, Node, Scalar
 

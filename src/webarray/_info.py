@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import _dtypes as dt
-from ._device import Device, all_devices, default_device, resolve
+from ._core.device import Device, all_devices, default_device, resolve
 
 __all__ = ["__array_namespace_info__"]
 

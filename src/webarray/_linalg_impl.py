@@ -24,7 +24,8 @@ import operator
 from collections import namedtuple
 
 from . import _dtypes as dt
-from . import _graph
+from ._core import graph as _graph
+from ._core import launch
 from . import _linalg_composed as composed
 from . import _elementwise as ew
 from ._data_type import astype
@@ -277,15 +278,12 @@ def _launch(kind: str, bufs, m: int, n: int, k: int = 0, sweeps: int = 0) -> Non
     make = getattr(lk, kind)
     key = ("linalg", kind, cplx)
     source = lambda: make(cplx) if cplx else make()  # noqa: E731
-    limit = device.executor.max_workgroups_per_dim
-    buffers = [b._buf for b in bufs]
     step = plan.pair_chunk(kind, m)
     ranges = [(0, 0)] if not sweeps else \
         [(p, p + step) for _ in range(sweeps) for p in range(0, n * n, step)]
     for start, end in ranges:
-        for z0 in range(0, count, limit):
-            words = plan.pack_uniforms(m, k if kind == "lu" else n, z0, start, end)
-            device.launch(key, source, buffers, words, (min(limit, count - z0), 1, 1))
+        launch.batches(device, key, source, bufs, count,
+                       lambda z0: plan.pack_uniforms(m, k if kind == "lu" else n, z0, start, end))
 
 
 def _steps(arrays, count: int, launches, cplx: bool = True) -> None:
@@ -296,18 +294,13 @@ def _steps(arrays, count: int, launches, cplx: bool = True) -> None:
         return
     device = arrays[0].device
     ls = device.kernels.linalg_steps  # this device's generators
-    limit = device.executor.max_workgroups_per_dim
-    buffers = [a._buf for a in arrays]
     for name, words, (gx, gy) in launches:
         if gx == 0 or gy == 0:
             continue
         make = getattr(ls, name)
         source = (lambda: make(cplx)) if name in plan.TYPED else make
-        for z0 in range(0, count, limit):
-            w = list(words)
-            w[2] = z0
-            device.launch(("linalg_steps", name, cplx), source, buffers, plan.words(*w),
-                          (gx, gy, min(limit, count - z0)))
+        launch.batches(device, ("linalg_steps", name, cplx), source, arrays, count,
+                       lambda z0: plan.words(*words[:2], z0, *words[3:]), tile=(gx, gy))
 
 
 def _tiles(n: int) -> int:

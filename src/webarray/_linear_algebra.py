@@ -8,7 +8,9 @@ import math
 import operator
 
 from . import _dtypes as dt
-from . import _graph, _matmul
+from ._core import graph as _graph
+from ._core import tensor as _tensor
+from ._core.algorithms import matmul as _matmul
 from ._array_object import Array
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -32,7 +34,7 @@ def _cast(x: Array, dtype) -> Array:
 
 def _reshape_contiguous(x: Array, shape) -> Array:
     x = _graph.bindable(x)
-    return Array._view(x._buf, x.dtype, shape, _graph.c_strides(shape), x._offset, x.device)
+    return Array._view(x._buf, x.dtype, shape, _tensor.c_strides(shape), x._offset, x.device)
 
 
 def matmul(x1: Array, x2: Array, /) -> Array:
@@ -63,7 +65,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         shape = shape[:-2] + shape[-1:]
     elif squeeze_n:
         shape = shape[:-1]
-    return Array._view(out._buf, out.dtype, shape, _graph.c_strides(shape), 0, out.device)
+    return Array._view(out._buf, out.dtype, shape, _tensor.c_strides(shape), 0, out.device)
 
 
 def matrix_transpose(x: Array, /) -> Array:
@@ -106,7 +108,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
     b2 = _reshape_contiguous(b, (k, n))
     out = _matmul.matmul(a2, b2, (), out_dtype)
     shape = tuple(x1.shape[i] for i in a_free) + tuple(x2.shape[j] for j in b_free)
-    return Array._view(out._buf, out.dtype, shape, _graph.c_strides(shape), 0, out.device)
+    return Array._view(out._buf, out.dtype, shape, _tensor.c_strides(shape), 0, out.device)
 
 
 def _expand(x: Array, axes, sizes) -> Array:
@@ -162,4 +164,4 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     b4 = Array._view(bv._buf, bv.dtype, bv.shape + (1,), bv._strides + (0,), bv._offset, bv.device)
     batch = broadcast_shapes(a4.shape[:-2], b4.shape[:-2])
     out = _matmul.matmul(a4, b4, batch, out_dtype)
-    return Array._view(out._buf, out.dtype, batch, _graph.c_strides(batch), 0, out.device)
+    return Array._view(out._buf, out.dtype, batch, _tensor.c_strides(batch), 0, out.device)

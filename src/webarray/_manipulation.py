@@ -14,7 +14,8 @@ import math
 import operator
 
 from . import _dtypes as dt
-from . import _graph
+from ._core import graph as _graph
+from ._core import tensor as _tensor
 from ._array_object import Array
 from ._elementwise import broadcast_shapes as _broadcast_shapes
 from .kernels.expr import Cast, Input, Node
@@ -149,7 +150,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
         raise ValueError(
             f"broadcast_to: an array of shape {x.shape} cannot be broadcast to {shape}"
         )
-    return _view(x, shape, _graph.broadcast_strides(x, shape))
+    return _view(x, shape, _tensor.broadcast_strides(x, shape))
 
 
 def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
@@ -280,7 +281,7 @@ def _repeat_int(x: Array, r: int, ax: int) -> Array:
     strides = x._strides[:ax + 1] + (0,) + x._strides[ax + 1:]
     out = _graph.copy_of(_view(x, shape, strides))
     new_shape = x.shape[:ax] + (x.shape[ax] * r,) + x.shape[ax + 1:]
-    return _view(out, new_shape, _graph.c_strides(new_shape))
+    return _view(out, new_shape, _tensor.c_strides(new_shape))
 
 
 def _repeat_counts(x: Array, counts: list[int], ax: int) -> Array:
@@ -303,7 +304,7 @@ def _repeat_counts(x: Array, counts: list[int], ax: int) -> Array:
 def _strides_for(shape, strides, new_shape):
     """Strides that view (shape, strides) as new_shape without copying, or None."""
     if math.prod(shape) == 0:
-        return _graph.c_strides(new_shape)
+        return _tensor.c_strides(new_shape)
     old = [(n, s) for n, s in zip(shape, strides) if n != 1]
     res = [0] * len(new_shape)
     i = j = 0
@@ -353,7 +354,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         raise ValueError(f"reshape: cannot reshape an array of size {x.size} into {shape}")
     if copy:
         src = _graph.copy_of(x)
-        return _view(src, shape, _graph.c_strides(shape))
+        return _view(src, shape, _tensor.c_strides(shape))
     strides = _strides_for(x.shape, x._strides, shape)
     if strides is None:
         if copy is False:
@@ -362,7 +363,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
                 f"cannot be viewed as {shape} without a copy"
             )
         src = _graph.copy_of(x)
-        return _view(src, shape, _graph.c_strides(shape))
+        return _view(src, shape, _tensor.c_strides(shape))
     return _view(x, shape, strides)
 
 
@@ -455,7 +456,7 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
         vstrides += [0, s]
     out = _graph.copy_of(_view(x, vshape, vstrides))
     new_shape = tuple(r * n for r, n in zip(reps, shape))
-    return _view(out, new_shape, _graph.c_strides(new_shape))
+    return _view(out, new_shape, _tensor.c_strides(new_shape))
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:

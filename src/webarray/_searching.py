@@ -7,7 +7,7 @@ have the default index dtype, int32.
 from __future__ import annotations
 
 from . import _dtypes as dt
-from . import _reduce
+from ._core.algorithms import reduce as _reduce
 from ._array_object import Array
 
 __all__ = ["argmax", "argmin", "count_nonzero"]
@@ -79,8 +79,8 @@ def _coordinates(shape, scalars: list):
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
     """The count of non-zero elements is read back once (it is the result's shape)."""
-    from . import _graph
-    from . import _sort_impl as impl
+    from ._core import graph as _graph
+    from ._core.algorithms import sort as impl
     from ._manipulation import _array
     from .kernels.expr import Apply, Input, Scalar
 
@@ -119,8 +119,8 @@ def searchsorted(x1: Array, x2: Array | int | float, /, *, side: str = "left",
                  sorter: Array | None = None) -> Array:
     """Order as in sort: NaNs after +inf, -0.0 equal to +0.0. x1 and x2 are compared in
     their promoted dtype; a Python scalar x2 takes x1's dtype."""
-    from . import _graph
-    from . import _sort_impl as impl
+    from ._core import graph as _graph
+    from ._core.algorithms import sort as impl
     from ._creation import asarray
     from ._elementwise import scalar_dtype_check
     from ._indexing import take
@@ -164,7 +164,7 @@ def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | fl
           /) -> Array:
     """condition must be a bool array; x1 and x2 promote as in the standard's table, with
     Python scalars taking the other operand's dtype."""
-    from . import _graph
+    from ._core import graph as _graph
     from ._elementwise import _nodes, _operands, broadcast_shapes
     from .kernels.expr import Apply, Input
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from . import _dtypes as dt
-from . import _graph
-from . import _reduce
-from . import _sort_impl as impl
+from ._core import graph as _graph
+from ._core.algorithms import reduce as _reduce
+from ._core.algorithms import sort as impl
 from ._array_object import Array
 from ._manipulation import _array, reshape
 from .kernels.expr import Apply, Gather, Index, Input, Node, Scalar

@@ -11,8 +11,8 @@ original order too (it is not the reverse of the ascending result).
 from __future__ import annotations
 
 from . import _dtypes as dt
-from . import _graph
-from . import _sort_impl as impl
+from ._core import graph as _graph
+from ._core.algorithms import sort as impl
 from ._array_object import Array
 from ._manipulation import _array, moveaxis, normalize_axis
 from .kernels.expr import Apply, Gather, Input, Scalar

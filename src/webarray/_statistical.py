@@ -13,7 +13,7 @@ Empty reductions: sum 0, prod 1, mean/var/std NaN, min/max ValueError.
 from __future__ import annotations
 
 from . import _dtypes as dt
-from . import _reduce
+from ._core.algorithms import reduce as _reduce
 from ._array_object import Array
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",

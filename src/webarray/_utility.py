@@ -5,8 +5,8 @@ from __future__ import annotations
 import builtins
 
 from . import _dtypes as dt
-from . import _graph
-from . import _reduce
+from ._core import graph as _graph
+from ._core.algorithms import reduce as _reduce
 from ._array_object import Array
 from .kernels.expr import Cast, Input
 

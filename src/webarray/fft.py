@@ -16,9 +16,10 @@ import math
 from collections.abc import Sequence
 
 from . import _dtypes as dt
-from . import _graph
+from ._core import graph as _graph
+from ._core import tensor as _tensor
 from ._array_object import Array
-from ._device import resolve
+from ._core.device import resolve
 from ._creation import asarray, zeros
 from ._data_type import astype
 from ._elementwise import conj, real
@@ -202,10 +203,10 @@ def _times(x: Array, f: float) -> Array:
     """The C-contiguous complex64 x times the real f, part by part as pocketfft scales: the
     complex product with f + 0i would give inf · 0 = NaN parts."""
     shape = x.shape + (2,)
-    parts = Array._view(x._buf, dt.float32, shape, _graph.c_strides(shape), 2 * x._offset,
+    parts = Array._view(x._buf, dt.float32, shape, _tensor.c_strides(shape), 2 * x._offset,
                         x.device)
     y = _graph.copy_of(parts * f)
-    return Array._view(y._buf, dt.complex64, x.shape, _graph.c_strides(x.shape), 0, x.device)
+    return Array._view(y._buf, dt.complex64, x.shape, _tensor.c_strides(x.shape), 0, x.device)
 
 
 def _complex(x: Array) -> Array:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from . import _graph
+from ._core import graph as _graph
 
 __all__ = ["is_enabled", "set_enabled", "enabled", "flush"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._device import resolve
+from ._core.device import resolve
 
 
 def stats(device=None) -> dict:

@@ -30,8 +30,8 @@ except ImportError:
 import webarray as _wa
 from webarray import _dtypes as dt
 from webarray import _format
-from webarray import _storage
-from webarray._graph import is_contiguous
+from webarray._core import storage as _storage
+from webarray._core.tensor import is_contiguous
 from webarray._manipulation import reshape as _reshape
 from webarray._array_object import Array
 

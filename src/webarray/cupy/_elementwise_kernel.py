@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from webarray import _dtypes as dt
-from webarray import _graph, _split
+from webarray._core import graph as _graph, launch
 from webarray._array_object import Array
 from webarray._elementwise import broadcast_shapes
 from webarray._statistical import max as _max
@@ -210,7 +210,7 @@ class ElementwiseKernel:
             elif o.device != device:
                 raise ValueError(f"kernel {self.name!r}: an output is on another device")
         if device is None:
-            from webarray._device import default_device
+            from webarray._core.device import default_device
 
             device = default_device()
 
@@ -283,7 +283,7 @@ def run(device, shape, targets, arrays, scalars, kernel: str, call: UserCall):
         # Written at each element's index (a raw output), the flags keep the kernel off the
         # vec4 path, where four elements share a thread's loop budget; not when the launch
         # runs in pieces, which raw outputs cannot.
-        piece = _split.piece_bytes(device.executor)
+        piece = launch.piece_bytes(device.executor)
         if max([4 * n] + [a._buf.nbytes for a in arrays]
                + [o._buf.nbytes for _, o in targets if o is not None]) <= piece:
             targets = targets + [(cut, (Array._empty((n,), dt.uint32, device), Index(dt.int32)))]

@@ -274,7 +274,7 @@ asanyarray = asarray
 
 def ascontiguousarray(a, dtype=None):
     r = to_array(a, as_dtype(dtype))
-    from webarray._graph import is_contiguous
+    from webarray._core.tensor import is_contiguous
 
     if not is_contiguous(r.shape, r._strides):
         r = _wa.asarray(r, copy=True)

@@ -24,7 +24,7 @@ class MemoryPool:
         memory.free_pooled()
 
     def n_free_blocks(self) -> int:
-        from webarray._device import default_device
+        from webarray._core.device import default_device
 
         pool = default_device().pool
         return sum(len(v) for v in getattr(pool, "_free", {}).values())

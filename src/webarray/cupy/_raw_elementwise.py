@@ -25,7 +25,8 @@ import re
 import struct
 
 from webarray import _dtypes as dt
-from webarray import _graph
+from webarray._core import graph as _graph
+from webarray._core import tensor as _tensor
 from webarray._array_object import Array
 from webarray.executors.protocol import KernelError
 from webarray.kernels.webgl2.program import draw, uword
@@ -46,7 +47,7 @@ def contiguous(a: Array, dtype: dt.DType | None = None) -> Array:
     """a itself (computed) when it is C-contiguous, unshifted and of dtype; else a copy
     that is."""
     if (dtype is None or a.dtype is dtype) and a._offset == 0 and \
-            a._strides == _graph.c_strides(a.shape):
+            a._strides == _tensor.c_strides(a.shape):
         if a._lazy is not None:
             _graph.flush(a.device)
         return a
@@ -121,7 +122,7 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
             # the element's position in a broadcast input: strides in elements, 0 where
             # the input has size 1 or lacks the axis
             pad = ndim - value.ndim
-            strides = [0] * pad + [s if d != 1 else 0 for s, d in zip(_graph.c_strides(value.shape), value.shape)]
+            strides = [0] * pad + [s if d != 1 else 0 for s, d in zip(_tensor.c_strides(value.shape), value.shape)]
             base = len(words)
             words += strides
             terms = " + ".join(f"c{k} * {word(base + k)}" for k in range(ndim)) or "0u"

@@ -31,10 +31,11 @@ import re
 import struct
 
 from webarray import _dtypes as dt
-from webarray import _graph
+from webarray._core import graph as _graph
+from webarray._core import tensor as _tensor
 from webarray._array_object import Array
 from webarray._creation import zeros
-from webarray._device import default_device
+from webarray._core.device import default_device
 from webarray.executors.protocol import KernelError
 
 from . import _kernel_lang as lang
@@ -98,7 +99,7 @@ class RawKernel:
         device = None
         for k, a in enumerate(args):
             if isinstance(a, Array):
-                if a._offset != 0 or a._strides != _graph.c_strides(a.shape):
+                if a._offset != 0 or a._strides != _tensor.c_strides(a.shape):
                     raise ValueError(f"RawKernel {self.name!r}: argument {k} is a strided or "
                                      "offset view; pass a C-contiguous array of its own "
                                      "(x.copy())")

@@ -29,16 +29,16 @@ import re
 import struct
 
 from webarray import _dtypes as dt
-from webarray import _graph
+from webarray._core import graph as _graph, launch
+from webarray._core import tensor as _tensor
 from webarray._array_object import Array
 from webarray._elementwise import broadcast_shapes
 from webarray._creation import zeros
 from webarray._manipulation import broadcast_to, permute_dims, reshape
-from webarray._reduce import normalize_axes
+from webarray._core.algorithms.reduce import normalize_axes
 from webarray.executors.protocol import KernelError
 from webarray.kernels.expr import Input, Scalar, UserCall, UserOut
 from webarray.kernels import lanes
-from webarray.kernels.grid import fold
 from webarray.kernels.wgsl_lib import helpers_for
 
 from . import _kernel_lang as lang
@@ -182,13 +182,12 @@ class ReductionKernel:
         make = lambda: _generate(reduce_fn, post_fn, identity_fn, red, out_dtypes,  # noqa: E731
                                  [d for d, _ in post_scalars])
         for r in results:
-            if r._offset != 0 or r._strides != _graph.c_strides(r.shape):
+            if r._offset != 0 or r._strides != _tensor.c_strides(r.shape):
                 raise ValueError(f"kernel {self.name!r}: outputs must be C-contiguous arrays")
         cut = [zeros(1, dtype=dt.uint32, device=device)] if post_fn.checked else []
         try:
-            device.launch(src_key, make, [mapped._buf] + [r._buf for r in results + cut],
-                          struct.pack(f"<{len(words)}I", *(w & 0xFFFFFFFF for w in words)),
-                          fold(rows, device.executor.max_workgroups_per_dim))
+            launch.kernel(device, src_key, make, [mapped] + results + cut,
+                          struct.pack(f"<{len(words)}I", *(w & 0xFFFFFFFF for w in words)), rows)
         except KernelError as e:
             raise kernel_error(self.name, e, "wgsl") from None
         line = int(cut[0][0]) if cut else 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 import types
 
-from webarray._device import default_device
+from webarray._core.device import default_device
 
 
 class Device:

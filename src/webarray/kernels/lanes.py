@@ -8,7 +8,11 @@ first, two's complement), complex64 as ``vec2<f32>`` (real part first).
 
 from __future__ import annotations
 
+import math
+import struct
+
 from .._dtypes import DType
+from .._dtypes import float32 as _F32
 from .ops import lane_of
 
 _TYPE = {"b": "bool", "i": "i32", "u": "u32", "f": "f32",
@@ -107,8 +111,6 @@ def cast(src: DType, dst: DType, v: str) -> str:
 
 def scalar_words(dtype: DType, value) -> list[int]:
     """The uniform words that carry a Python scalar of dtype (already validated)."""
-    import struct
-
     lane = lane_of(dtype)
     if lane == "b":
         return [1 if value else 0]
@@ -133,5 +135,11 @@ def scalar_expr(dtype: DType, at: int) -> str:
     return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w, "f": f"bitcast<f32>({w})"}[lane]
 
 
-from .._dtypes import float32 as _F32  # noqa: E402
-from .._storage import f32_bytes  # noqa: E402
+
+
+def f32_bytes(v: float) -> bytes:
+    """float32 bytes of a Python float, rounding past the largest float32 to infinity."""
+    try:
+        return struct.pack("<f", v)
+    except OverflowError:  # rounds past the largest float32: IEEE gives infinity
+        return struct.pack("<f", math.copysign(math.inf, v))

@@ -1,9 +1,17 @@
-"""Launches in pieces: arrays above the device's storage-binding limit, and watchdog bounds.
+"""The launch layer: the one place that turns a kernel spec and records into dispatches.
 
-A WebGPU kernel binds a buffer whole or a range of it, and no binding may exceed the
+``elementwise`` binds the records of one elementwise kernel (graph.py describes it), makes
+a copy where the kernel would read a buffer it writes through another view, chooses each
+operand's access (contiguous, strided, vec4), packs the uniforms from the spec
+(kernels/specs/elementwise.py), folds the grid and hands the launch to the device.
+``kernel`` and ``batches`` do the same for the multi-launch algorithms (algorithms/): a
+1-D workgroup count folded into a grid, and a batch of independent problems cut into
+dispatches of at most ``max_workgroups_per_dim`` workgroups.
+
+**Pieces.** A WebGPU kernel binds a buffer whole or a range of it, and no binding may exceed the
 device's ``maxStorageBufferBindingSize`` (128 MiB by default and on lavapipe, often 2-4 GiB
-on discrete GPUs). ``Device.launch`` sends a launch here when one of its buffers is larger
-than ``piece_bytes(executor)`` (the binding limit, capped at ``PIECE_BYTES``). A *planner*
+on discrete GPUs). Every launch reaches ``Device.launch``, which sends it to ``pieces`` when
+one of its buffers is larger than ``piece_bytes(executor)`` (the binding limit, capped at ``PIECE_BYTES``). A *planner*
 per kernel family reads the launch's uniforms (their layout is documented by each
 generator) and returns the same kernel as a sequence of dispatches, each binding only the
 byte range its piece touches and with offsets rebased to that range:
@@ -35,15 +43,136 @@ from __future__ import annotations
 import math
 import struct
 
-from .executors.protocol import BindingTooLarge
-from .kernels import expr
-from .kernels.specs import elementwise as ew
-from .kernels.specs import reduction as rk
-from .kernels.grid import fold
+from .. import _dtypes as dt
+from ..executors.protocol import BindingTooLarge
+from ..kernels import expr, lanes
+from ..kernels.expr import Input
+from ..kernels.specs import elementwise as ew
+from ..kernels.specs import reduction as rk
+from ..kernels.grid import fold
+from . import tensor
+from .tensor import broadcast_strides, is_contiguous
 
 PIECE_BYTES = 128 << 20  # at most this many bytes of one operand per dispatch
 _MAX_PIECES = 1 << 16
 _WIDE = ("int64", "uint64", "complex64")
+
+
+launches = 0  # elementwise kernels dispatched so far (tests count fusion with it)
+
+
+def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
+    """Run one elementwise kernel now and return its output records (the arguments are
+    those of ``graph.execute``; inputs are computed records or graph leaves' views)."""
+    global launches
+    n = math.prod(shape)
+    results = []
+    for node, out in outputs:
+        if out is None:
+            out = tensor.empty(shape, node.dtype, device)
+        results.append(out)
+    if n == 0:
+        return [r[0] if isinstance(r, tuple) else r for r in results]
+
+    ndim = len(shape)
+    bindings: list = []  # Buffer per binding (binding number = index + 1)
+    writable: list[bool] = []
+    where: dict[int, int] = {}
+
+    big = device._piece_bytes
+
+    def bind(buf, write: bool, view=None) -> int:
+        # A read-only buffer above one binding is bound once per view read from it, so that
+        # each binding covers only its view's range (pieces below); a written buffer stays one
+        # binding (WebGPU forbids a writable binding aliasing another of the same buffer).
+        key = id(buf)
+        if view is not None and buf.nbytes > big and key not in where:
+            key = (key, view)
+        b = where.get(key)
+        if b is None:
+            bindings.append(buf)
+            writable.append(write)
+            b = where[key] = len(bindings)
+        elif write:
+            writable[b - 1] = True
+        return b
+
+    out_ops = []
+    out_views = []
+    for (node, _), out in zip(outputs, results):
+        if isinstance(out, tuple):
+            arr, index_node = out
+            opnd = ew.Operand(bind(arr._buf, True), strided=False, raw=True)
+            out_ops.append((node, opnd, index_node))
+            out_views.append((0, ()))
+        else:
+            strides = broadcast_strides(out, shape)
+            contiguous = is_contiguous(shape, strides)
+            out_ops.append((node, ew.Operand(bind(out._buf, True), strided=not contiguous)))
+            out_views.append((out._offset, strides))
+
+    in_ops = []
+    in_views = []
+    for slot, arr in enumerate(inputs):
+        if slot in raw_inputs:
+            in_ops.append((arr.dtype, ew.Operand(bind(arr._buf, False), False, raw=True)))
+            in_views.append((0, ()))
+            continue
+        strides = broadcast_strides(arr, shape)
+        view = (arr._offset, strides)
+        b = where.get(id(arr._buf))
+        if b is not None and writable[b - 1] and view not in out_views:
+            # reading a buffer this kernel writes, through a different view: read a copy
+            arr = elementwise(device, arr.shape, [(Input(0, arr.dtype), None)], [arr])[0]
+            strides = broadcast_strides(arr, shape)
+            view = (arr._offset, strides)
+        contiguous = is_contiguous(shape, strides)
+        in_ops.append((arr.dtype, ew.Operand(bind(arr._buf, False, view), strided=not contiguous)))
+        in_views.append(view)
+
+    vec4 = (
+        n % 4 == 0
+        and not raw_inputs
+        and all(not o[1].strided and not o[1].raw for o in out_ops)
+        and all(not o.strided for _, o in in_ops)
+        and all(off % 4 == 0 for off, _ in in_views + out_views)
+        and all(lanes.words(d) == 1 for d, _ in in_ops)
+        and all(lanes.words(o[0].dtype) == 1 for o in out_ops)
+    )
+    spec = ew.ElementwiseSpec(
+        inputs=tuple(in_ops),
+        scalars=tuple(d for d, _ in scalars),
+        outputs=tuple(out_ops),
+        writable=tuple(writable),
+        ndim=ndim,
+        vec4=vec4,
+    )
+    uniforms = ew.pack_uniforms(
+        spec, n, shape, in_views, out_views, [w for d, v in scalars for w in lanes.scalar_words(d, v)]
+    )
+    ex = device.executor
+    launches += 1
+    device.launch(("ew", spec.key), lambda: device.kernels.elementwise.generate(spec), bindings,
+                  uniforms, device.kernels.elementwise.grid_for(n, vec4, ex.max_workgroups_per_dim))
+    return [r[0] if isinstance(r, tuple) else r for r in results]
+
+
+def kernel(device, key, make_source, records, uniforms: bytes, groups: int) -> None:
+    """One kernel over whole records' buffers, ``groups`` workgroups folded into a grid."""
+    device.launch(key, make_source, [r._buf for r in records], uniforms,
+                  fold(groups, device.executor.max_workgroups_per_dim))
+
+
+def batches(device, key, make_source, records, count: int, pack, tile=None) -> None:
+    """One kernel over ``count`` independent problems in dispatches of at most
+    ``max_workgroups_per_dim`` problems: one workgroup each along x, or, with ``tile``, a
+    (gx, gy) grid of workgroups each, the problems along z. ``pack(first)`` gives the
+    uniforms of the dispatch whose first problem is ``first``."""
+    limit = device.executor.max_workgroups_per_dim
+    buffers = [r._buf for r in records]
+    for z0 in range(0, count, limit):
+        n = min(limit, count - z0)
+        device.launch(key, make_source, buffers, pack(z0), (n, 1, 1) if tile is None else tile + (n,))
 
 
 def piece_bytes(executor) -> int:
@@ -53,7 +182,7 @@ def piece_bytes(executor) -> int:
     return min(executor.max_binding_size, PIECE_BYTES)
 
 
-def launch(device, key, make_source, buffers, uniforms: bytes, grid) -> None:
+def pieces(device, key, make_source, buffers, uniforms: bytes, grid) -> None:
     ex = device.executor
     cap = piece_bytes(ex)
     planner = _PLANNERS.get(key[0]) if getattr(ex, "binding_ranges", False) else None
@@ -343,11 +472,6 @@ _PLANNERS = {"ew": _plan_elementwise, "reduce": _plan_reduction}
 def _column_blocks(device, key, buffers, w: list[int], cap: int):
     """Blocks of chunks over all rows of a reduction pass, each into a temporary (M, B)
     partials array copied into columns of the pass's (M, C) partials; None if impossible."""
-    from . import _dtypes as dt
-    from . import _graph
-    from ._array_object import Array
-    from .kernels.expr import Input
-
     ex = device.executor
     _, combine, mapping, in_name, acc_name, _out, final, _t, vec4, per_thread = key[:10]
     if final or combine in ("argmin", "argmax"):
@@ -375,7 +499,7 @@ def _column_blocks(device, key, buffers, w: list[int], cap: int):
         first = offset + cols0 * stride
         plo, phi = _span(dims + [(cols, stride)])
         start, size = _window(first + plo, first + phi, unit, align, values.nbytes)
-        temp = Array._empty((M, nb), acc, device)
+        temp = tensor.empty((M, nb), acc, device)
         words = list(w)
         words[1], words[2], words[9] = cols, nb, first - start // unit
         bindings = [(values.handle, start, size)] + means + [temp._buf.handle]
@@ -383,8 +507,8 @@ def _column_blocks(device, key, buffers, w: list[int], cap: int):
                       fold(-(-(M * nb) // (rk.WORKGROUP // S)), ex.max_workgroups_per_dim)))
 
         def place(temp=temp, c0=c0, nb=nb):
-            into = Array._view(out, acc, (M, nb), (C, 1), c0, device)
-            _graph._launch(device, (M, nb), [(Input(0, acc), into)], [temp])
+            into = tensor.view(out, acc, (M, nb), (C, 1), c0, device)
+            elementwise(device, (M, nb), [(Input(0, acc), into)], [temp])
 
         steps.append(place)
     return steps

@@ -1,4 +1,4 @@
-"""Layer 2: the lazy elementwise graph, and its lowering to kernel launches.
+"""The lazy elementwise graph (core layer), and its lowering to kernels.
 
 Elementwise functions describe their result as an expression DAG (kernels/expr.py) over
 input arrays and scalars and call ``execute``. With fusion on (the default; see
@@ -16,8 +16,9 @@ replaces its node; on an array that is its buffer's only view, it rebinds the ar
 pending node that reads the old buffer; any other write first lowers every pending array
 of the device, since one of them may read the buffer about to change.
 
-``execute`` binds each operand's view, chooses its access mode (contiguous, strided,
-vec4), fetches the cached kernel for that structure and dispatches it.
+A kernel is run by ``launch.elementwise`` (launch.py), which binds each operand's view,
+chooses its access mode (contiguous, strided, vec4) and dispatches the cached kernel of
+that structure.
 
 Threads and interrupts: the entry points that read or change pending arrays (``execute``,
 ``run``, ``materialize``, ``flush``, ``set_fusion``) hold ``guard.LOCK`` and are
@@ -32,40 +33,14 @@ import math
 import os
 import weakref
 
-from .executors.guard import LOCK, critical, finalizer
-from .kernels.expr import Apply, Cast, Index, Input, Node, Scalar
-from .kernels.specs import elementwise as ew
-from .kernels import lanes
+from ..executors.guard import LOCK, critical, finalizer
+from ..kernels.expr import Apply, Cast, Index, Input, Node, Scalar
+from ..kernels import lanes
+from . import storage, tensor
+from .launch import elementwise as _launch
+from .tensor import c_strides, is_contiguous
 
 
-def c_strides(shape) -> tuple[int, ...]:
-    strides = []
-    s = 1
-    for n in reversed(shape):
-        strides.append(s)
-        s *= n
-    return tuple(reversed(strides))
-
-
-def broadcast_strides(arr, shape) -> tuple[int, ...]:
-    """Strides of arr viewed with the (broadcast-compatible) shape."""
-    lead = len(shape) - arr.ndim
-    out = [0] * lead
-    for n, s, target in zip(arr._shape, arr._strides, shape[lead:]):
-        out.append(0 if n == 1 and target != 1 else s)
-    return tuple(out)
-
-
-def is_contiguous(shape, strides) -> bool:
-    expect = 1
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n != 1 and s != expect:
-            return False
-        expect *= n
-    return True
-
-
-launches = 0  # elementwise kernels dispatched so far (tests count fusion with it)
 
 
 @critical
@@ -73,7 +48,7 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     """The output arrays of one elementwise kernel: pending when fusion allows it.
 
     outputs: list of (node, out) where out is None (a new C-contiguous array of ``shape``
-    and the node's dtype is made), an Array view of ``shape`` to write into, or
+    and the node's dtype is made), a record of ``shape`` to write into, or
     ``(array, index_node)`` to scatter into ``array``'s buffer at the word index the node
     computes. inputs: arrays for Input slots, broadcast to ``shape`` (or read raw through
     Gather nodes when their slot is in raw_inputs). scalars: (dtype, value) per Scalar slot.
@@ -123,108 +98,11 @@ def _run(device, shape, outputs, inputs, scalars, raw_inputs):
     return _launch(device, tuple(shape), outputs, inputs, scalars, raw_inputs)
 
 
-def _launch(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
-    """Run one elementwise kernel now and return the output arrays (see ``execute``)."""
-    from ._array_object import Array
-
-    global launches
-    n = math.prod(shape)
-    results = []
-    for node, out in outputs:
-        if out is None:
-            out = Array._empty(shape, node.dtype, device)
-        results.append(out)
-    if n == 0:
-        return [r[0] if isinstance(r, tuple) else r for r in results]
-
-    ndim = len(shape)
-    bindings: list = []  # Buffer per binding (binding number = index + 1)
-    writable: list[bool] = []
-    where: dict[int, int] = {}
-
-    big = device._piece_bytes
-
-    def bind(buf, write: bool, view=None) -> int:
-        # A read-only buffer above one binding is bound once per view read from it, so that
-        # each binding covers only its view's range (_split.py); a written buffer stays one
-        # binding (WebGPU forbids a writable binding aliasing another of the same buffer).
-        key = id(buf)
-        if view is not None and buf.nbytes > big and key not in where:
-            key = (key, view)
-        b = where.get(key)
-        if b is None:
-            bindings.append(buf)
-            writable.append(write)
-            b = where[key] = len(bindings)
-        elif write:
-            writable[b - 1] = True
-        return b
-
-    out_ops = []
-    out_views = []
-    for (node, _), out in zip(outputs, results):
-        if isinstance(out, tuple):
-            arr, index_node = out
-            opnd = ew.Operand(bind(arr._buf, True), strided=False, raw=True)
-            out_ops.append((node, opnd, index_node))
-            out_views.append((0, ()))
-        else:
-            strides = broadcast_strides(out, shape)
-            contiguous = is_contiguous(shape, strides)
-            out_ops.append((node, ew.Operand(bind(out._buf, True), strided=not contiguous)))
-            out_views.append((out._offset, strides))
-
-    in_ops = []
-    in_views = []
-    for slot, arr in enumerate(inputs):
-        if slot in raw_inputs:
-            in_ops.append((arr.dtype, ew.Operand(bind(arr._buf, False), False, raw=True)))
-            in_views.append((0, ()))
-            continue
-        strides = broadcast_strides(arr, shape)
-        view = (arr._offset, strides)
-        b = where.get(id(arr._buf))
-        if b is not None and writable[b - 1] and view not in out_views:
-            # reading a buffer this kernel writes, through a different view: read a copy
-            arr = copy_of(arr)
-            strides = broadcast_strides(arr, shape)
-            view = (arr._offset, strides)
-        contiguous = is_contiguous(shape, strides)
-        in_ops.append((arr.dtype, ew.Operand(bind(arr._buf, False, view), strided=not contiguous)))
-        in_views.append(view)
-
-    vec4 = (
-        n % 4 == 0
-        and not raw_inputs
-        and all(not o[1].strided and not o[1].raw for o in out_ops)
-        and all(not o.strided for _, o in in_ops)
-        and all(off % 4 == 0 for off, _ in in_views + out_views)
-        and all(lanes.words(d) == 1 for d, _ in in_ops)
-        and all(lanes.words(o[0].dtype) == 1 for o in out_ops)
-    )
-    spec = ew.ElementwiseSpec(
-        inputs=tuple(in_ops),
-        scalars=tuple(d for d, _ in scalars),
-        outputs=tuple(out_ops),
-        writable=tuple(writable),
-        ndim=ndim,
-        vec4=vec4,
-    )
-    uniforms = ew.pack_uniforms(
-        spec, n, shape, in_views, out_views, [w for d, v in scalars for w in lanes.scalar_words(d, v)]
-    )
-    ex = device.executor
-    launches += 1
-    device.launch(("ew", spec.key), lambda: device.kernels.elementwise.generate(spec), bindings,
-                  uniforms, device.kernels.elementwise.grid_for(n, vec4, ex.max_workgroups_per_dim))
-    return [r[0] if isinstance(r, tuple) else r for r in results]
-
-
 def bindable(arr, strided: bool = False):
     """arr, or a C-contiguous copy of its elements when a kernel could not bind it as it is:
     it is strided (unless the kernel takes ``strided`` views), or it is part of a buffer
     larger than one binding (the copy is an elementwise kernel, which binds only the range
-    the view reads: _split.py). For the kernel families that bind whole buffers (sort, scan,
+    the view reads: launch.py). For the kernel families that bind whole buffers (sort, scan,
     matmul, fft, gathers)."""
     if arr._b is None:
         materialize([arr])
@@ -238,12 +116,32 @@ def bindable(arr, strided: bool = False):
 
 def copy_of(arr, dtype=None):
     """A new C-contiguous array with arr's values (converted to dtype)."""
-    from .kernels.expr import Cast, Input
-
     node: Node = Input(0, arr.dtype)
     if dtype is not None and dtype is not arr.dtype:
         node = Cast(node, dtype)
     return execute(arr.device, arr.shape, [(node, None)], [arr])[0]
+
+
+def table_op(op: str, records, scalars=()):
+    """The op of the op table over same-shaped records of one dtype, then scalars ((dtype,
+    value)), with a result of that dtype."""
+    a = records[0]
+    args = [Input(i, b.dtype) for i, b in enumerate(records)]
+    args += [Scalar(i, d) for i, (d, _) in enumerate(scalars)]
+    node = Apply(op, tuple(args), a.dtype, a.dtype)
+    return execute(a.device, a.shape, [(node, None)], list(records), list(scalars))[0]
+
+
+def host_bytes(t) -> bytes:
+    """The stored bytes of t's values, flat in C order (storage.py): one readback."""
+    src = t if is_contiguous(t._shape, t._strides) else copy_of(t)
+    width = storage.element_bytes(t._dtype)
+    return t._device.executor.read(src._buf.handle, src._offset * width, t.size * width)
+
+
+def host_values(t) -> list:
+    """t's values as Python values (bool, int, float, complex), flat in C order."""
+    return storage.decode(host_bytes(t), t._dtype)
 
 
 # -- the lazy graph ---------------------------------------------------------------------------
@@ -300,13 +198,17 @@ class Lazy:
                 depth = a.depth + 1
         self.depth = depth
 
+    def realize(self, owner) -> None:
+        """Compute owner, the pending record whose value this node is (Tensor._buf)."""
+        materialize([owner])
+
     def become_leaf(self, view) -> None:
         self.kind, self.value, self.args, self.depth, self.owner = "leaf", view, (), 0, None
         self.expr = None
 
 
 class View:
-    """A snapshot of an array's view (what a leaf reads), shaped like an Array for binding."""
+    """A snapshot of an array's view (what a leaf reads), shaped like a record for binding."""
 
     __slots__ = ("_buf", "dtype", "_shape", "_strides", "_offset")
 
@@ -375,10 +277,8 @@ def _rebindable(out) -> bool:
 
 
 def _pending(device, shape, root: Lazy):
-    from ._array_object import Array
-
     device.check_dtype(root.dtype)
-    arr = Array._pending(root, shape, c_strides(shape), device)
+    arr = tensor.pending(root, shape, c_strides(shape), device)
     root.owner = _track(arr)
     if root.depth > MAX_DEPTH:
         _bound(arr)
@@ -549,13 +449,11 @@ def _bindings(device) -> int:
 
 def _split(target) -> None:
     """Compute the arguments of target's node on their own: each reads fewer buffers."""
-    from ._array_object import Array
-
     for a in target._lazy.args:
         if a.kind != "leaf" and a.args:
             arr = _owner(a)
             if arr is None:  # an unnamed subexpression: give it a short-lived array
-                arr = Array._pending(a, target._shape, target._strides, target._device)
+                arr = tensor.pending(a, target._shape, target._strides, target._device)
                 a.owner = _track(arr)
             _compute(arr)
 

@@ -1,7 +1,7 @@
 """Matrix products on the device: C = A @ B over broadcast batch dimensions.
 
 The namespace (``_linear_algebra.py``, ``linalg.py``) validates shapes and dtypes and
-passes views here; this module binds them to a tiled matmul kernel of
+passes records here; this module binds them to a tiled matmul kernel of
 ``Device.kernels.matmul`` (``kernels/webgpu/matmul.py`` on WebGPU): for float32 products
 where the generator's ``fast_applies`` says so, the register-blocked 128×128 one (vec4
 loads where rows are 16-byte aligned), otherwise the general 64×64 one, which also takes
@@ -13,22 +13,24 @@ from __future__ import annotations
 
 import math
 
-from . import _dtypes as dt
-from ._graph import broadcast_strides, execute
-from .kernels.expr import Scalar
-from .kernels.specs import matmul as mspec
+from ... import _dtypes as dt
+from ...kernels.expr import Scalar
+from ...kernels.specs import matmul as mspec
+from .. import tensor
+from .. import graph, launch
+from ..graph import execute
+from ..tensor import broadcast_strides
+from .reduce import reduce
 
 
 def matmul(a, b, batch_shape, out_dtype):
     """C = A @ B over broadcast batch dimensions; a and b are at least 2-D views already
     cast to out_dtype. Returns a new C-contiguous array of batch_shape + (M, N)."""
-    from ._array_object import Array
-
     m, k = a.shape[-2:]
     n = b.shape[-1]
     device = a.device
     mm = device.kernels.matmul  # this device's generator
-    out = Array._empty(tuple(batch_shape) + (m, n), out_dtype, device)
+    out = tensor.empty(tuple(batch_shape) + (m, n), out_dtype, device)
     batch = math.prod(batch_shape)
     if m == 0 or n == 0 or batch == 0:
         return out
@@ -39,8 +41,6 @@ def matmul(a, b, batch_shape, out_dtype):
     nb = len(batch_shape)
     a_b = broadcast_strides(a, tuple(batch_shape) + a.shape[-2:])[:nb]
     b_b = broadcast_strides(b, tuple(batch_shape) + b.shape[-2:])[:nb]
-    ex = device.executor
-    limit = ex.max_workgroups_per_dim
     a_view = (a._offset, a._strides[-2], a._strides[-1])
     b_view = (b._offset, b._strides[-2], b._strides[-1])
     if out_dtype is dt.float32 and mm.fast_applies(m, n, batch):
@@ -55,10 +55,9 @@ def matmul(a, b, batch_shape, out_dtype):
         source = lambda: mm.generate(out_dtype, nb)  # noqa: E731
         tile = mspec.TILE
     gx, gy = -(-n // tile), -(-m // tile)
-    for z0 in range(0, batch, limit):
-        uniforms = mspec.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b)
-        device.launch(key, source, [a._buf, b._buf, out._buf], uniforms,
-                      (gx, gy, min(limit, batch - z0)))
+    launch.batches(device, key, source, (a, b, out), batch,
+                   lambda z0: mspec.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b),
+                   tile=(gx, gy))
     return out
 
 
@@ -67,20 +66,21 @@ def _split_k(a, b, batch_shape, out_dtype, chunk: int):
     silently: a (1, 2^20) @ (2^20, 1) product of ones gave 524280): the full chunks of K
     become one more batch dimension, (..., c, M, chunk) @ (..., c, chunk, N), whose
     products are summed over it (a tree sum), plus the product of the remainder."""
-    from ._array_object import Array
-    from ._elementwise import add
-    from ._statistical import sum as total_of
-
     m, k = a.shape[-2:]
     n = b.shape[-1]
     c, rest = divmod(k, chunk)
     sam, sak = a._strides[-2:]
     sbk, sbn = b._strides[-2:]
-    av = Array._view(a._buf, a.dtype, a.shape[:-2] + (c, m, chunk), a._strides[:-2] + (chunk * sak, sam, sak),
+    av = tensor.view(a._buf, a.dtype, a.shape[:-2] + (c, m, chunk), a._strides[:-2] + (chunk * sak, sam, sak),
                      a._offset, a.device)
-    bv = Array._view(b._buf, b.dtype, b.shape[:-2] + (c, chunk, n), b._strides[:-2] + (chunk * sbk, sbk, sbn),
+    bv = tensor.view(b._buf, b.dtype, b.shape[:-2] + (c, chunk, n), b._strides[:-2] + (chunk * sbk, sbk, sbn),
                      b._offset, b.device)
-    out = total_of(matmul(av, bv, tuple(batch_shape) + (c,), out_dtype), axis=-3, dtype=out_dtype)
+    out = reduce(matmul(av, bv, tuple(batch_shape) + (c,), out_dtype), (len(batch_shape),), "sum",
+                 out_dtype)
     if rest:
-        out = add(out, matmul(a[..., :, c * chunk:], b[..., c * chunk:, :], batch_shape, out_dtype))
+        a_rest = tensor.view(a._buf, a.dtype, a.shape[:-1] + (rest,), a._strides,
+                             a._offset + c * chunk * sak, a.device)
+        b_rest = tensor.view(b._buf, b.dtype, b.shape[:-2] + (rest, n), b._strides,
+                             b._offset + c * chunk * sbk, b.device)
+        out = graph.table_op("add", (out, matmul(a_rest, b_rest, batch_shape, out_dtype)))
     return out

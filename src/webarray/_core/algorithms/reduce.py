@@ -33,14 +33,15 @@ from __future__ import annotations
 import math
 import struct
 
-from . import _dtypes as dt
-from . import _graph
-from . import _storage
-from ._array_object import Array
-from .kernels.expr import Apply, Input, Scalar
-from .kernels import lanes
-from .kernels.specs import reduction as rspec
-from .kernels.specs import scan as sspec
+from ... import _dtypes as dt
+from ...kernels.expr import Apply, Input, Scalar
+from ...kernels import lanes
+from ...kernels.specs import reduction as rspec
+from ...kernels.specs import scan as sspec
+from .. import graph as _graph
+from .. import storage as _storage
+from .. import tensor
+from ..tensor import Tensor
 
 __all__ = ["reduce", "argreduce", "mean", "var", "scan", "normalize_axes", "normalize_axis",
            "REDUCTIONS", "SCANS", "MAX_COLUMNS", "MAX_INDEX"]
@@ -100,7 +101,7 @@ def _merge(dims):
     return out
 
 
-def _rows_of(x: Array, axes, ordered: bool) -> _Rows:
+def _rows_of(x: Tensor, axes, ordered: bool) -> _Rows:
     """Rows over the kept axes of x, columns over ``axes``. Unless ``ordered`` (the flat
     index of the reduced axes matters: argmin/argmax), the reduced axes may be reordered so
     that the innermost run has the smallest stride."""
@@ -131,13 +132,13 @@ def _f32_word(v: float) -> int:
     return struct.unpack("<I", _storage.f32_bytes(v))[0]
 
 
-def _fill(shape, dtype, value, device) -> Array:
+def _fill(shape, dtype, value, device) -> Tensor:
     return _graph.execute(device, shape, [(Scalar(0, dtype), None)], (), [(dtype, value)])[0]
 
 
-def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Array, *,
-         transform: str = "none", divisor: float = 0.0, means: Array | None = None,
-         chunk_group: int | None = None) -> Array | None:
+def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
+         transform: str = "none", divisor: float = 0.0, means: Tensor | None = None,
+         chunk_group: int | None = None) -> Tensor | None:
     """Reduce rows into out (C-contiguous, one element per output row), pass after pass.
 
     With chunk_group set, run one pass only, with that group size, the scan's chunk length
@@ -177,10 +178,10 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Array, *,
         if final:
             bindings.append(out._buf)
         else:
-            partials = Array._empty((m * chunks,), acc, device)
+            partials = tensor.empty((m * chunks,), acc, device)
             bindings.append(partials._buf)
             if arg:
-                part_idx = Array._empty((m * chunks,), dt.int32, device)
+                part_idx = tensor.empty((m * chunks,), dt.int32, device)
                 bindings.append(part_idx._buf)
         uniforms = rspec.pack_uniforms(
             m, cols, chunks, group, colmode, rows.offset // div, rows.stride, rows.fold,
@@ -210,7 +211,7 @@ def _out_shape(shape, axes, keepdims: bool):
     return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
-def _unbroadcast(x: Array, axes):
+def _unbroadcast(x: Tensor, axes):
     """x with each reduced axis of stride 0 cut to its first entry (a view), and how many
     times each remaining element stands for itself: the product of those axes' lengths."""
     shape = list(x.shape)
@@ -221,17 +222,17 @@ def _unbroadcast(x: Array, axes):
             shape[d] = 1
     if repeats == 1:
         return x, 1
-    return Array._view(x._buf, x.dtype, shape, x._strides, x._offset, x.device), repeats
+    return tensor.view(x._buf, x.dtype, shape, x._strides, x._offset, x.device), repeats
 
 
-def _along(x: Array, axis: int, start: int, size: int) -> Array:
+def _along(x: Tensor, axis: int, start: int, size: int) -> Tensor:
     shape = list(x.shape)
     shape[axis] = size
-    return Array._view(x._buf, x.dtype, shape, x._strides, x._offset + start * x._strides[axis],
+    return tensor.view(x._buf, x.dtype, shape, x._strides, x._offset + start * x._strides[axis],
                        x.device)
 
 
-def _pieces(x: Array, axes, limit: int):
+def _pieces(x: Tensor, axes, limit: int):
     """Views of x that together hold it, each with at most ``limit`` elements over the
     reduced axes: the longest reduced axis is cut into blocks (recursively, when the other
     reduced axes alone hold more than limit)."""
@@ -246,21 +247,11 @@ def _pieces(x: Array, axes, limit: int):
         yield from _pieces(_along(x, a, start, min(step, n - start)), axes, limit)
 
 
-def _elementwise(op: str, arrays, scalars=()) -> Array:
-    """The op of the op table over same-shaped arrays of one dtype, then scalars ((dtype,
-    value)), with a result of that dtype."""
-    a = arrays[0]
-    args = [Input(i, b.dtype) for i, b in enumerate(arrays)]
-    args += [Scalar(i, d) for i, (d, _) in enumerate(scalars)]
-    node = Apply(op, tuple(args), a.dtype, a.dtype)
-    return _graph.execute(a.device, a.shape, [(node, None)], list(arrays), list(scalars))[0]
-
-
 def _partials_op(combine: str, dtype: dt.DType) -> str:
     return _BOOL_PARTIALS[combine] if dtype is dt.bool else _PARTIALS[combine]
 
 
-def _repeat(a: Array, k: int, combine: str) -> Array:
+def _repeat(a: Tensor, k: int, combine: str) -> Tensor:
     """a combined with itself k times ("add": k·a, "mul": a**k) by doubling: 2·log2(k)
     elementwise launches at most. Integers wrap as k combinations would; a float sum rounds
     once per set bit of k (each doubling is exact)."""
@@ -268,27 +259,27 @@ def _repeat(a: Array, k: int, combine: str) -> Array:
     result = None
     while True:
         if k & 1:
-            result = a if result is None else _elementwise(op, (result, a))
+            result = a if result is None else _graph.table_op(op, (result, a))
         k >>= 1
         if not k:
             return result
-        a = _elementwise(op, (a, a))
+        a = _graph.table_op(op, (a, a))
 
 
-def _reduced(x: Array, axes, shape, combine: str, mapping: str, acc: dt.DType,
-             out_dtype: dt.DType, means: Array | None = None) -> Array:
+def _reduced(x: Tensor, axes, shape, combine: str, mapping: str, acc: dt.DType,
+             out_dtype: dt.DType, means: Tensor | None = None) -> Tensor:
     """x reduced over axes into a new array of shape: one tree reduction, or one per piece
     of at most MAX_COLUMNS elements combined elementwise."""
     total = None
     for piece in _pieces(x, axes, MAX_COLUMNS):
-        out = Array._empty(shape, out_dtype, x.device)
+        out = tensor.empty(shape, out_dtype, x.device)
         _run(_rows_of(piece, axes, ordered=False), combine, mapping, acc, out, means=means)
-        total = out if total is None else _elementwise(_partials_op(combine, out_dtype),
+        total = out if total is None else _graph.table_op(_partials_op(combine, out_dtype),
                                                       (total, out))
     return total
 
 
-def reduce(x: Array, axes, op: str, out_dtype: dt.DType, keepdims: bool = False) -> Array:
+def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False) -> Tensor:
     """Reduce x over ``axes`` (a tuple of distinct non-negative axes) with the reduction
     ``op`` (a key of REDUCTIONS); elements are converted to out_dtype (or the op's
     accumulator) as they are read. Integer sums and products wrap in out_dtype. An empty
@@ -300,7 +291,7 @@ def reduce(x: Array, axes, op: str, out_dtype: dt.DType, keepdims: bool = False)
     shape = _out_shape(x.shape, axes, keepdims)
     device = x.device
     if math.prod(shape) == 0:
-        return Array._empty(shape, out_dtype, device)
+        return tensor.empty(shape, out_dtype, device)
     count = math.prod(x.shape[d] for d in axes)
     if count == 0:
         if empty is None:
@@ -318,14 +309,14 @@ def reduce(x: Array, axes, op: str, out_dtype: dt.DType, keepdims: bool = False)
     return _repeat(out, repeats, combine)
 
 
-def _big_count(x: Array, axes, shape, repeats: int) -> Array:
+def _big_count(x: Tensor, axes, shape, repeats: int) -> Tensor:
     """count_nonzero over more than MAX_INDEX elements (each distinct one standing for
     ``repeats``): counted (in int64 where pieces add up), checked against int32 by one
     readback of the largest count, then repeated."""
     distinct = math.prod(x.shape[d] for d in axes)
     wide = dt.int64 if distinct > MAX_COLUMNS else dt.int32
     counts = _reduced(x, axes, shape, "add", "nonzero", wide, wide)
-    most = int(reduce(counts, tuple(range(counts.ndim)), "max", wide)) * repeats
+    most = _graph.host_values(reduce(counts, tuple(range(counts.ndim)), "max", wide))[0] * repeats
     if most > MAX_INDEX:
         raise OverflowError(
             f"count_nonzero: {most} nonzero elements do not fit the int32 result (at most "
@@ -342,7 +333,7 @@ def _index_range_error(op: str, what: str) -> OverflowError:
     )
 
 
-def argreduce(x: Array, axis: int | None, op: str, keepdims: bool = False) -> Array:
+def argreduce(x: Tensor, axis: int | None, op: str, keepdims: bool = False) -> Tensor:
     """Index (int32) of the first minimum (op "argmin") or maximum ("argmax") along axis,
     or of the flattened array when axis is None. NaN counts as the extreme value: the first
     NaN wins, as in NumPy. Along axes of stride 0 the first element wins; an index past
@@ -353,19 +344,19 @@ def argreduce(x: Array, axis: int | None, op: str, keepdims: bool = False) -> Ar
     count = math.prod(x.shape[d] for d in axes)
     if count == 0:
         if math.prod(shape) == 0:
-            return Array._empty(shape, dt.int32, device)
+            return tensor.empty(shape, dt.int32, device)
         raise ValueError(
             f"{op} of an empty sequence: the searched axes {axes} of shape {x.shape} hold "
             "no elements"
         )
     if math.prod(shape) == 0:
-        return Array._empty(shape, dt.int32, device)
+        return tensor.empty(shape, dt.int32, device)
     y, repeats = _unbroadcast(x, axes)
     if repeats == 1:
         if count > MAX_INDEX:
             raise _index_range_error(op, f"searching {count} distinct elements of shape "
                                          f"{x.shape} needs indices")
-        out = Array._empty(shape, dt.int32, device)
+        out = tensor.empty(shape, dt.int32, device)
         _run(_rows_of(x, axes, ordered=True), op, "cast", x.dtype, out)
         return out
     # along a stride-0 axis every element is the same, and the first (index 0) wins
@@ -374,7 +365,7 @@ def argreduce(x: Array, axis: int | None, op: str, keepdims: bool = False) -> Ar
     return _flat_in(argreduce(y, None, op, keepdims), y.shape, x.shape, op)
 
 
-def _flat_in(f: Array, y_shape, x_shape, op: str) -> Array:
+def _flat_in(f: Tensor, y_shape, x_shape, op: str) -> Tensor:
     """The flat index f (an int32 array) of an element of y, which is x with some axes cut
     to length 1, as the flat index of the same coordinates (0 on the cut axes) in x."""
     if math.prod(x_shape) - 1 > MAX_INDEX:  # the answer may not fit: look at it
@@ -412,14 +403,14 @@ def _flat_in(f: Array, y_shape, x_shape, op: str) -> Array:
     return _graph.execute(f.device, f.shape, [(node, None)], [f], scalars)[0]
 
 
-def mean(x: Array, axes, keepdims: bool = False) -> Array:
+def mean(x: Tensor, axes, keepdims: bool = False) -> Tensor:
     """Arithmetic mean over axes of a float32 or complex64 array: a tree sum divided by the
     count in the last pass. NaN (NaN + NaN j) where the count is zero."""
     axes = tuple(axes)
     shape = _out_shape(x.shape, axes, keepdims)
     count = math.prod(x.shape[d] for d in axes)
     if math.prod(shape) == 0:
-        return Array._empty(shape, x.dtype, x.device)
+        return tensor.empty(shape, x.dtype, x.device)
     if count == 0:
         nan = complex(math.nan, math.nan) if x.dtype.kind == "c" else math.nan
         return _fill(shape, x.dtype, nan, x.device)
@@ -428,23 +419,23 @@ def mean(x: Array, axes, keepdims: bool = False) -> Array:
     return _divided(x, axes, shape, "cast", count // repeats)
 
 
-def _divided(x: Array, axes, shape, mapping: str, divisor: float,
-             means: Array | None = None, sqrt: bool = False) -> Array:
+def _divided(x: Tensor, axes, shape, mapping: str, divisor: float,
+             means: Tensor | None = None, sqrt: bool = False) -> Tensor:
     """The sum over axes of the mapped elements divided by divisor (then its square root):
     by the last pass of one tree reduction, or elementwise after the pieces' sums."""
     transform = "div_sqrt" if sqrt else "div"
     if math.prod(x.shape[d] for d in axes) <= MAX_COLUMNS:
-        out = Array._empty(shape, x.dtype, x.device)
+        out = tensor.empty(shape, x.dtype, x.device)
         _run(_rows_of(x, axes, ordered=False), "add", mapping, x.dtype, out,
              transform=transform, divisor=float(divisor), means=means)
         return out
     total = _reduced(x, axes, shape, "add", mapping, x.dtype, x.dtype, means)
-    out = _elementwise("divide", (total,), [(x.dtype, float(divisor))])
-    return _elementwise("sqrt", (out,)) if sqrt else out
+    out = _graph.table_op("divide", (total,), [(x.dtype, float(divisor))])
+    return _graph.table_op("sqrt", (out,)) if sqrt else out
 
 
-def var(x: Array, axes, correction: float = 0.0, keepdims: bool = False,
-        sqrt: bool = False) -> Array:
+def var(x: Tensor, axes, correction: float = 0.0, keepdims: bool = False,
+        sqrt: bool = False) -> Tensor:
     """Variance (standard deviation with sqrt=True) over axes of a float32 array, by two
     passes over x: the mean, then the tree sum of squared deviations from it divided by
     count - correction (NaN where that is not positive)."""
@@ -452,7 +443,7 @@ def var(x: Array, axes, correction: float = 0.0, keepdims: bool = False,
     shape = _out_shape(x.shape, axes, keepdims)
     count = math.prod(x.shape[d] for d in axes)
     if math.prod(shape) == 0:
-        return Array._empty(shape, x.dtype, x.device)
+        return tensor.empty(shape, x.dtype, x.device)
     if count == 0 or count - correction <= 0:
         return _fill(shape, x.dtype, math.nan, x.device)
     # k copies of each element: k·Σ(y - m)² / (count - c) = Σ(y - m)² / ((count - c) / k)
@@ -463,8 +454,8 @@ def var(x: Array, axes, correction: float = 0.0, keepdims: bool = False,
 
 # -- scans -------------------------------------------------------------------------------------
 
-def scan(x: Array, axis: int, op: str, out_dtype: dt.DType, exclusive: bool = False,
-         include_initial: bool = False) -> Array:
+def scan(x: Tensor, axis: int, op: str, out_dtype: dt.DType, exclusive: bool = False,
+         include_initial: bool = False) -> Tensor:
     """Cumulative op (a key of SCANS) of x along ``axis`` (non-negative, x at least 1-D),
     elements converted to out_dtype as they are read; integer results wrap in out_dtype.
 
@@ -480,7 +471,7 @@ def scan(x: Array, axis: int, op: str, out_dtype: dt.DType, exclusive: bool = Fa
     n_out = n + 1 if include_initial else n
     shape = x.shape[:axis] + (n_out,) + x.shape[axis + 1:]
     device = x.device
-    out = Array._empty(shape, out_dtype, device)
+    out = tensor.empty(shape, out_dtype, device)
     if math.prod(shape) == 0:
         return out
     if n == 0:
@@ -509,7 +500,7 @@ def _scan_rows(buf, in_dtype, offset, dims, n, stride, out, out_offset, out_stri
     if chunks > 1:
         rows = _Rows(buf, in_dtype, offset, [(d[0], d[1]) for d in dims], n, stride)
         totals = _run(rows, combine, "cast", acc, out, chunk_group=group)
-        carry = Array._empty((m * chunks,), acc, device)
+        carry = tensor.empty((m * chunks,), acc, device)
         _scan_rows(totals._buf, acc, 0, [(m, chunks, chunks)] if m > 1 else [], chunks, 1,
                    carry, 0, 1, chunks, 1, combine)
     spec = sspec.ScanSpec(combine, in_dtype, acc, carry is not None)

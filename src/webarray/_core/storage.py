@@ -9,10 +9,9 @@ those dtypes. Nothing here needs NumPy; the NumPy fast paths use ``NUMPY_STORAGE
 from __future__ import annotations
 
 import array as _pyarray
-import math
-import struct
 
-from . import _dtypes as dt
+from .. import _dtypes as dt
+from ..kernels.lanes import f32_bytes
 
 _TYPECODE = {"b": "I", "i": "i", "u": "I", "f": "f"}
 _WIDE = {dt.int64: "q", dt.uint64: "Q", dt.complex64: "f"}
@@ -38,14 +37,6 @@ def decode(raw: bytes, dtype: dt.DType) -> list:
     if dtype.kind == "c":
         return [complex(values[i], values[i + 1]) for i in range(0, len(values), 2)]
     return values
-
-
-def f32_bytes(v: float) -> bytes:
-    """float32 bytes of a Python float, rounding past the largest float32 to infinity."""
-    try:
-        return struct.pack("<f", v)
-    except OverflowError:  # rounds past the largest float32: IEEE gives infinity
-        return struct.pack("<f", math.copysign(math.inf, v))
 
 
 def encode(values, dtype: dt.DType) -> bytes:

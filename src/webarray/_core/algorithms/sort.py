@@ -20,12 +20,13 @@ groups with the prefix sum of _reduce.scan.
 
 from __future__ import annotations
 
-from . import _dtypes as dt
-from . import _graph
-from ._array_object import Array
-from .kernels import uniforms
-from .kernels.expr import Apply, Gather, Input, Scalar
-from .kernels.grid import fold
+from ... import _dtypes as dt
+from ...kernels import uniforms
+from ...kernels.expr import Apply, Gather, Input, Scalar
+from .. import graph as _graph
+from .. import launch
+from .. import tensor
+from ..tensor import Tensor
 
 _U32 = dt.uint32
 _I32 = dt.int32
@@ -38,12 +39,7 @@ def _words(*values) -> bytes:
     return uniforms.pack(values, "sort")
 
 
-def _launch(device, key, make, arrays, uniforms: bytes, groups: int) -> None:
-    device.launch(("sort",) + key, make, [a._buf for a in arrays], uniforms,
-                  fold(groups, device.executor.max_workgroups_per_dim))
-
-
-def contiguous(x: Array) -> Array:
+def contiguous(x: Tensor) -> Tensor:
     return _graph.bindable(x)
 
 
@@ -56,14 +52,14 @@ def _check_size(device, words: int, what: str) -> None:
         )
 
 
-def _word(values: Array, word: int, dtype) -> Array:
+def _word(values: Tensor, word: int, dtype) -> Tensor:
     """One word of each element of the contiguous two-word values, as a contiguous array."""
-    v = Array._view(values._buf, dtype, (values.size,), (2,), 2 * values._offset + word,
+    v = tensor.view(values._buf, dtype, (values.size,), (2,), 2 * values._offset + word,
                     values.device)
     return _graph.copy_of(v)
 
 
-def sort_rows(values: Array, rows: int, n: int, descending: bool = False):
+def sort_rows(values: Tensor, rows: int, n: int, descending: bool = False):
     """Sort each row of the C-contiguous (rows, n) values (a 1-D or 2-D contiguous array
     with any offset). Returns (keys, indices, P): uint32 arrays of rows * P pairs, row r
     in [r*P, r*P + n), an index being the element's position r*n + i in values. keys is
@@ -74,16 +70,16 @@ def sort_rows(values: Array, rows: int, n: int, descending: bool = False):
     p = 1 << max(n - 1, 0).bit_length()
     total = rows * p
     _check_size(device, total, "sorting")
-    keys = Array._empty((total,), _U32, device)
-    idx = Array._empty((total,), _U32, device)
+    keys = tensor.empty((total,), _U32, device)
+    idx = tensor.empty((total,), _U32, device)
     if total == 0:
         return keys, idx, p
     flip = 0xFFFFFFFF if descending else 0
     gen = device.kernels.sort
     block = gen.BLOCK
-    _launch(device, ("block", values.dtype.name), lambda: gen.block_sort(values.dtype),
-            [values, keys, idx],
-            _words(n, p, total, values._offset, flip, min(p, block)), -(-total // block))
+    launch.kernel(device, ("sort", "block", values.dtype.name), lambda: gen.block_sort(values.dtype),
+                  [values, keys, idx],
+                  _words(n, p, total, values._offset, flip, min(p, block)), -(-total // block))
     k = 2 * block
     while k <= p:
         # global steps of distances k/2 down to BLOCK, up to MAX_FUSED per launch, the
@@ -92,18 +88,18 @@ def sort_rows(values: Array, rows: int, n: int, descending: bool = False):
         while h >= block:
             steps = min(gen.MAX_FUSED, (h // block).bit_length())
             threads = total >> steps
-            _launch(device, ("steps", steps, flip),
-                    lambda s=steps, f=flip: gen.global_steps(s, f),
-                    [keys, idx], _words(threads, h), -(-threads // gen.WORKGROUP))
+            launch.kernel(device, ("sort", "steps", steps, flip),
+                          lambda s=steps, f=flip: gen.global_steps(s, f),
+                          [keys, idx], _words(threads, h), -(-threads // gen.WORKGROUP))
             h >>= steps
             flip = False
-        _launch(device, ("merge",), gen.block_merge, [keys, idx], _words(total),
-                -(-total // block))
+        launch.kernel(device, ("sort", "merge"), gen.block_merge, [keys, idx], _words(total),
+                      -(-total // block))
         k *= 2
     return keys, idx, p
 
 
-def _sort_rows_wide(values: Array, rows: int, n: int, descending: bool):
+def _sort_rows_wide(values: Tensor, rows: int, n: int, descending: bool):
     device = values.device
     (major, major_dt), (minor, minor_dt) = _WORDS[values.dtype.name]
     _, first, p = sort_rows(_word(values, minor, minor_dt), rows, n, descending)
@@ -117,7 +113,7 @@ def _sort_rows_wide(values: Array, rows: int, n: int, descending: bool):
                         raw_inputs=(1,))[0]
     _, second, _ = sort_rows(hi, rows, n, descending)
     # compose: the element at position j of the second pass is first[j]
-    out = Array._empty((rows * p,), _U32, device)
+    out = tensor.empty((rows * p,), _U32, device)
     node = Gather(1, Apply("add", (Input(0, _I32), Scalar(0, _I32)), _I32, _I32), _I32)
     _graph.execute(device, (rows, n), [(node, rows_view(out, (rows,), n, p))],
                    [rows_view(second, (rows,), n, p), first], [(_I32, first._offset)],
@@ -125,33 +121,33 @@ def _sort_rows_wide(values: Array, rows: int, n: int, descending: bool):
     return None, out, p
 
 
-def rows_view(a: Array, batch_shape, n: int, p: int, dtype=dt.int32) -> Array:
+def rows_view(a: Tensor, batch_shape, n: int, p: int, dtype=dt.int32) -> Tensor:
     """The first n entries of each padded row of a (rows * p,) pair buffer, seen with shape
     batch_shape + (n,)."""
-    strides = tuple(s * p for s in _graph.c_strides(batch_shape)) + (1,)
-    return Array._view(a._buf, dtype, tuple(batch_shape) + (n,), strides, a._offset, a.device)
+    strides = tuple(s * p for s in tensor.c_strides(batch_shape)) + (1,)
+    return tensor.view(a._buf, dtype, tuple(batch_shape) + (n,), strides, a._offset, a.device)
 
 
-def read_word(a: Array, i: int) -> int:
+def read_word(a: Tensor, i: int) -> int:
     """Element i of a 1-D contiguous 32-bit array, read back as an unsigned word."""
     raw = a.device.executor.read(a._buf.handle, (a._offset + i) * 4, 4)
     return int.from_bytes(raw, "little")
 
 
-def search(sorted_: Array, queries: Array, *, sorted_keys: bool, member: bool = False,
-           right: bool = False, invert: bool = False) -> Array:
+def search(sorted_: Tensor, queries: Tensor, *, sorted_keys: bool, member: bool = False,
+           right: bool = False, invert: bool = False) -> Tensor:
     """For each value of the contiguous 1-D queries, its insertion point among the m
     sorted entries (int32), or with member whether it is among them (bool). sorted_ holds
     keys (uint32, as sort_rows makes them) or values of queries' dtype, contiguous."""
     device = queries.device
     q = queries.size
-    out = Array._empty(queries.shape, dt.bool if member else dt.int32, device)
+    out = tensor.empty(queries.shape, dt.bool if member else dt.int32, device)
     if q == 0:
         return out
-    key = ("search", queries.dtype.name, sorted_keys, member)
+    key = ("sort", "search", queries.dtype.name, sorted_keys, member)
     gen = device.kernels.sort
-    _launch(device, key, lambda: gen.search(queries.dtype, sorted_keys, member),
-            [sorted_, queries, out],
-            _words(sorted_.size, sorted_._offset, q, queries._offset, int(right), int(invert)),
-            -(-q // gen.WORKGROUP))
+    launch.kernel(device, key, lambda: gen.search(queries.dtype, sorted_keys, member),
+                  [sorted_, queries, out],
+                  _words(sorted_.size, sorted_._offset, q, queries._offset, int(right), int(invert)),
+                  -(-q // gen.WORKGROUP))
     return out

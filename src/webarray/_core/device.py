@@ -1,4 +1,4 @@
-"""Device objects of the namespace, and the choice of the default one.
+"""Devices (core layer), and the choice of the default one.
 
 A Device pairs an executor (layer 4) with its buffer pool and its cache of compiled
 kernels. Which executor backs the default device: the browser's when running under
@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 import sys
 
-from . import _dtypes as dt
-from . import _split
-from .executors.guard import LOCK
-from .executors.pool import BufferPool
+from .. import _dtypes as dt
+from ..executors.guard import LOCK
+from ..executors.pool import BufferPool
+from . import launch
 
 # dtypes each backend stores exactly today; the info API and every dtype check read this
 _NARROW = (dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32, dt.float32)
-# Stored as word pairs (_storage.py). WEBARRAY_WIDE_DTYPES=0 (or Device(...,
+# Stored as word pairs (storage.py). WEBARRAY_WIDE_DTYPES=0 (or Device(...,
 # wide_dtypes=False)) leaves them out, e.g. to compare with the one-word world.
 _WIDE = (dt.int64, dt.uint64, dt.complex64)
 # WebGL2 keeps to one 32-bit word per element (kernels/webgl2/, docs/webgl2.md)
@@ -30,13 +30,14 @@ def _registry(backend: str):
     modules ``elementwise``, ``reduction``, ``scan``, ``sort``, ``matmul``, ``linalg``,
     ``linalg_steps`` and ``fft`` are the generators every launch site reaches through
     ``Device.kernels``."""
+    # imported on first use: a page on one backend never loads the other's generators
     if backend == "webgl2":
-        from .kernels import webgl2
+        from ..kernels import webgl2
 
         return webgl2
-    from .kernels import webgpu
-    from .kernels.webgpu import (elementwise, fft, linalg, linalg_steps, matmul,  # noqa: F401
-                                 reduction, scan, sort)
+    from ..kernels import webgpu
+    from ..kernels.webgpu import (elementwise, fft, linalg, linalg_steps, matmul,  # noqa: F401
+                                  reduction, scan, sort)
 
     return webgpu
 
@@ -54,8 +55,8 @@ class Device:
                             if wide_dtypes or d not in _WIDE)
         self._kernels: dict = {}
         self.kernels = _registry(self.backend)
-        # launches binding a larger buffer run in pieces (_split.py)
-        self._piece_bytes = _split.piece_bytes(executor)
+        # launches binding a larger buffer run in pieces (launch.py)
+        self._piece_bytes = launch.piece_bytes(executor)
 
     def __repr__(self) -> str:
         info = self.executor.adapter_info
@@ -81,7 +82,7 @@ class Device:
         limit = self._piece_bytes
         for b in buffers:
             if b.nbytes > limit:
-                _split.launch(self, key, make_source, buffers, uniforms, grid)
+                launch.pieces(self, key, make_source, buffers, uniforms, grid)
                 return
         self.executor.dispatch(self.kernel(key, make_source), [b.handle for b in buffers],
                                uniforms, grid)
@@ -106,12 +107,13 @@ _default: Device | None = None
 
 
 def _make_executor(kind: str):
+    # imported on first use: the native executor needs wgpu, the browser one Pyodide's js
     if kind == "native":
-        from .executors.native import NativeExecutor
+        from ..executors.native import NativeExecutor
 
         return NativeExecutor()
     if kind in ("webgpu", "webgl2"):
-        from .executors.browser import BrowserExecutor  # type: ignore[import-not-found]
+        from ..executors.browser import BrowserExecutor  # type: ignore[import-not-found]
 
         return BrowserExecutor(kind)
     raise ValueError(f"unknown device kind {kind!r}; expected 'native', 'webgpu' or 'webgl2'")
