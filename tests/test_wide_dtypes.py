@@ -1,6 +1,6 @@
 """int64, uint64 and complex64 across the namespace, against NumPy.
 
-These dtypes are stored as word pairs (see _storage.py and kernels/lanes.py), so
+These dtypes are stored as word pairs (see _core/storage.py and kernels/lanes.py), so
 every path that moves or computes elements is exercised here with them: upload and
 readback, views, casts, elementwise ops with their edge values, scalars, reductions,
 indexing, sorting, searching and set functions (sorted in two passes of one word), statistics,

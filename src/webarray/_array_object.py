@@ -15,6 +15,7 @@ from . import _format
 from ._core import graph as _graph
 from ._core import storage as _storage
 from ._core import tensor as _tensor
+from ._core.device import resolve
 from ._core.tensor import Tensor
 
 
@@ -144,7 +145,7 @@ class Array(Tensor):
             return []
         if positions is None:
             return self._host_flat()
-        from ._creation import asarray
+        from ._creation import asarray  # Array <-> namespace: the namespace imports Array
 
         index = []
         for axis, kept in enumerate(positions):
@@ -188,41 +189,39 @@ class Array(Tensor):
             raise ValueError(
                 f"webarray implements array API versions 2021.12 to 2025.12, not {api_version!r}"
             )
-        import webarray
+        import webarray  # Array <-> namespace: the namespace imports Array
 
         return webarray
 
     def to_device(self, device, /, *, stream=None) -> "Array":
         if stream is not None:
             raise ValueError("webarray has no streams; pass stream=None")
-        from ._core.device import resolve
-
         target = resolve(device)
         if target == self._device:
             return self
-        from ._creation import asarray
+        from ._creation import asarray  # Array <-> namespace: the namespace imports Array
 
         return asarray(self._host_nested(), dtype=self._dtype, device=target)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        from ._dlpack import KDL_WEBGPU
+        from ._dlpack import KDL_WEBGPU  # Array <-> namespace: the namespace imports Array
 
         return (KDL_WEBGPU, 0)
 
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
-        from ._dlpack import export
+        from ._dlpack import export  # Array <-> namespace: the namespace imports Array
 
         return export(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     # -- indexing ------------------------------------------------------------------------------
 
     def __getitem__(self, key) -> "Array":
-        from ._indexing_impl import getitem
+        from ._indexing_impl import getitem  # Array <-> namespace: the namespace imports Array
 
         return getitem(self, key)
 
     def __setitem__(self, key, value) -> None:
-        from ._indexing_impl import setitem
+        from ._indexing_impl import setitem  # Array <-> namespace: the namespace imports Array
 
         setitem(self, key, value)
 
@@ -233,14 +232,14 @@ class Array(Tensor):
     def __matmul__(self, other):
         if not isinstance(other, Array):
             return NotImplemented
-        from . import linalg
+        from . import linalg  # Array <-> namespace: the namespace imports Array
 
         return linalg.matmul(self, other)
 
     def __rmatmul__(self, other):
         if not isinstance(other, Array):
             return NotImplemented
-        from . import linalg
+        from . import linalg  # Array <-> namespace: the namespace imports Array
 
         return linalg.matmul(other, self)
 
@@ -261,21 +260,21 @@ def _binary(name: str):
     def forward(self, other):
         if not _operand_ok(other):
             return NotImplemented
-        from . import _elementwise as ew
+        from . import _elementwise as ew  # Array <-> namespace: the namespace imports Array
 
         return getattr(ew, name)(self, other)
 
     def reflected(self, other):
         if not _operand_ok(other):
             return NotImplemented
-        from . import _elementwise as ew
+        from . import _elementwise as ew  # Array <-> namespace: the namespace imports Array
 
         return getattr(ew, name)(other, self)
 
     def inplace(self, other):
         if not _operand_ok(other):
             return NotImplemented
-        from . import _elementwise as ew
+        from . import _elementwise as ew  # Array <-> namespace: the namespace imports Array
 
         return ew._inplace(name, self, other)
 
@@ -307,7 +306,7 @@ for _op, _fn in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "l
 
 def _unary(name: str):
     def method(self):
-        from . import _elementwise as ew
+        from . import _elementwise as ew  # Array <-> namespace: the namespace imports Array
 
         return getattr(ew, name)(self)
 

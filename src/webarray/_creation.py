@@ -13,6 +13,7 @@ from ._core import storage as _storage
 from ._array_object import Array
 from ._core.device import Device, resolve
 from .kernels.expr import Apply, Cast, Index, Input, Scalar
+from ._dlpack import import_dlpack
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
@@ -504,8 +505,6 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
 
 
 def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
-    from ._dlpack import import_dlpack
-
     if not isinstance(x, Array) and not hasattr(x, "__dlpack__"):
         raise AttributeError(
             f"from_dlpack requires an object with __dlpack__, got {type(x).__name__}"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from . import _dtypes as dt
 from ._core import graph as _graph
 from ._array_object import Array
+from ._elementwise import scalar_dtype_check
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -129,7 +130,6 @@ def result_type(*arrays_and_dtypes) -> dt.DType:
     res = dtypes[0]
     for d in dtypes[1:]:
         res = dt.promote(res, d)
-    from ._elementwise import scalar_dtype_check
 
     for s in scalars:
         if isinstance(s, complex) and not isinstance(s, (bool, int, float)) and res.kind == "f":

@@ -17,6 +17,7 @@ import array
 import functools
 
 from ._core import tensor as _tensor
+from ._array_object import Array
 
 KDL_CPU = 1
 KDL_WEBGPU = 15  # DLPack's device type for WebGPU
@@ -174,8 +175,7 @@ def export(x, *, stream=None, max_version=None, dl_device=None, copy=None):
 
 
 def import_dlpack(obj, *, device=None, copy=None):
-    from ._array_object import Array
-    from ._creation import asarray
+    from ._creation import asarray  # loop: _creation imports _dlpack (from_dlpack)
 
     if isinstance(obj, Array):
         return asarray(obj, device=device, copy=copy)

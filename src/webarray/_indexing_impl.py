@@ -24,6 +24,8 @@ from . import _dtypes as dt
 from ._core import graph as _graph
 from ._array_object import Array
 from .kernels.expr import Apply, Cast, Gather, Index, Input, Node, Scalar
+from ._creation import asarray
+from ._elementwise import broadcast_shapes, scalar_dtype_check
 
 _I32 = dt.int32
 
@@ -80,7 +82,6 @@ def _from_list(x: Array, k: list):
     """A list index as a device array, as NumPy reads it: only bools make a boolean mask,
     only integers an int32 index array (int64 past int32's range). Returns the array and,
     for integers, the lowest and highest value (checked against the axis once it is known)."""
-    from ._creation import asarray
 
     leaves: list = []
 
@@ -194,8 +195,6 @@ def _basic(x: Array, key: tuple) -> Array:
 
 def _advanced_parts(x: Array, key: tuple):
     """For keys with integer arrays or a mask: (index arrays per leading axis, rest axes)."""
-    from ._creation import asarray
-    from ._elementwise import broadcast_shapes
 
     if any(isinstance(k, Array) and k.dtype is dt.bool for k in key):
         if not (isinstance(key[0], Array) and key[0].dtype is dt.bool
@@ -308,7 +307,6 @@ def getitem(x: Array, key) -> Array:
 
 def _value_node(x: Array, value, slot: int, scalars: list, what: str):
     """Node for an assigned value, converted to x's dtype, and the array it reads (if any)."""
-    from ._elementwise import scalar_dtype_check
 
     if isinstance(value, Array):
         if value.device != x.device:
@@ -326,8 +324,6 @@ def _value_node(x: Array, value, slot: int, scalars: list, what: str):
 
 
 def setitem(x: Array, key, value) -> None:
-    from ._elementwise import broadcast_shapes
-
     key = _prepare(x, key)
     if not any(isinstance(k, Array) for k in key):
         view = _basic(x, key)

@@ -21,7 +21,7 @@ class Info:
     def capabilities(self) -> dict:
         """"data-dependent shapes" is True only once the namespace has every function of
         the standard whose output shape depends on the data."""
-        import webarray
+        import webarray  # the namespace package imports this module
 
         return {
             "boolean indexing": True,

@@ -18,7 +18,7 @@ from . import _manipulation as mp
 from . import _statistical as stat
 from . import _utility
 from ._array_object import Array
-from ._creation import arange, asarray, ones, zeros
+from ._creation import arange, asarray, ones, triu, zeros
 from ._data_type import astype
 from ._indexing import take, take_along_axis
 from ._searching import argmax, where
@@ -83,7 +83,6 @@ def qr(a: Array, q: Array):
     q (identities), LAPACK's convention: the reflection of column k sends it to β·e_k
     with β = −sign(a_kk)·‖x‖, and is skipped (τ = 0) where x is zero below the diagonal,
     so R's diagonal matches dgeqrf's. R is exactly upper triangular."""
-    from ._creation import triu
 
     m, n = a.shape[-2:]
     rows = _index(m, a.device, column=True)

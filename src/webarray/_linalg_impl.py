@@ -34,8 +34,11 @@ from . import _statistical as stat
 from . import _utility
 from ._array_object import Array
 from ._linear_algebra import matmul
-from ._searching import where
+from ._searching import argmax, where
 from .kernels.specs import linalg as plan
+from ._creation import eye, full, ones, ones_like, tril, zeros
+from ._indexing import take_along_axis
+from ._sorting import argsort
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_norm",
            "matrix_power", "matrix_rank", "outer", "pinv", "qr", "slogdet", "solve", "svd",
@@ -218,7 +221,6 @@ def matrix_power(x: Array, n: int, /) -> Array:
     if x.shape[-1] != x.shape[-2]:
         raise ValueError(f"matrix_power requires square matrices, got shape {x.shape}")
     if n == 0:
-        from ._creation import eye
 
         e = eye(x.shape[-1], dtype=x.dtype, device=x.device)
         return astype(mp.broadcast_to(e, x.shape), x.dtype, copy=True)
@@ -312,7 +314,6 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     parts of the diagonal are ignored). A matrix that is not positive definite does not
     raise (the check would wait for the GPU): its factor holds NaN from the first
     non-positive pivot on."""
-    from ._creation import tril
 
     x = _supported(x, "cholesky", square=True)
     upper = _bool(upper, "cholesky: upper")
@@ -336,7 +337,6 @@ def _lu(x: Array, b: Array | None, batch, dtype=dt.float32):
     a = _work_copy(x, tuple(batch) + (n, n), dtype)
     if composed.available(x.device):
         return composed.lu(a, None if b is None else _work_copy(b, tuple(batch) + b.shape[-2:], dtype))
-    from ._creation import ones
 
     s = ones(tuple(batch), dtype=dt.float32, device=x.device)  # parity 1 where n = 0
     if b is None:
@@ -465,7 +465,6 @@ def inv(x: Array, /) -> Array:
     """float32 and complex64, by LU with partial pivoting against the identity. Singular
     matrices give inf/NaN rather than an error."""
     x = _supported(x, "inv", square=True)
-    from ._creation import eye
 
     e = eye(x.shape[-1], dtype=x.dtype, device=x.device)
     _, out, _ = _lu(x, e, x.shape[:-2], x.dtype)
@@ -496,8 +495,6 @@ def det(x: Array, /) -> Array:
 
 
 def _identities(n: int, batch, device, dtype=dt.float32) -> Array:
-    from ._creation import eye
-
     return _work_copy(eye(n, dtype=dtype, device=device), tuple(batch) + (n, n), dtype)
 
 
@@ -546,8 +543,6 @@ def _sweeps() -> int:
 def _sorted_by(keys: Array, vals: Array, vecs: Array | None, descending: bool, axis: int = -1):
     """vals sorted by keys along the last axis; vecs' columns (axis=-1) or rows (axis=-2)
     in the same order."""
-    from ._indexing import take_along_axis
-    from ._sorting import argsort
 
     order = argsort(keys, axis=-1, descending=descending, stable=True)
     vals = take_along_axis(vals, order, axis=-1)
@@ -562,7 +557,6 @@ def _jacobi(w: Array, vt: Array) -> None:
     the rotations accumulated into the rows of vt (batch, N, N). Sweeps run until a
     sweep rotates nothing (checked on the host after every sweep from the fourth on, one
     small readback each) or for at most MAX_SWEEPS."""
-    from ._creation import zeros
 
     n, m = w.shape[-2:]
     batch = w.shape[:-2]
@@ -586,7 +580,6 @@ def _jacobi(w: Array, vt: Array) -> None:
 
 def _hermitian_lower(x: Array) -> Array:
     """The Hermitian matrix of x's lower triangle (the real part of its diagonal)."""
-    from ._creation import tril
 
     low = tril(x, k=-1)
     h = ew.add(low, ew.conj(low).mT if x.dtype.kind == "c" else low.mT)
@@ -601,7 +594,6 @@ def _scaled(x: Array):
     beyond |x| ~ 1e18 and underflow below ~1e-19."""
     if x.size == 0:
         return x, None
-    from ._creation import ones_like
 
     big = stat.max(ew.abs(x), axis=(-2, -1), keepdims=True)
     one = ones_like(big)
@@ -624,8 +616,6 @@ def _nan_where(bad: Array, *arrays):
 
 
 def _eigh(x: Array, vectors: bool, name: str):
-    from ._creation import tril
-
     x = _supported(x, name, square=True)
     bad = _nonfinite(tril(x))  # only the lower triangle is read
     x, scale = _scaled(x)
@@ -838,7 +828,6 @@ def pinv(x: Array, /, *, rtol=None) -> Array:
     cut = _rtol(x, rtol, "pinv")
     s, u, vh = _svd(x, "pinv", True)
     if s.shape[-1] == 0:
-        from ._creation import zeros
 
         return zeros(x.shape[:-2] + x.shape[-2:][::-1], dtype=x.dtype, device=x.device)
     keep = ew.greater(s, ew.multiply(cut, s[..., :1]))
@@ -853,7 +842,6 @@ def _eig(x: Array, vectors: bool, name: str):
     """Eigenvalues (and eigenvectors) of general square matrices, in complex64: Hessenberg
     reduction, shifted QR to the Schur form, then back substitution. A matrix whose QR
     iteration stalls gets NaN eigenvalues (NumPy raises LinAlgError)."""
-    from ._creation import full, zeros
 
     x = _supported(x, name, square=True)
     n = x.shape[-1]
@@ -897,8 +885,6 @@ def _eig(x: Array, vectors: bool, name: str):
     a = ew.abs(vec)
     vec = ew.divide(vec, astype(ew.sqrt(stat.sum(ew.multiply(a, a), axis=-2, keepdims=True)), c64))
     # the largest component of each vector real and positive, as LAPACK's zgeev
-    from ._indexing import take_along_axis
-    from ._searching import argmax
 
     big = take_along_axis(vec, argmax(ew.abs(vec), axis=-2, keepdims=True), axis=-2)
     mag = ew.abs(big)

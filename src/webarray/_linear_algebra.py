@@ -12,6 +12,7 @@ from ._core import graph as _graph
 from ._core import tensor as _tensor
 from ._core.algorithms import matmul as _matmul
 from ._array_object import Array
+from ._elementwise import broadcast_shapes, conj
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -54,7 +55,6 @@ def matmul(x1: Array, x2: Array, /) -> Array:
             f"matmul: shapes {x1.shape} and {x2.shape} are not aligned (contracted "
             f"dimensions {a.shape[-1]} != {b.shape[-2]})"
         )
-    from ._elementwise import broadcast_shapes
 
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     out = _matmul.matmul(a, b, batch, out_dtype)
@@ -130,7 +130,6 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     out_dtype = _check(x1, x2, "vecdot")
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError("vecdot requires arrays with at least one dimension")
-    from ._elementwise import broadcast_shapes
 
     ndim = max(x1.ndim, x2.ndim)
     if not -ndim <= axis < 0 and not 0 <= axis < ndim:
@@ -147,7 +146,6 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     a = _cast(x1, out_dtype)
     b = _cast(x2, out_dtype)
     if out_dtype.kind == "c":
-        from ._elementwise import conj
 
         a = conj(a)  # the standard's vecdot is sum(conj(x1) * x2)
 

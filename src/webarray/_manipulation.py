@@ -19,6 +19,8 @@ from ._core import tensor as _tensor
 from ._array_object import Array
 from ._elementwise import broadcast_shapes as _broadcast_shapes
 from .kernels.expr import Cast, Input, Node
+from ._creation import arange, asarray
+from ._searching import searchsorted
 
 __all__ = [
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip",
@@ -285,9 +287,7 @@ def _repeat_int(x: Array, r: int, ax: int) -> Array:
 
 
 def _repeat_counts(x: Array, counts: list[int], ax: int) -> Array:
-    from ._creation import arange, asarray
-    from ._indexing import take
-    from ._searching import searchsorted
+    from ._indexing import take  # loop: _indexing imports _manipulation
 
     ends, total = [], 0
     for c in counts:

@@ -1,6 +1,7 @@
 """Searching functions of the standard.
 
-argmax, argmin and count_nonzero are tree reductions (``_reduce.py``); indices and counts
+argmax, argmin and count_nonzero are tree reductions (``_core/algorithms/reduce.py``); indices
+and counts
 have the default index dtype, int32.
 """
 
@@ -9,6 +10,11 @@ from __future__ import annotations
 from . import _dtypes as dt
 from ._core.algorithms import reduce as _reduce
 from ._array_object import Array
+from .kernels.expr import Apply, Index, Input, Scalar
+from ._core import graph as _graph
+from ._core.algorithms import sort as impl
+from ._creation import asarray
+from ._elementwise import _nodes, _operands, broadcast_shapes, scalar_dtype_check
 
 __all__ = ["argmax", "argmin", "count_nonzero"]
 
@@ -60,7 +66,6 @@ __all__ += ["nonzero", "searchsorted", "where"]
 
 def _coordinates(shape, scalars: list):
     """Int32 nodes of the C-order coordinates of the current element (from Index)."""
-    from .kernels.expr import Apply, Index, Scalar
 
     i32 = dt.int32
 
@@ -79,10 +84,7 @@ def _coordinates(shape, scalars: list):
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
     """The count of non-zero elements is read back once (it is the result's shape)."""
-    from ._core import graph as _graph
-    from ._core.algorithms import sort as impl
-    from ._manipulation import _array
-    from .kernels.expr import Apply, Input, Scalar
+    from ._manipulation import _array  # loop: _manipulation imports _searching
 
     _array(x, "nonzero")
     if x.ndim == 0:
@@ -119,10 +121,7 @@ def searchsorted(x1: Array, x2: Array | int | float, /, *, side: str = "left",
                  sorter: Array | None = None) -> Array:
     """Order as in sort: NaNs after +inf, -0.0 equal to +0.0. x1 and x2 are compared in
     their promoted dtype; a Python scalar x2 takes x1's dtype."""
-    from ._core import graph as _graph
-    from ._core.algorithms import sort as impl
-    from ._creation import asarray
-    from ._elementwise import scalar_dtype_check
+    # loop: _manipulation imports _searching, _indexing imports _manipulation
     from ._indexing import take
     from ._manipulation import _array, reshape
 
@@ -164,9 +163,6 @@ def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | fl
           /) -> Array:
     """condition must be a bool array; x1 and x2 promote as in the standard's table, with
     Python scalars taking the other operand's dtype."""
-    from ._core import graph as _graph
-    from ._elementwise import _nodes, _operands, broadcast_shapes
-    from .kernels.expr import Apply, Input
 
     if not isinstance(condition, Array):
         raise TypeError(f"where: condition must be an array, got {type(condition).__name__}")

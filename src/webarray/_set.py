@@ -28,6 +28,7 @@ from ._array_object import Array
 from ._manipulation import _array, reshape
 from .kernels.expr import Apply, Gather, Index, Input, Node, Scalar
 from .kernels.specs.sort import NAN_KEY
+from ._creation import asarray, full
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -161,7 +162,6 @@ def _int_scalar(v, what: str) -> int:
 
 def _scalar_array(v: int, like: Array):
     """v as a 0-d array of like's dtype, or None when no element of that dtype equals v."""
-    from ._creation import asarray
 
     if like.dtype is dt.bool:
         raise TypeError("isin: a Python int does not compare with a bool array")
@@ -178,7 +178,6 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     """Arrays of different dtypes are compared in their promoted dtype (TypeError where the
     standard defines none, or where it is not supported on the device, e.g. int32 with
     uint32 promotes to int64)."""
-    from ._creation import full
 
     if not isinstance(invert, bool):
         raise TypeError(f"isin: invert must be a bool, got {type(invert).__name__}")

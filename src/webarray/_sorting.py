@@ -1,6 +1,7 @@
 """Sorting functions of the standard: sort and argsort, on the GPU.
 
-Both sort (key, index) pairs with a bitonic network (_sort_impl.py, kernels/webgpu/sort.py),
+Both sort (key, index) pairs with a bitonic network (_core/algorithms/sort.py,
+kernels/webgpu/sort.py),
 ties broken by the original position, so every sort is stable whatever ``stable`` says.
 Order conventions (the standard leaves them to the implementation): NaNs sort after +inf,
 so they come last in ascending order and first in descending order; -0.0 and +0.0 compare
@@ -16,6 +17,7 @@ from ._core.algorithms import sort as impl
 from ._array_object import Array
 from ._manipulation import _array, moveaxis, normalize_axis
 from .kernels.expr import Apply, Gather, Input, Scalar
+from ._creation import zeros
 
 __all__ = ["argsort", "sort"]
 
@@ -64,7 +66,6 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False,
             stable: bool = True) -> Array:
     ax = _check(x, axis, descending, stable, "argsort")
     if ax < 0 or x.size == 0 or x.shape[ax] == 1:
-        from ._creation import zeros
 
         return zeros(x.shape, dtype=_I32, device=x.device)
     xc, idx, n = _sorted_pairs(x, ax, descending)

@@ -1,5 +1,5 @@
 """Statistical functions of the standard, over the tree reductions and block scans of
-``_reduce.py``.
+``_core/algorithms/reduce.py``.
 
 Dtype rules (the default integer dtype is int32): sum, prod and the cumulative functions
 return int32 for int8/int16/int32 input and uint32 for uint8/uint16/uint32 input unless

@@ -9,6 +9,7 @@ from ._core import graph as _graph
 from ._core.algorithms import reduce as _reduce
 from ._array_object import Array
 from .kernels.expr import Cast, Input
+from ._elementwise import subtract
 
 __all__ = ["all", "any", "diff"]
 
@@ -46,7 +47,6 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
          append: Array | None = None) -> Array:
     """prepend and append may have other dtypes than x: all three are type promoted
     together (so the result has the promoted dtype). Integer differences wrap."""
-    from ._elementwise import subtract
 
     if not isinstance(x, Array):
         raise TypeError(f"diff requires a webarray array, got {type(x).__name__}")

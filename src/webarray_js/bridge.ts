@@ -46,7 +46,7 @@ export async function connectWebarray(pyodide: PyodideAPI, connection: Connectio
     bridge = await DirectBridge.create(await resolveBackend(connection.backend));
   }
   pyodide.registerJsModule(BRIDGE_MODULE, bridge);
-  // webarray picks its default device from WEBARRAY_DEVICE (src/webarray/_device.py)
+  // webarray picks its default device from WEBARRAY_DEVICE (src/webarray/_core/device.py)
   pyodide.runPython(`import os; os.environ.setdefault("WEBARRAY_DEVICE", ${JSON.stringify(bridge.backend)})`);
   return bridge.backend;
 }

@@ -26,18 +26,18 @@ _SUPPORTED = {"native": _NARROW + _WIDE, "webgpu": _NARROW + _WIDE, "webgl2": _N
 
 
 def _registry(backend: str):
-    """The kernel registry (layer 3) for a backend's shader language: a package whose
-    modules ``elementwise``, ``reduction``, ``scan``, ``sort``, ``matmul``, ``linalg``,
-    ``linalg_steps`` and ``fft`` are the generators every launch site reaches through
-    ``Device.kernels``."""
+    """The kernel registry for a backend's shader language: a package whose modules
+    ``elementwise``, ``reduction``, ``scan``, ``sort``, ``matmul``, ``linalg``,
+    ``linalg_steps``, ``fft`` and ``raw`` are the generators every launch site reaches
+    through ``Device.kernels``."""
     # imported on first use: a page on one backend never loads the other's generators
     if backend == "webgl2":
         from ..kernels import webgl2
 
         return webgl2
-    from ..kernels import webgpu
+    from ..kernels import webgpu  # (imported on first use, as above)
     from ..kernels.webgpu import (elementwise, fft, linalg, linalg_steps, matmul,  # noqa: F401
-                                  reduction, scan, sort)
+                                  raw, reduction, scan, sort)
 
     return webgpu
 

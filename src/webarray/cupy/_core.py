@@ -405,9 +405,7 @@ class ndarray(Array):
 
     def __array_namespace__(self, /, *, api_version=None):
         Array.__array_namespace__(self, api_version=api_version)
-        import webarray
-
-        return webarray
+        return _wa
 
     # -- shape methods --------------------------------------------------------------------
     def reshape(self, *shape, order="C"):

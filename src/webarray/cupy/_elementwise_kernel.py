@@ -22,6 +22,7 @@ import math
 
 from webarray import _dtypes as dt
 from webarray._core import graph as _graph, launch
+from webarray._core.device import default_device
 from webarray._array_object import Array
 from webarray._elementwise import broadcast_shapes
 from webarray._statistical import max as _max
@@ -210,8 +211,6 @@ class ElementwiseKernel:
             elif o.device != device:
                 raise ValueError(f"kernel {self.name!r}: an output is on another device")
         if device is None:
-            from webarray._core.device import default_device
-
             device = default_device()
 
         readable = bool(outs)

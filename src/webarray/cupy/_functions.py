@@ -14,11 +14,13 @@ import math
 import webarray as _wa
 from webarray import _dtypes as dt
 from webarray._array_object import Array
+from webarray import _elementwise
+from webarray._core.tensor import is_contiguous
 from webarray._elementwise import _apply
 from webarray.kernels.ops import TABLE
 
 from ._core import (as_dtype, cast_to, floating, fresh, ndarray, numpy_dtype, operand,
-                    scalar_value, to_array, wrap)
+                    promote, scalar_value, to_array, wrap)
 from ._core import result_type as _promoted_dtype
 
 # -- elementwise ------------------------------------------------------------------------------
@@ -121,8 +123,6 @@ def inplace(fn, x: Array, other):
         # which the lazy graph can fuse
         compute = _compute_dtype(fn.__name__, strict, [x, other])
         if compute is x.dtype and res.dtype is x.dtype:
-            from webarray import _elementwise
-
             _elementwise._inplace(strict, x, cast_to(other, x.dtype))
             return x
     x[...] = res if res.dtype is x.dtype else _wa.astype(res, x.dtype)
@@ -274,8 +274,6 @@ asanyarray = asarray
 
 def ascontiguousarray(a, dtype=None):
     r = to_array(a, as_dtype(dtype))
-    from webarray._core.tensor import is_contiguous
-
     if not is_contiguous(r.shape, r._strides):
         r = _wa.asarray(r, copy=True)
     return fresh(r) if r is a else wrap(r)
@@ -1026,8 +1024,6 @@ def can_cast(from_, to, casting="safe") -> bool:
 
 
 def promote_types(a, b):
-    from ._core import promote
-
     return numpy_dtype(promote(as_dtype(a), as_dtype(b)))
 
 

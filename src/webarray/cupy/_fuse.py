@@ -14,6 +14,8 @@ import functools
 from webarray import fusion
 from webarray._array_object import Array
 
+from ._core import operand, wrap
+
 
 class Fusion:
     def __init__(self, func, kernel_name: str | None = None):
@@ -22,8 +24,6 @@ class Fusion:
         functools.update_wrapper(self, func)
 
     def __call__(self, *args, **kwargs):
-        from ._core import operand, wrap
-
         args = tuple(a if isinstance(a, Array) else operand(a, self.name) for a in args)
         with fusion.enabled(True):
             out = self.func(*args, **kwargs)

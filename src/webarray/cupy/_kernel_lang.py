@@ -54,6 +54,7 @@ import re
 
 from ..executors.protocol import KernelError
 from ..kernels.ops import TABLE
+from ..kernels.specs.raw import glsl_name
 
 # passes of a loop with no loop inside per turn of the emitted loop, where loops are bounded
 UNROLL = 8
@@ -1623,7 +1624,7 @@ class UserFunction:
         src = self._sources.get(lang)
         if src is None:
             src = self._emit(lang)
-            src = self._sources[lang] = glsl_safe(src) if lang == "glsl" else src
+            src = self._sources[lang] = glsl_name(src) if lang == "glsl" else src
         return src
 
     def _emit(self, lang: str) -> str:
@@ -1728,12 +1729,6 @@ class UserFunction:
             src.append(f"{_GLSL_TYPE[t]} {name}({params}) {{ return {self.name}({call}).o{k}; }}\n")
             sigs[name] = (tuple(_WGSL_TYPE[t] for _, t in args), _WGSL_TYPE[t])
         return "".join(src), sigs
-
-
-def glsl_safe(text: str) -> str:
-    """GLSL reserves every identifier with two underscores in a row, which CuPy's names
-    make here (``_ind`` -> ``u__ind``): they are spelled with ``_W5_`` instead."""
-    return text.replace("__", "_W5_")
 
 
 def uses_name(kernel: str, body: str, name: str) -> bool:

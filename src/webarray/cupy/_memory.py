@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from webarray import memory
+from webarray._core.device import default_device
 
 
 class MemoryPool:
@@ -24,8 +25,6 @@ class MemoryPool:
         memory.free_pooled()
 
     def n_free_blocks(self) -> int:
-        from webarray._core.device import default_device
-
         pool = default_device().pool
         return sum(len(v) for v in getattr(pool, "_free", {}).values())
 

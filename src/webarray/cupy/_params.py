@@ -14,7 +14,7 @@ from webarray import _dtypes as dt
 from webarray._array_object import Array
 from webarray.executors.protocol import KernelError
 
-from ._core import scalar_value, _is_numpy
+from ._core import _is_numpy, as_dtype, scalar_value
 
 # concrete type names -> dtype (float64 and double are refused when a kernel is called)
 DTYPE_NAMES = {
@@ -118,8 +118,6 @@ def classify(arg, kernel: str, param: str):
     if v is not None:
         d = None
         if _is_numpy(arg):
-            from ._core import as_dtype
-
             d = as_dtype(arg.dtype)
         return ("scalar", v, d)
     raise TypeError(f"kernel {kernel!r}: parameter {param!r} got a {type(arg).__name__}; "

@@ -14,7 +14,7 @@ while Python records the next ones; that bound also keeps one submit short enoug
 GPU watchdog (docs/reliability.md).
 
 A binding may be a range of a buffer, ``(handle, offset, size)``: how arrays above the
-device's storage-binding limit are processed in pieces (``_split.py``).
+device's storage-binding limit are processed in pieces (``_core/launch.py``).
 
 Device loss: wgpu-native reports it only as the error of the next call ("Parent device is
 lost"); every call that reaches the device turns such an error into ``DeviceLost`` and marks

@@ -10,7 +10,7 @@ buffer of u32 words holding the dispatch's *uniforms* (the executor packs them i
 arena per batch); bindings 1..n are the buffers in ``bindings`` order. A binding is a
 handle (the whole buffer) or, where ``binding_ranges`` is true, ``(handle, offset, size)`` in
 bytes (offset a multiple of ``binding_alignment``): how arrays larger than
-``max_binding_size`` are processed in pieces (``_split.py``).
+``max_binding_size`` are processed in pieces (``_core/launch.py``).
 """
 
 from __future__ import annotations

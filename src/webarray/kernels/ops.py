@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .wgsl_complex import COMPLEX_OPS
+
 
 @dataclass(frozen=True)
 class OpDef:
@@ -205,8 +207,6 @@ _INT64 = {
 
 
 def _merge_wide() -> None:
-    from .wgsl_complex import COMPLEX_OPS
-
     for name, spec in _INT64.items():
         TABLE[name].wgsl.update(_lanes(spec))
     for name, expr in COMPLEX_OPS.items():

@@ -25,7 +25,7 @@ def serve(ns: argparse.Namespace) -> int:
     # work need webarray alone
     import uvicorn
 
-    from . import spec as spec_module, tls
+    from . import spec as spec_module, tls  # (these need the server's dependencies too)
     from .app import Assets, create_app
     from .service import VolunteerStudy
 

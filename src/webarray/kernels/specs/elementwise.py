@@ -1,12 +1,12 @@
 """The elementwise kernel's structure, uniform words and launch geometry, shared by every
 language's generator (``webgpu/elementwise.py`` writes WGSL, ``webgl2/elementwise.py`` GLSL)
-and by the launch sites (``_graph.py``, ``_split.py``).
+and by the launch sites (``_core/graph.py``, ``_core/launch.py``).
 
 ``ElementwiseSpec`` says what a kernel's source depends on; ``uniform_layout`` and
 ``pack_uniforms`` place n, the output shape, each operand's offset and strides, the scalars
 and the first element's index in the uniform words (see ``webgpu/elementwise.py`` for their
 meaning); ``WORKGROUP`` and ``VEC4_PER_THREAD`` are the WGSL kernel's launch shape, which
-``_split.py`` cuts launches by. ``hides``/``arg_registers``/``zeros`` write, in the
+``_core/launch.py`` cuts launches by. ``hides``/``arg_registers``/``zeros`` write, in the
 WGSL subset both generators speak, the per-argument zeros that keep fused float arithmetic
 IEEE's (below).
 """

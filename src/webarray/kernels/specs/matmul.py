@@ -1,5 +1,6 @@
 """Matrix products' uniform words and launch shape (tile sides, the deepest K one launch
-takes), shared by ``webgpu/matmul.py`` and ``webgl2/matmul.py`` and by ``_matmul.py``,
+takes), shared by ``webgpu/matmul.py`` and ``webgl2/matmul.py`` and by
+``_core/algorithms/matmul.py``,
 which launches them (the words are described in ``webgpu/matmul.py``).
 """
 
@@ -12,7 +13,7 @@ THREADS = 16
 TILE = THREADS * R
 BK = 16
 # the most K one launch takes: the K loop (BK or FAST_BK a step) stays far below the
-# 2^15 iterations after which lavapipe silently cuts an invocation short; _matmul.py
+# 2^15 iterations after which lavapipe silently cuts an invocation short; _core/algorithms/matmul.py
 # sums the products of longer K in chunks
 MAX_K = 8192 * 8
 FAST_TILE = 128  # the float32 kernel's tile side

@@ -1,7 +1,8 @@
 """Reductions' structure (``ReduceSpec``), uniform words and the pieces of the WGSL
 subset that both generators write them with (identity, combine, the float keys of min/max
 and argmin/argmax): shared by ``webgpu/reduction.py``, ``webgpu/scan.py``,
-``webgl2/reduction.py`` and ``webgl2/scan.py`` and by ``_reduce.py``, which launches them.
+``webgl2/reduction.py`` and ``webgl2/scan.py`` and by ``_core/algorithms/reduce.py``, which
+launches them.
 The uniform words are described in ``webgpu/reduction.py``.
 """
 

@@ -1,5 +1,6 @@
 """Scans' structure (``ScanSpec``) and uniform words, shared by ``webgpu/scan.py`` and
-``webgl2/scan.py`` and by ``_reduce.py``, which launches them (the words are described
+``webgl2/scan.py`` and by ``_core/algorithms/reduce.py``, which launches them (the words are
+described
 in ``webgpu/scan.py``).
 """
 

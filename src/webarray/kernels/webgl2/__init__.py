@@ -9,7 +9,7 @@ an ``Unsupported`` stand-in that raises ``NotImplementedError`` naming the limit
 
 from __future__ import annotations
 
-from . import elementwise, matmul, reduction, scan, sort  # noqa: F401
+from . import elementwise, matmul, raw, reduction, scan, sort  # noqa: F401
 
 
 class Unsupported:

@@ -9,7 +9,7 @@ one wrapper per output, since each draw computes one output.
 Expressions come from the op table's WGSL, translated (wgsl_to_glsl.py), so every op and
 special case is the one WebGPU computes. On the vec4 path of the spec (n and offsets
 counted in fours) the kernel still works element by element; only the uniforms scale.
-Only one-word dtypes exist on WebGL2 (``_device.py``).
+Only one-word dtypes exist on WebGL2 (``_core/device.py``).
 """
 
 from __future__ import annotations

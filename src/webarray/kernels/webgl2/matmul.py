@@ -7,7 +7,7 @@ register-blocked float32 kernel (no workgroup memory to share tiles in):
 
 from __future__ import annotations
 
-from ..._dtypes import DType
+from ..._dtypes import DType, float32
 from ..ops import lane_of
 from .. import lanes
 from .program import draw
@@ -22,8 +22,6 @@ def fast_applies(m: int, n: int, batch: int) -> bool:
 
 def generate_f32(vec: bool, batch_ndim: int) -> str:
     """The float32 product: the general kernel (vec4 loads buy nothing from textures)."""
-    from ..._dtypes import float32
-
     return generate(float32, batch_ndim)
 
 

@@ -1,6 +1,6 @@
 """GLSL generator for reductions of the rows of a strided view: the WebGL2 counterpart of
 ``kernels/webgpu/reduction.py``, with the same ``ReduceSpec``, uniform words
-(``pack_uniforms``) and output layout, so ``_reduce.py`` runs the same passes.
+(``pack_uniforms``) and output layout, so ``_core/algorithms/reduce.py`` runs the same passes.
 
 Without workgroup memory a chunk is not reduced by a tree of threads: one fragment
 reduces one chunk of S·P columns of one row, in order, and writes the chunk's value

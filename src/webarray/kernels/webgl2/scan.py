@@ -1,6 +1,7 @@
 """GLSL generator for block scans along the rows of a strided view: the WebGL2 counterpart
 of ``kernels/webgpu/scan.py`` (same ``ScanSpec``, uniform words and chunking, so
-``_reduce.py`` drives both alike: chunk totals by the reduction kernel, their exclusive
+``_core/algorithms/reduce.py`` drives both alike: chunk totals by the reduction kernel, their
+exclusive
 scan, then this kernel with the carries).
 
 One point per column of every chunk (the launch's grid, ``reduction.grid``): the point of

@@ -1,6 +1,6 @@
 """GLSL generators for sorting and searching: the WebGL2 counterpart of
 ``kernels/webgpu/sort.py``, with the same kernels, bindings and uniform words, so
-``_sort_impl.py`` runs the same bitonic network on both.
+``_core/algorithms/sort.py`` runs the same bitonic network on both.
 
 Without workgroup memory there is nothing to sort "in a block": BLOCK is 1 and
 MAX_FUSED 1, so ``block_sort`` only builds the (key, index) pairs, every compare-exchange

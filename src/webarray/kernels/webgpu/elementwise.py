@@ -19,7 +19,7 @@ and converted.
 Uniform words, in order: n; the output shape (when anything is strided or the index is
 used); per input, its offset and (if strided) its strides; the same per output; then each
 scalar operand's word(s); then, when the DAG reads the element index, the index of the
-launch's first element (0, unless the launch runs in pieces: ``_split.py``).
+launch's first element (0, unless the launch runs in pieces: ``_core/launch.py``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ leaves most of a GPU idle. So here:
   time: a panel launch (one workgroup per matrix factors the diagonal block, or for LU
   the whole panel with the row swaps of partial pivoting), the inverse of the block's
   triangle (one workgroup, in workgroup memory), then the off-diagonal blocks and the
-  trailing submatrix by products of the tiled matmul (``_matmul.py``) written or
+  trailing submatrix by products of the tiled matmul (``_core/algorithms/matmul.py``) written or
   subtracted in place; LU's back substitution likewise by blocks.
 - qr: per column a Householder launch (one workgroup per matrix forms the reflector)
   and an apply launch (one workgroup per column of A and per row of Q; A is held

@@ -20,7 +20,8 @@ from __future__ import annotations
 from ..._dtypes import DType
 from ..ops import lane_of
 from .. import lanes, wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
-# MAX_K: the deepest K one launch of this generator takes, read from the registry by _matmul.py
+# MAX_K: the deepest K one launch of this generator takes, read from the registry by
+# _core/algorithms/matmul.py
 from ..specs.matmul import BK, MAX_K, R, THREADS, TILE  # noqa: F401
 from ..wgsl_lib import helpers_for
 

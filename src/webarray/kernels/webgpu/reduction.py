@@ -1,6 +1,7 @@
 """WGSL generator for tree reductions of the rows of a strided view.
 
-The launcher (``_reduce.py``) describes its input as M rows of N columns: row r starts at
+The launcher (``_core/algorithms/reduce.py``) describes its input as M rows of N columns: row r
+starts at
 ``offset + Σ c_d·s_d`` over the row dimensions (sizes and strides as uniforms, decomposed
 once per thread), column j lies ``j·stride`` further on. A workgroup of 256 threads is cut
 into groups of S threads (S a power of two, a uniform); each group reduces one *chunk* of
@@ -37,7 +38,8 @@ from ..._dtypes import uint32 as _U32
 from ..ops import TABLE
 from .. import lanes
 from ..grid import fold
-# WORKGROUP and P: this generator's launch shape, which _reduce.py reads from the registry
+# WORKGROUP and P: this generator's launch shape, which _core/algorithms/reduce.py reads from
+# the registry
 from ..specs.reduction import (NONE, P, WORKGROUP, ReduceSpec, better_fn, cast,  # noqa: F401
                                combine_expr, identity, nonzero, ra_helpers)
 

@@ -12,7 +12,7 @@ row, in row or column layout. Within a group:
 3. each thread adds its exclusive prefix, and a *carry* when the row has several chunks,
    and the chunk is written back coalesced.
 
-Long rows take three launches (``_reduce.py``): the reduction kernel computes every
+Long rows take three launches (``_core/algorithms/reduce.py``): the reduction kernel computes every
 chunk's total with the same chunking, the totals are scanned exclusively (recursively),
 and this kernel adds them as carries. Shapes, strides and S are uniforms; the key is the
 combine and the dtypes only.
