@@ -1,8 +1,8 @@
 """complex64 math in WGSL (``kernels/wgsl_complex.py``), tested on its own.
 
-Each op of ``COMPLEX_OPS`` runs in a raw kernel (pairs of float32 words in, pairs or single
-words out) through the native executor, independent of the rest of webarray, and is checked
-against:
+Each op's complex lane of the op table runs in a raw kernel (pairs of float32 words in, pairs
+or single words out) through the native executor, independent of the rest of webarray, and is
+checked against:
 
 - NumPy complex128 rounded to complex64, on random inputs drawn by hypothesis and on a seeded
   sweep of 2 x 10^4 points per range. The error of a point is the larger error of its two
@@ -39,7 +39,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from webarray.executors.native import NativeExecutor
-from webarray.kernels.wgsl_complex import COMPLEX_OPS
+from webarray.kernels.ops import TABLE
 from webarray.kernels.wgsl_lib import helpers_for
 
 INF, NAN, PI = math.inf, math.nan, math.pi
@@ -122,7 +122,7 @@ def kind_of(op: str) -> str:
 def run(op: str, *args) -> np.ndarray:
     if not args[0].size:
         return np.empty(0, {"c": np.complex64, "f": np.float32, "b": bool}[kind_of(op)])
-    return runner()(COMPLEX_OPS[op], kind_of(op), *args)
+    return runner()(TABLE[op].wgsl["c"], kind_of(op), *args)
 
 
 def cplx(re, im) -> np.ndarray:

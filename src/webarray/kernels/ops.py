@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .wgsl_complex import COMPLEX_OPS
+from . import wgsl_complex, wgsl_int64  # noqa: F401 (define the two-word lanes' helpers)
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class OpDef:
     arity: int
     inputs: str  # dtype category of the arguments
     result: str  # "same": the computing dtype; "bool"; "real": its real dtype (abs of complex)
-    wgsl: dict = field(default_factory=dict)  # lane ("b","i","u","f") -> expression
+    wgsl: dict = field(default_factory=dict)  # lane ("b","i","u","f","I","U","c") -> expression
     # the op's NumPy/CuPy ufunc names (webarray.cupy offers it under each); () for ops that
     # are no ufunc there (clip, where, real, ... have NumPy signatures of their own)
     numpy: tuple = ()
@@ -35,7 +35,8 @@ class OpDef:
 
 
 def _lanes(spec: dict) -> dict:
-    """Expand shorthand keys: "int" = i and u, "num" = i, u and f, "all" = every lane."""
+    """Expand shorthand keys: "int" = i and u, "num" = i, u and f, "all" = b, i, u and f,
+    "wide" = I and U (int64 and uint64), "any" = every lane."""
     out = {}
     groups = {"int": "iu", "num": "iuf", "all": "biuf", "wide": "IU", "any": "biufIUc"}
     for key, expr in spec.items():
@@ -53,109 +54,160 @@ TABLE: dict[str, OpDef] = {
     op.name: op
     for op in [
         # -- arithmetic -------------------------------------------------------------------
-        _op("abs", 1, "numeric", "same", {"i": "abs({0})", "u": "{0}", "f": "abs({0})"},
+        _op("abs", 1, "numeric", "real", {"i": "abs({0})", "u": "{0}", "f": "abs({0})",
+                                          "I": "wa_abs_i64({0})", "U": "{0}", "c": "wa_cabs({0})"},
             numpy=("abs", "absolute", "fabs")),
-        _op("positive", 1, "numeric", "same", {"num": "{0}"}),
-        _op("negative", 1, "numeric", "same", {"i": "-{0}", "u": "(0u - {0})", "f": "-{0}"}),
-        _op("add", 2, "numeric", "same", {"num": "({0} + {1})"}),
-        _op("subtract", 2, "numeric", "same", {"num": "({0} - {1})"}),
-        _op("multiply", 2, "numeric", "same", {"num": "({0} * {1})"}),
-        _op("divide", 2, "floating-point", "same", {"f": "({0} / {1})"},
+        _op("positive", 1, "numeric", "same", {"num": "{0}", "wide": "{0}", "c": "{0}"}),
+        _op("negative", 1, "numeric", "same", {"i": "-{0}", "u": "(0u - {0})", "f": "-{0}",
+                                               "wide": "wa_neg64({0})", "c": "(-{0})"}),
+        _op("add", 2, "numeric", "same", {"num": "({0} + {1})", "wide": "wa_add64({0}, {1})",
+                                          "c": "wa_cadd({0}, {1})"}),
+        _op("subtract", 2, "numeric", "same", {"num": "({0} - {1})", "wide": "wa_sub64({0}, {1})",
+                                               "c": "wa_csub({0}, {1})"}),
+        _op("multiply", 2, "numeric", "same", {"num": "({0} * {1})", "wide": "wa_mul64({0}, {1})",
+                                               "c": "wa_cmul({0}, {1})"}),
+        _op("divide", 2, "floating-point", "same", {"f": "({0} / {1})", "c": "wa_cdiv({0}, {1})"},
             numpy=("divide", "true_divide")),
         _op("floor_divide", 2, "real numeric", "same",
             {"i": "wa_floordiv_i({0}, {1})", "u": "select(0u, {0} / {1}, {1} != 0u)",
-             "f": "wa_floordiv_f({0}, {1})"}),
+             "f": "wa_floordiv_f({0}, {1})", "I": "wa_floordiv_i64({0}, {1})",
+             "U": "wa_div_u64({0}, {1})"}),
         _op("remainder", 2, "real numeric", "same",
             {"i": "wa_rem_i({0}, {1})", "u": "select(0u, {0} % {1}, {1} != 0u)",
-             "f": "wa_rem_f({0}, {1})"}, numpy=("remainder", "mod")),
+             "f": "wa_rem_f({0}, {1})", "I": "wa_rem_i64({0}, {1})", "U": "wa_rem_u64({0}, {1})"},
+            numpy=("remainder", "mod")),
         _op("pow", 2, "numeric", "same",
-            {"i": "wa_pow_i({0}, {1})", "u": "wa_pow_u({0}, {1})", "f": "wa_pow_f({0}, {1})"},
+            {"i": "wa_pow_i({0}, {1})", "u": "wa_pow_u({0}, {1})", "f": "wa_pow_f({0}, {1})",
+             "I": "wa_pow_i64({0}, {1})", "U": "wa_pow_u64({0}, {1})", "c": "wa_cpow({0}, {1})"},
             numpy=("pow", "power")),
-        _op("square", 1, "numeric", "same", {"num": "({0} * {0})"}),
-        _op("sqrt", 1, "floating-point", "same", {"f": "wa_sqrt({0})"}),
+        _op("square", 1, "numeric", "same", {"num": "({0} * {0})", "wide": "wa_mul64({0}, {0})",
+                                             "c": "wa_csquare({0})"}),
+        _op("sqrt", 1, "floating-point", "same", {"f": "wa_sqrt({0})", "c": "wa_csqrt({0})"}),
         # not in the standard (no webarray.cbrt): NumPy's, CuPy's and CUDA's cube root
         _op("cbrt", 1, "real floating-point", "same", {"f": "wa_cbrt({0})"}, c=("cbrt", "cbrtf")),
-        _op("reciprocal", 1, "floating-point", "same", {"f": "(1.0 / {0})"}),
+        _op("reciprocal", 1, "floating-point", "same", {"f": "(1.0 / {0})",
+                                                        "c": "wa_creciprocal({0})"}),
         _op("sign", 1, "numeric", "same",
-            {"i": "sign({0})", "u": "select(0u, 1u, {0} > 0u)", "f": "wa_sign_f({0})"}),
-        _op("maximum", 2, "real numeric", "same", {"int": "max({0}, {1})", "f": "wa_max_f({0}, {1})"}),
-        _op("minimum", 2, "real numeric", "same", {"int": "min({0}, {1})", "f": "wa_min_f({0}, {1})"}),
+            {"i": "sign({0})", "u": "select(0u, 1u, {0} > 0u)", "f": "wa_sign_f({0})",
+             "I": "wa_sign_i64({0})", "U": "wa_sign_u64({0})", "c": "wa_csign({0})"}),
+        _op("maximum", 2, "real numeric", "same", {"int": "max({0}, {1})",
+                                                   "f": "wa_max_f({0}, {1})",
+                                                   "I": "wa_max_i64({0}, {1})",
+                                                   "U": "wa_max_u64({0}, {1})"}),
+        _op("minimum", 2, "real numeric", "same", {"int": "min({0}, {1})",
+                                                   "f": "wa_min_f({0}, {1})",
+                                                   "I": "wa_min_i64({0}, {1})",
+                                                   "U": "wa_min_u64({0}, {1})"}),
         _op("clip", 3, "real numeric", "same",
-            {"int": "min(max({0}, {1}), {2})", "f": "wa_clip_f({0}, {1}, {2})"}, numpy=()),
+            {"int": "min(max({0}, {1}), {2})", "f": "wa_clip_f({0}, {1}, {2})",
+             "I": "wa_min_i64(wa_max_i64({0}, {1}), {2})",
+             "U": "wa_min_u64(wa_max_u64({0}, {1}), {2})"}, numpy=()),
         _op("copysign", 2, "real floating-point", "same", {"f": "wa_copysign({0}, {1})"}),
         _op("nextafter", 2, "real floating-point", "same", {"f": "wa_nextafter({0}, {1})"}),
         _op("hypot", 2, "real floating-point", "same", {"f": "wa_hypot({0}, {1})"}),
         _op("logaddexp", 2, "real floating-point", "same", {"f": "wa_logaddexp({0}, {1})"}),
         # -- rounding ---------------------------------------------------------------------
-        _op("ceil", 1, "real numeric", "same", {"int": "{0}", "f": "ceil({0})"}),
-        _op("floor", 1, "real numeric", "same", {"int": "{0}", "f": "floor({0})"}),
-        _op("trunc", 1, "real numeric", "same", {"int": "{0}", "f": "trunc({0})"},
+        _op("ceil", 1, "real numeric", "same", {"int": "{0}", "f": "ceil({0})", "wide": "{0}"}),
+        _op("floor", 1, "real numeric", "same", {"int": "{0}", "f": "floor({0})", "wide": "{0}"}),
+        _op("trunc", 1, "real numeric", "same", {"int": "{0}", "f": "trunc({0})", "wide": "{0}"},
             numpy=("trunc", "fix")),
-        _op("round", 1, "numeric", "same", {"int": "{0}", "f": "round({0})"}, numpy=("rint",)),
+        _op("round", 1, "numeric", "same", {"int": "{0}", "f": "round({0})", "wide": "{0}",
+                                            "c": "wa_cround({0})"}, numpy=("rint",)),
         # -- exponentials and logarithms --------------------------------------------------
-        _op("exp", 1, "floating-point", "same", {"f": "wa_exp({0})"}),
-        _op("expm1", 1, "floating-point", "same", {"f": "wa_expm1({0})"}),
-        _op("log", 1, "floating-point", "same", {"f": "wa_log({0})"}),
-        _op("log1p", 1, "floating-point", "same", {"f": "wa_log1p({0})"}),
-        _op("log2", 1, "floating-point", "same", {"f": "wa_log2({0})"}),
-        _op("log10", 1, "floating-point", "same", {"f": "wa_log10({0})"}),
+        _op("exp", 1, "floating-point", "same", {"f": "wa_exp({0})", "c": "wa_cexp({0})"}),
+        _op("expm1", 1, "floating-point", "same", {"f": "wa_expm1({0})", "c": "wa_cexpm1({0})"}),
+        _op("log", 1, "floating-point", "same", {"f": "wa_log({0})", "c": "wa_clog({0})"}),
+        _op("log1p", 1, "floating-point", "same", {"f": "wa_log1p({0})", "c": "wa_clog1p({0})"}),
+        _op("log2", 1, "floating-point", "same", {"f": "wa_log2({0})", "c": "wa_clog2({0})"}),
+        _op("log10", 1, "floating-point", "same", {"f": "wa_log10({0})", "c": "wa_clog10({0})"}),
         # -- trigonometric and hyperbolic -------------------------------------------------
-        _op("sin", 1, "floating-point", "same", {"f": "wa_sin({0})"}),
-        _op("cos", 1, "floating-point", "same", {"f": "wa_cos({0})"}),
-        _op("tan", 1, "floating-point", "same", {"f": "wa_tan({0})"}),
-        _op("asin", 1, "floating-point", "same", {"f": "wa_asin({0})"}, numpy=("asin", "arcsin")),
-        _op("acos", 1, "floating-point", "same", {"f": "wa_acos({0})"}, numpy=("acos", "arccos")),
-        _op("atan", 1, "floating-point", "same", {"f": "wa_atan({0})"}, numpy=("atan", "arctan")),
+        _op("sin", 1, "floating-point", "same", {"f": "wa_sin({0})", "c": "wa_csin({0})"}),
+        _op("cos", 1, "floating-point", "same", {"f": "wa_cos({0})", "c": "wa_ccos({0})"}),
+        _op("tan", 1, "floating-point", "same", {"f": "wa_tan({0})", "c": "wa_ctan({0})"}),
+        _op("asin", 1, "floating-point", "same", {"f": "wa_asin({0})", "c": "wa_casin({0})"},
+            numpy=("asin", "arcsin")),
+        _op("acos", 1, "floating-point", "same", {"f": "wa_acos({0})", "c": "wa_cacos({0})"},
+            numpy=("acos", "arccos")),
+        _op("atan", 1, "floating-point", "same", {"f": "wa_atan({0})", "c": "wa_catan({0})"},
+            numpy=("atan", "arctan")),
         _op("atan2", 2, "real floating-point", "same", {"f": "wa_atan2({0}, {1})"},
             numpy=("atan2", "arctan2")),
-        _op("sinh", 1, "floating-point", "same", {"f": "wa_sinh({0})"}),
-        _op("cosh", 1, "floating-point", "same", {"f": "wa_cosh({0})"}),
-        _op("tanh", 1, "floating-point", "same", {"f": "wa_tanh({0})"}),
-        _op("asinh", 1, "floating-point", "same", {"f": "wa_asinh({0})"},
+        _op("sinh", 1, "floating-point", "same", {"f": "wa_sinh({0})", "c": "wa_csinh({0})"}),
+        _op("cosh", 1, "floating-point", "same", {"f": "wa_cosh({0})", "c": "wa_ccosh({0})"}),
+        _op("tanh", 1, "floating-point", "same", {"f": "wa_tanh({0})", "c": "wa_ctanh({0})"}),
+        _op("asinh", 1, "floating-point", "same", {"f": "wa_asinh({0})", "c": "wa_casinh({0})"},
             numpy=("asinh", "arcsinh")),
-        _op("acosh", 1, "floating-point", "same", {"f": "wa_acosh({0})"},
+        _op("acosh", 1, "floating-point", "same", {"f": "wa_acosh({0})", "c": "wa_cacosh({0})"},
             numpy=("acosh", "arccosh")),
-        _op("atanh", 1, "floating-point", "same", {"f": "wa_atanh({0})"},
+        _op("atanh", 1, "floating-point", "same", {"f": "wa_atanh({0})", "c": "wa_catanh({0})"},
             numpy=("atanh", "arctanh")),
         # -- complex parts (real dtypes here; complex lanes arrive with complex64) ------------
-        _op("conj", 1, "numeric", "same", {"num": "{0}"}, numpy=("conj", "conjugate")),
-        _op("real", 1, "numeric", "same", {"num": "{0}"}, numpy=()),
+        _op("conj", 1, "numeric", "same", {"num": "{0}", "wide": "{0}",
+                                           "c": "vec2<f32>({0}.x, -{0}.y)"},
+            numpy=("conj", "conjugate")),
+        _op("real", 1, "numeric", "real", {"num": "{0}", "wide": "{0}", "c": "{0}.x"}, numpy=()),
+        _op("imag", 1, "complex floating-point", "real", {"c": "{0}.y"}, numpy=()),
         # -- classification ---------------------------------------------------------------
-        _op("isnan", 1, "numeric", "bool", {"int": "false", "f": "wa_isnan({0})"}),
-        _op("isinf", 1, "numeric", "bool", {"int": "false", "f": "wa_isinf({0})"}),
-        _op("isfinite", 1, "numeric", "bool", {"int": "true", "f": "wa_isfinite({0})"}),
+        _op("isnan", 1, "numeric", "bool", {"int": "false", "f": "wa_isnan({0})", "wide": "false",
+                                            "c": "wa_cisnan({0})"}),
+        _op("isinf", 1, "numeric", "bool", {"int": "false", "f": "wa_isinf({0})", "wide": "false",
+                                            "c": "wa_cisinf({0})"}),
+        _op("isfinite", 1, "numeric", "bool", {"int": "true", "f": "wa_isfinite({0})",
+                                               "wide": "true", "c": "wa_cisfinite({0})"}),
         _op("signbit", 1, "real floating-point", "bool", {"f": "((bitcast<u32>({0}) >> 31u) == 1u)"}),
         # -- comparison (NaN compares unequal and unordered, as IEEE says) ---------------------
-        _op("equal", 2, "any", "bool", {"all": "({0} == {1})", "f": "wa_eq({0}, {1})"}),
-        _op("not_equal", 2, "any", "bool", {"all": "({0} != {1})", "f": "!wa_eq({0}, {1})"}),
-        _op("less", 2, "real numeric", "bool", {"num": "({0} < {1})", "f": "wa_lt({0}, {1})"}),
-        _op("less_equal", 2, "real numeric", "bool", {"num": "({0} <= {1})", "f": "wa_le({0}, {1})"}),
-        _op("greater", 2, "real numeric", "bool", {"num": "({0} > {1})", "f": "wa_lt({1}, {0})"}),
-        _op("greater_equal", 2, "real numeric", "bool", {"num": "({0} >= {1})", "f": "wa_le({1}, {0})"}),
+        _op("equal", 2, "any", "bool", {"all": "({0} == {1})", "f": "wa_eq({0}, {1})",
+                                        "wide": "wa_eq64({0}, {1})", "c": "wa_ceq({0}, {1})"}),
+        _op("not_equal", 2, "any", "bool",
+            {"all": "({0} != {1})", "f": "!wa_eq({0}, {1})", "wide": "!wa_eq64({0}, {1})",
+             "c": "!wa_ceq({0}, {1})"}),
+        _op("less", 2, "real numeric", "bool", {"num": "({0} < {1})", "f": "wa_lt({0}, {1})",
+                                                "I": "wa_lt_i64({0}, {1})",
+                                                "U": "wa_lt_u64({0}, {1})"}),
+        _op("less_equal", 2, "real numeric", "bool", {"num": "({0} <= {1})",
+                                                      "f": "wa_le({0}, {1})",
+                                                      "I": "!wa_lt_i64({1}, {0})",
+                                                      "U": "!wa_lt_u64({1}, {0})"}),
+        _op("greater", 2, "real numeric", "bool", {"num": "({0} > {1})", "f": "wa_lt({1}, {0})",
+                                                   "I": "wa_lt_i64({1}, {0})",
+                                                   "U": "wa_lt_u64({1}, {0})"}),
+        _op("greater_equal", 2, "real numeric", "bool", {"num": "({0} >= {1})",
+                                                         "f": "wa_le({1}, {0})",
+                                                         "I": "!wa_lt_i64({0}, {1})",
+                                                         "U": "!wa_lt_u64({0}, {1})"}),
         # -- logical ----------------------------------------------------------------------
         _op("logical_and", 2, "boolean", "bool", {"b": "({0} && {1})"}),
         _op("logical_or", 2, "boolean", "bool", {"b": "({0} || {1})"}),
         _op("logical_xor", 2, "boolean", "bool", {"b": "({0} != {1})"}),
         _op("logical_not", 1, "boolean", "bool", {"b": "!{0}"}),
         # -- bitwise ----------------------------------------------------------------------
-        _op("bitwise_and", 2, "integer or boolean", "same", {"b": "({0} && {1})", "int": "({0} & {1})"}),
-        _op("bitwise_or", 2, "integer or boolean", "same", {"b": "({0} || {1})", "int": "({0} | {1})"}),
-        _op("bitwise_xor", 2, "integer or boolean", "same", {"b": "({0} != {1})", "int": "({0} ^ {1})"}),
-        _op("bitwise_invert", 1, "integer or boolean", "same", {"b": "!{0}", "int": "~{0}"},
+        _op("bitwise_and", 2, "integer or boolean", "same", {"b": "({0} && {1})",
+                                                             "int": "({0} & {1})",
+                                                             "wide": "({0} & {1})"}),
+        _op("bitwise_or", 2, "integer or boolean", "same", {"b": "({0} || {1})",
+                                                            "int": "({0} | {1})",
+                                                            "wide": "({0} | {1})"}),
+        _op("bitwise_xor", 2, "integer or boolean", "same", {"b": "({0} != {1})",
+                                                             "int": "({0} ^ {1})",
+                                                             "wide": "({0} ^ {1})"}),
+        _op("bitwise_invert", 1, "integer or boolean", "same", {"b": "!{0}", "int": "~{0}",
+                                                                "wide": "~{0}"},
             numpy=("bitwise_invert", "invert", "bitwise_not")),
         # Shifts by the bit width or more give 0 (or -1 for a negative signed right shift),
         # as NumPy does; the i lane holds small signed types sign-extended, so one rule fits.
         _op("bitwise_left_shift", 2, "integer", "same",
             {"i": "select(0, {0} << u32({1}), u32({1}) < 32u)",
-             "u": "select(0u, {0} << {1}, {1} < 32u)"},
+             "u": "select(0u, {0} << {1}, {1} < 32u)", "wide": "wa_shl64({0}, {1})"},
              numpy=("bitwise_left_shift", "left_shift")),
         _op("bitwise_right_shift", 2, "integer", "same",
-            {"i": "({0} >> min(u32({1}), 31u))",
-             "u": "select(0u, {0} >> {1}, {1} < 32u)"},
+            {"i": "({0} >> min(u32({1}), 31u))", "u": "select(0u, {0} >> {1}, {1} < 32u)",
+             "I": "wa_shr_i64({0}, {1})", "U": "wa_shr_u64({0}, {1})"},
              numpy=("bitwise_right_shift", "right_shift")),
         # -- selection and copies (not functions of the standard on their own) ---------------
-        _op("where", 3, "any", "same", {"all": "select({2}, {1}, {0})"}, numpy=()),
-        _op("copy", 1, "any", "same", {"all": "{0}"}, numpy=()),
+        _op("where", 3, "any", "same", {"all": "select({2}, {1}, {0})",
+                                        "wide": "select({2}, {1}, {0})",
+                                        "c": "select({2}, {1}, {0})"}, numpy=()),
+        _op("copy", 1, "any", "same", {"all": "{0}", "wide": "{0}", "c": "{0}"}, numpy=()),
     ]
 }
 
@@ -167,56 +219,3 @@ def lane_of(dtype) -> str:
 
 _LANES = {"bool": "b", "int8": "i", "int16": "i", "int32": "i", "uint8": "u", "uint16": "u",
           "uint32": "u", "float32": "f", "int64": "I", "uint64": "U", "complex64": "c"}
-
-# Two-word lanes: int64/uint64 through the word-pair helpers of wgsl_int64.py, complex64
-# through wgsl_complex.py. Kept beside the table as one block per lane so that each lane's
-# coverage can be read at a glance; merged into the entries below.
-_INT64 = {
-    "abs": {"I": "wa_abs_i64({0})", "U": "{0}"},
-    "positive": {"wide": "{0}"},
-    "negative": {"wide": "wa_neg64({0})"},
-    "add": {"wide": "wa_add64({0}, {1})"},
-    "subtract": {"wide": "wa_sub64({0}, {1})"},
-    "multiply": {"wide": "wa_mul64({0}, {1})"},
-    "square": {"wide": "wa_mul64({0}, {0})"},
-    "floor_divide": {"I": "wa_floordiv_i64({0}, {1})", "U": "wa_div_u64({0}, {1})"},
-    "remainder": {"I": "wa_rem_i64({0}, {1})", "U": "wa_rem_u64({0}, {1})"},
-    "pow": {"I": "wa_pow_i64({0}, {1})", "U": "wa_pow_u64({0}, {1})"},
-    "sign": {"I": "wa_sign_i64({0})", "U": "wa_sign_u64({0})"},
-    "maximum": {"I": "wa_max_i64({0}, {1})", "U": "wa_max_u64({0}, {1})"},
-    "minimum": {"I": "wa_min_i64({0}, {1})", "U": "wa_min_u64({0}, {1})"},
-    "clip": {"I": "wa_min_i64(wa_max_i64({0}, {1}), {2})", "U": "wa_min_u64(wa_max_u64({0}, {1}), {2})"},
-    "ceil": {"wide": "{0}"}, "floor": {"wide": "{0}"}, "trunc": {"wide": "{0}"}, "round": {"wide": "{0}"},
-    "conj": {"wide": "{0}"}, "real": {"wide": "{0}"},
-    "isnan": {"wide": "false"}, "isinf": {"wide": "false"}, "isfinite": {"wide": "true"},
-    "equal": {"wide": "wa_eq64({0}, {1})"},
-    "not_equal": {"wide": "!wa_eq64({0}, {1})"},
-    "less": {"I": "wa_lt_i64({0}, {1})", "U": "wa_lt_u64({0}, {1})"},
-    "less_equal": {"I": "!wa_lt_i64({1}, {0})", "U": "!wa_lt_u64({1}, {0})"},
-    "greater": {"I": "wa_lt_i64({1}, {0})", "U": "wa_lt_u64({1}, {0})"},
-    "greater_equal": {"I": "!wa_lt_i64({0}, {1})", "U": "!wa_lt_u64({0}, {1})"},
-    "bitwise_and": {"wide": "({0} & {1})"},
-    "bitwise_or": {"wide": "({0} | {1})"},
-    "bitwise_xor": {"wide": "({0} ^ {1})"},
-    "bitwise_invert": {"wide": "~{0}"},
-    "bitwise_left_shift": {"wide": "wa_shl64({0}, {1})"},
-    "bitwise_right_shift": {"I": "wa_shr_i64({0}, {1})", "U": "wa_shr_u64({0}, {1})"},
-    "where": {"wide": "select({2}, {1}, {0})"},
-    "copy": {"wide": "{0}"},
-}
-
-
-def _merge_wide() -> None:
-    for name, spec in _INT64.items():
-        TABLE[name].wgsl.update(_lanes(spec))
-    for name, expr in COMPLEX_OPS.items():
-        if name in TABLE:
-            TABLE[name].wgsl["c"] = expr
-    TABLE["imag"] = OpDef("imag", 1, "complex floating-point", "real", {"c": COMPLEX_OPS["imag"]},
-                          numpy=())
-    for name in ("abs", "real"):
-        TABLE[name] = OpDef(name, 1, TABLE[name].inputs, "real", TABLE[name].wgsl,
-                            TABLE[name].numpy, TABLE[name].c)
-
-
-_merge_wide()

@@ -3,8 +3,8 @@
 A complex64 value is held in a ``vec2<f32>`` (x real, y imaginary). Helpers are registered
 in ``wgsl_lib.LIB`` like the real ones, so ``helpers_for`` pulls them in by name: the public
 ones are ``wa_c<op>`` (``wa_cmul``, ``wa_csqrt``, ...), the building blocks they share are
-``wa_c_<name>``. ``COMPLEX_OPS`` gives the op-table expression of every function the 2025.12
-standard defines for complex operands.
+``wa_c_<name>``. The op table (``ops.py``) calls them in the complex lane (``"c"``) of every
+function the 2025.12 standard defines for complex operands.
 
 Special cases. Every case the standard lists for complex operands is implemented as listed
 (C99 Annex G, from which the standard takes them, decides the cases it leaves open), and the
@@ -53,8 +53,6 @@ sinh/cosh/sin/cos above |a| = 10 reach 10 to 50 ULP, and asin/asinh inherit the 
 from __future__ import annotations
 
 from .wgsl_lib import _def
-
-__all__ = ["COMPLEX_OPS"]
 
 # -- arithmetic --------------------------------------------------------------------------
 _def("fn wa_cadd(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> { return a + b; }")
@@ -589,57 +587,3 @@ fn wa_csign(z: vec2<f32>) -> vec2<f32> {
     let h = wa_hypot(x, y);
     return vec2<f32>(x / h, y / h);
 }""")
-
-
-# Op-table expressions for complex64 operands (the complex lane, a vec2<f32>), keyed by the
-# op-table name. abs, real and imag give f32; isnan, isinf, isfinite, equal and not_equal
-# give bool; the rest give vec2<f32>.
-COMPLEX_OPS: dict[str, str] = {
-    # arithmetic
-    "add": "wa_cadd({0}, {1})",
-    "subtract": "wa_csub({0}, {1})",
-    "multiply": "wa_cmul({0}, {1})",
-    "divide": "wa_cdiv({0}, {1})",
-    "pow": "wa_cpow({0}, {1})",
-    "positive": "{0}",
-    "negative": "(-{0})",
-    "square": "wa_csquare({0})",
-    "reciprocal": "wa_creciprocal({0})",
-    "abs": "wa_cabs({0})",
-    "sign": "wa_csign({0})",
-    "round": "wa_cround({0})",
-    "sqrt": "wa_csqrt({0})",
-    # exponentials and logarithms
-    "exp": "wa_cexp({0})",
-    "expm1": "wa_cexpm1({0})",
-    "log": "wa_clog({0})",
-    "log1p": "wa_clog1p({0})",
-    "log2": "wa_clog2({0})",
-    "log10": "wa_clog10({0})",
-    # trigonometric and hyperbolic
-    "sin": "wa_csin({0})",
-    "cos": "wa_ccos({0})",
-    "tan": "wa_ctan({0})",
-    "sinh": "wa_csinh({0})",
-    "cosh": "wa_ccosh({0})",
-    "tanh": "wa_ctanh({0})",
-    "asin": "wa_casin({0})",
-    "acos": "wa_cacos({0})",
-    "atan": "wa_catan({0})",
-    "asinh": "wa_casinh({0})",
-    "acosh": "wa_cacosh({0})",
-    "atanh": "wa_catanh({0})",
-    # complex parts
-    "conj": "vec2<f32>({0}.x, -{0}.y)",
-    "real": "{0}.x",
-    "imag": "{0}.y",
-    # classification and comparison
-    "isnan": "wa_cisnan({0})",
-    "isinf": "wa_cisinf({0})",
-    "isfinite": "wa_cisfinite({0})",
-    "equal": "wa_ceq({0}, {1})",
-    "not_equal": "!wa_ceq({0}, {1})",
-    # selection and copies
-    "where": "select({2}, {1}, {0})",
-    "copy": "{0}",
-}
