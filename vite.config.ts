@@ -2,8 +2,7 @@
  * The JS library (npm run build:lib, the first half of npm run build): ES modules in
  * dist/webarray_js/: index.js (the page's API), worker.js (for an existing Pyodide
  * worker), and the worker entries gpu-worker.js and python-worker.js, which index.js
- * loads from its own folder; baseline.js is the raw-WebGPU baseline of
- * benchmarks/browser.py.
+ * loads from its own folder.
  *
  * The site (pages that load this library, Pyodide and the wheel, cross-origin isolated)
  * has its own config: site/vite.config.ts (npm run build:site, npm run dev, npm run
@@ -31,7 +30,6 @@ export default defineConfig({
         worker: resolve(here, "src/webarray_js/worker.ts"),
         "gpu-worker": resolve(here, "src/webarray_js/gpu-worker.ts"),
         "python-worker": resolve(here, "src/webarray_js/python-worker.ts"),
-        baseline: resolve(here, "src/webarray_js/baseline.ts"),
       },
       fileName: (_format, name) => `${name}.js`,
     },

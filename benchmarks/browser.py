@@ -8,7 +8,7 @@ WebGL2 backend beside WebGPU.
 
 Each configuration is one run of ``python -m webarray.browser run`` (headless Chromium,
 Pyodide in a worker). Inside, the script below measures webarray and, in the same page
-and thread, a raw-JS baseline (src/webarray_js/baseline.ts) that replays exactly the
+and thread, a raw-JS baseline (benchmarks/browser_baseline.js) that replays exactly the
 dispatches webarray issued (recorded kernel sources, buffer sizes, uniforms, grids) and
 does the same readbacks:
 
@@ -76,7 +76,9 @@ ex = xp.__array_namespace_info__().default_device().executor
 # the raw-JS baseline replays WebGPU dispatches: only on WebGPU
 webgpu = ex.backend == "webgpu"
 if webgpu:
-    baseline_js = run_sync(run_js(f"import({str(js.location.origin)!r} + '/webarray/baseline.js')"))
+    # benchmarks/browser_baseline.js, handed over as text (it is not part of the library)
+    load = run_js("(src) => import(URL.createObjectURL(new Blob([src], {type: 'text/javascript'})))")
+    baseline_js = run_sync(load(cfg["baseline_js"]))
     base = run_sync(baseline_js.Baseline.create())
 now = time.perf_counter
 med = statistics.median
@@ -256,8 +258,9 @@ def run_config(name: str, cfg: dict, timeout: float) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "bench_browser.py"
         script.write_text(SCRIPT)
+        baseline = (Path(__file__).parent / "browser_baseline.js").read_text()
         cmd = [sys.executable, "-m", "webarray.browser", "run", str(script), *CONFIGS[name],
-               "--timeout", str(timeout), "--", json.dumps(cfg)]
+               "--timeout", str(timeout), "--", json.dumps({**cfg, "baseline_js": baseline})]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 60, cwd=c.ROOT,
                            env={**os.environ, "PYTHONPATH": str(c.ROOT / "src")})
     for line in r.stdout.splitlines():

@@ -2,45 +2,50 @@
  * The raw-JS baseline of benchmarks/browser.py: the same dispatches and readbacks that
  * webarray issues, done directly with WebGPU on this thread, without Python or a
  * transport. The benchmark records webarray's dispatches (kernel sources, buffer sizes,
- * uniforms, grids) and replays them here; timings are taken in JS.
+ * uniforms, grids) and replays them here; timings are taken in JS. Plain JavaScript, not
+ * part of the library: the benchmark hands this file's text to its page, which imports it.
+ *
+ * A replay: { sources: WGSL per kernel, buffers: byte sizes of the buffers the dispatches
+ * bind, dispatches: [{ kernel, bindings (indices into buffers, for bindings 1..n),
+ * uniforms (the words of binding 0), grid }] }.
  */
 
-import { requestDevice } from "./webgpu";
-
-export interface ReplayDispatch {
-  kernel: number;
-  /** indices into Replay.buffers, for bindings 1..n */
-  bindings: number[];
-  /** the uniform words of binding 0 */
-  uniforms: number[];
-  grid: [number, number, number];
-}
-
-export interface Replay {
-  sources: string[];
-  /** byte sizes of the buffers the dispatches bind */
-  buffers: number[];
-  dispatches: ReplayDispatch[];
+/** A device with the limits webarray asks for (src/webarray_js/webgpu.ts). */
+function requestDevice(adapter) {
+  const l = adapter.limits;
+  return adapter.requestDevice({
+    requiredLimits: {
+      maxBufferSize: l.maxBufferSize,
+      maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
+      maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
+      maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
+      maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
+      maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
+      maxComputeWorkgroupSizeY: l.maxComputeWorkgroupSizeY,
+      maxComputeWorkgroupSizeZ: l.maxComputeWorkgroupSizeZ,
+    },
+  });
 }
 
 const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
 
 export class Baseline {
-  private pipelines: GPUComputePipeline[] = [];
-  private buffers: GPUBuffer[] = [];
-  private dispatches: ReplayDispatch[] = [];
-  private staging: GPUBuffer | null = null;
+  constructor(device) {
+    this.device = device;
+    this.pipelines = [];
+    this.buffers = [];
+    this.dispatches = [];
+    this.staging = null;
+  }
 
-  private constructor(private readonly device: GPUDevice) {}
-
-  static async create(): Promise<Baseline> {
+  static async create() {
     const adapter = await navigator.gpu.requestAdapter({ powerPreference: "high-performance" });
     if (!adapter) throw new Error("no WebGPU adapter for the baseline");
     return new Baseline(await requestDevice(adapter));
   }
 
   /** Compiles the kernels and makes the buffers (filled with float32 1.0) of a replay. */
-  async prepare(replay: Replay): Promise<void> {
+  async prepare(replay) {
     for (const b of this.buffers) b.destroy();
     this.pipelines = await Promise.all(
       replay.sources.map((code) =>
@@ -62,7 +67,7 @@ export class Baseline {
   /** Milliseconds for `times` rounds of the replay's dispatches: one compute pass, a
    * uniform arena written once, a bind group per dispatch, one submit, then a wait until
    * the GPU is done (what webarray does for a batch ending in a sync). */
-  async dispatch(times: number): Promise<number> {
+  async dispatch(times) {
     const t0 = performance.now();
     const align = this.device.limits.minStorageBufferOffsetAlignment;
     const count = times * this.dispatches.length;
@@ -77,7 +82,7 @@ export class Baseline {
         const offset = slot++ * align;
         words.set(d.uniforms, offset / 4);
         const pipeline = this.pipelines[d.kernel];
-        const entries: GPUBindGroupEntry[] = [
+        const entries = [
           { binding: 0, resource: { buffer: arena, offset, size: Math.max(4, d.uniforms.length * 4) } },
           ...d.bindings.map((b, i) => ({ binding: i + 1, resource: { buffer: this.buffers[b] } })),
         ];
@@ -96,12 +101,12 @@ export class Baseline {
 
   /** Milliseconds of each of `times` readbacks of nbytes from the replay's first buffer:
    * copy to a mappable buffer, submit, mapAsync, copy the bytes out. */
-  async read(nbytes: number, times: number): Promise<number[]> {
+  async read(nbytes, times) {
     if (!this.staging || this.staging.size < nbytes) {
       this.staging?.destroy();
       this.staging = this.device.createBuffer({ size: nbytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
     }
-    const out: number[] = [];
+    const out = [];
     const into = new Uint8Array(nbytes);
     for (let i = 0; i < times; i++) {
       const t0 = performance.now();
@@ -116,7 +121,7 @@ export class Baseline {
     return out;
   }
 
-  destroy(): void {
+  destroy() {
     this.device.destroy();
   }
 }
