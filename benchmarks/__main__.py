@@ -4,9 +4,10 @@
     python -m benchmarks --quick              # shorter rounds and smaller sizes
     python -m benchmarks --only fusion,sorting
 
-Runs, in this order, ``elementwise`` (bandwidth and per-op overhead), ``fusion`` (single op
-fused and eager, the 10-op chain, Mandelbrot plain and as a user kernel), ``reductions``,
-``sorting`` and ``linalg_fft`` (matmul, cholesky/solve/svd, fft), each with webarray next
+Runs, in this order, ``host`` (host µs per op: independent, dependent and scalar loops,
+webarray fused and eager), ``elementwise`` (bandwidth and per-op overhead), ``fusion``
+(single op fused and eager, the 10-op chain, Mandelbrot plain and as a user kernel),
+``reductions``, ``sorting`` and ``linalg_fft`` (matmul, cholesky/solve/svd, fft), each with webarray next
 to NumPy on this CPU and, where installed, CuPy and PyTorch on the same GPU. Each script
 still writes its own record; the suite record, ``benchmarks/results/suite-<gpu>.json``,
 holds all of them with the hardware and versions once.
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from . import _common as c
 
-SUITE = ["elementwise", "fusion", "reductions", "sorting", "linalg_fft"]
+SUITE = ["host", "elementwise", "fusion", "reductions", "sorting", "linalg_fft"]
 
 
 def main(argv=None) -> int:

@@ -257,19 +257,24 @@ class Array(Tensor):
 
 
 def _binary(name: str):
+    fn = None  # the namespace function, looked up at the first call
+
+    def function():
+        nonlocal fn
+        from . import _elementwise as ew  # Array <-> namespace: the namespace imports Array
+
+        fn = getattr(ew, name)
+        return fn
+
     def forward(self, other):
         if not _operand_ok(other):
             return NotImplemented
-        from . import _elementwise as ew  # Array <-> namespace: the namespace imports Array
-
-        return getattr(ew, name)(self, other)
+        return (fn or function())(self, other)
 
     def reflected(self, other):
         if not _operand_ok(other):
             return NotImplemented
-        from . import _elementwise as ew  # Array <-> namespace: the namespace imports Array
-
-        return getattr(ew, name)(other, self)
+        return (fn or function())(other, self)
 
     def inplace(self, other):
         if not _operand_ok(other):

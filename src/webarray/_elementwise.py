@@ -131,7 +131,37 @@ def _nodes(args, compute: dt.DType):
     return nodes, inputs, scalars
 
 
+# The checked form of each (op, operand kinds) seen so far: operand kinds are the arrays'
+# dtypes and the Python scalars' types, which decide validity, the computing dtype and the
+# expression node (hash-consed, so the very node the full path builds). A call whose arrays
+# share one shape and one device then skips the checks it has passed before; a scalar's value
+# is still checked (an int's range) on every call.
+_PLANS: dict = {}
+_SCALARS = (bool, int, float, complex)
+
+
 def _apply(name: str, *args, out: Array | None = None) -> Array:
+    if out is None:
+        key = (name,) + tuple([a._dtype if type(a) is Array else type(a) for a in args])
+        plan = _PLANS.get(key)
+        if plan is not None:
+            compute, node = plan
+            inputs = []
+            scalars = []
+            for a in args:
+                if type(a) is Array:
+                    inputs.append(a)
+                else:
+                    scalar_dtype_check(a, compute, name)
+                    scalars.append((compute, a))
+            first = inputs[0]
+            device, shape = first._device, first._shape
+            for a in inputs:
+                if a._shape != shape or a._device is not device:
+                    break  # broadcasting, or another device: the full path says what to do
+            else:
+                if compute in device.dtypes:
+                    return _graph.execute(device, shape, [(node, None)], inputs, scalars)[0]
     op = TABLE[name]
     arrays, compute = _operands(name, args, op.inputs)
     arrays[0].device.check_dtype(compute)
@@ -143,6 +173,9 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
         raise ValueError(
             f"the result of {name} has shape {shape}, which does not fit the output {out.shape}"
         )
+    if out is None and all(type(a) is Array or type(a) in _SCALARS for a in args):
+        _PLANS[(name,) + tuple([a._dtype if type(a) is Array else type(a) for a in args])] = \
+            (compute, node)
     return _graph.execute(arrays[0].device, shape, [(node, out)], inputs, scalars)[0]
 
 

@@ -59,8 +59,11 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
         if _fusion and len(outputs) == 1 and not raw_inputs and 0 not in shape:
             node, out = outputs[0]
             if out is None:
-                root = _lift(node, inputs, scalars, shape)
-                if root.depth == 1 and all(a._b is not None for a in inputs):
+                root = _lift_op(node, inputs, scalars, shape) if type(node) is Apply else None
+                if root is None:
+                    root = _lift(node, inputs, scalars, shape)
+                if root.depth == 1 and (len(inputs) == 1 and inputs[0]._b is not None
+                                        or all(a._b is not None for a in inputs)):
                     # every operand is computed: keep the namespace's expression and the
                     # leaves' views, so computing this array alone launches exactly what
                     # eager would
@@ -154,6 +157,7 @@ MAX_BINDINGS = 16
 _fusion = os.environ.get("WEBARRAY_FUSION", "1") != "0"
 # live pending arrays of every device, by id (arrays are unhashable: == is elementwise)
 _PENDING: dict[int, weakref.ref] = {}
+_C_STRIDES: dict = {}  # C-contiguous strides of the shapes seen (a bounded cache)
 
 
 def _track(arr) -> weakref.ref:
@@ -266,6 +270,23 @@ def _lift(node: Node, inputs, scalars, shape, memo=None) -> Lazy:
     return r
 
 
+def _lift_op(node: Apply, inputs, scalars, shape) -> Lazy | None:
+    """``_lift`` of one op over input and scalar slots (the namespace's common node), without
+    its memo and recursion; None for any other node."""
+    args = []
+    for x in node.args:
+        t = type(x)
+        if t is Input:
+            a = inputs[x.slot]
+            args.append(a._lazy if a._b is None and a._shape == shape else _leaf(a))
+        elif t is Scalar:
+            dtype, value = scalars[x.slot]
+            args.append(Lazy("scalar", dtype, value=value))
+        else:
+            return None
+    return Lazy("op", node.dtype, tuple(args), node.op, node.compute)
+
+
 def _rebindable(out) -> bool:
     """Whether an in-place result may replace out's value lazily: out is pending, or is the
     one and only array over its whole buffer (nothing else can see the buffer change)."""
@@ -277,8 +298,14 @@ def _rebindable(out) -> bool:
 
 
 def _pending(device, shape, root: Lazy):
-    device.check_dtype(root.dtype)
-    arr = tensor.pending(root, shape, c_strides(shape), device)
+    if root.dtype not in device.dtypes:
+        device.check_dtype(root.dtype)  # raises, saying which dtypes the device has
+    strides = _C_STRIDES.get(shape)
+    if strides is None:
+        strides = c_strides(shape)
+        if len(_C_STRIDES) < 4096:
+            _C_STRIDES[shape] = strides
+    arr = tensor.pending(root, shape, strides, device)
     root.owner = _track(arr)
     if root.depth > MAX_DEPTH:
         _bound(arr)

@@ -1,0 +1,107 @@
+"""Host cost per array operation: what Python spends issuing an op, next to its peers.
+
+    python -m benchmarks.host [--count 10000] [--quick] [--backends numpy,webarray,cupy,torch]
+
+Three loops over 16-element float32 arrays, each timed from the first op until the last one
+is issued, then one device sync (not timed: the GPU work of 16 elements is not the point):
+
+- *independent*: ``c = a + b`` ``count`` times, every result kept alive;
+- *dependent*: ``x = x + b`` ``count`` times (a chain);
+- *scalar*: ``c = a * 2.0`` ``count`` times.
+
+webarray runs each loop fused (lazy nodes, the default) and eager (``fusion.set_enabled(
+False)``: one dispatch recorded per op); NumPy computes on the CPU; CuPy and PyTorch issue
+CUDA launches. The median of the rounds is reported, in µs per op. Prints a table; writes
+``benchmarks/results/host-<gpu>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from . import _common as c
+
+LOOPS = ("independent", "dependent", "scalar")
+
+
+def _loop(kind: str, xp, a, b, count: int) -> float:
+    """Seconds to issue ``count`` ops of one loop."""
+    if kind == "independent":
+        keep = []
+        t0 = time.perf_counter()
+        for _ in range(count):
+            keep.append(a + b)
+        return time.perf_counter() - t0
+    if kind == "dependent":
+        x = a
+        t0 = time.perf_counter()
+        for _ in range(count):
+            x = x + b
+        return time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for _ in range(count):
+        a * 2.0
+    return time.perf_counter() - t0
+
+
+def measure(backends, count: int, rounds: int, log) -> list[dict]:
+    rows = []
+    host = np.ones(16, dtype=np.float32)
+    for be in backends:
+        modes = [("fused", True), ("eager", False)] if be.name == "webarray" else [("", None)]
+        for mode, fused in modes:
+            if fused is not None:
+                be.xp.fusion.set_enabled(fused)
+            try:
+                a, b = be.to_device(host), be.to_device(host)
+                label = be.name + (f" {mode}" if mode else "")
+                for kind in LOOPS:
+                    _loop(kind, be.xp, a, b, min(count, 200))  # warm up: kernels compiled
+                    be.sync()
+                    times = []
+                    for _ in range(rounds):
+                        times.append(_loop(kind, be.xp, a, b, count) / count * 1e6)
+                        be.sync()
+                    us = c.median(times)
+                    log(f"  {label:16s} {kind:12s} {us:8.2f} µs/op")
+                    rows.append({"backend": label, "loop": kind, "us_per_op": us,
+                                 "rounds_us": times, "count": count})
+            finally:
+                if fused is not None:
+                    be.xp.fusion.set_enabled(True)
+    return rows
+
+
+def report(rows: list[dict]) -> str:
+    labels = list(dict.fromkeys(r["backend"] for r in rows))
+    by = {(r["backend"], r["loop"]): r["us_per_op"] for r in rows}
+    table = [[lab] + [f"{by[(lab, k)]:.2f}" if (lab, k) in by else "" for k in LOOPS]
+             for lab in labels]
+    count = rows[0]["count"] if rows else 0
+    return c.table(["backend"] + [f"{k} µs/op" for k in LOOPS], table,
+                   f"Host cost per op: {count} ops on 16-element float32 arrays, then one sync")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.host", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--count", type=int, default=10_000, help="ops per round (default 10000)")
+    c.add_common_args(p, "host")
+    args = p.parse_args(argv)
+    backends, skipped = c.open_backends(args.backends)
+    rounds = 3 if args.quick else 7
+    count = min(args.count, 2000) if args.quick else args.count
+    rows = measure(backends, count, rounds, c.log)
+    rec = c.record("host", backends, skipped,
+                   method={"rounds": rounds, "statistic": "median", "dtype": "float32",
+                           "elements": 16, "timed": "issuing the ops (the sync after is not)"},
+                   host=rows)
+    return c.finish(rec, args.out, report(rows))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""The lean op path (issue #21): an op whose operand kinds were checked before skips the checks,
+and must still refuse what the full path refuses and compute what it computes.
+
+``_elementwise._apply`` keeps, per (op, array dtypes, scalar types), the computing dtype and the
+node the full path built; a later call with arrays of one shape and one device reuses them.
+These tests warm that cache first, then try what only the full path may decide.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import webarray as xp
+from webarray import _elementwise
+from webarray._core import graph
+
+from helpers import assert_equal
+
+
+@pytest.fixture(params=[True, False], ids=["fused", "eager"])
+def fusion(request):
+    with xp.fusion.enabled(request.param):
+        yield request.param
+
+
+def _warm(name, *args):
+    getattr(xp, name)(*args)
+    key = (name,) + tuple(a.dtype if isinstance(a, xp.Array) else type(a) for a in args)
+    assert key in _elementwise._PLANS, "the plan was not kept: the fast path is not taken"
+
+
+def test_a_scalar_out_of_range_is_refused_after_a_valid_one(fusion):
+    a = xp.asarray([1, 2, 3], dtype=xp.int8)
+    _warm("add", a, 1)
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        a + 1000
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        xp.add(a, -129)
+    assert_equal(a + 127, np.array([1, 2, 3], dtype=np.int8) + np.int8(127))
+
+
+def test_kinds_never_checked_are_refused_as_before(fusion):
+    a = xp.asarray([1, 2, 3], dtype=xp.int32)
+    _warm("add", a, 1)
+    with pytest.raises(TypeError, match="Python float combines only with floating-point"):
+        a + 1.5
+    with pytest.raises(TypeError, match="Python bool combines only with bool"):
+        a + True
+    _warm("subtract", a, a)
+    b = xp.asarray([True, False, True])
+    with pytest.raises(TypeError):
+        xp.subtract(b, b)  # bool is not numeric
+    with pytest.raises(TypeError):
+        a - xp.asarray([1.0, 2.0, 3.0])  # int32 and float32 do not promote
+
+
+def test_broadcasting_after_the_plan_takes_the_full_path(fusion):
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((3, 4), dtype=np.float32), rng.standard_normal(4, dtype=np.float32)
+    a, b = xp.asarray(x), xp.asarray(y)
+    _warm("multiply", a, a)
+    assert_equal(a * b, x * y)
+    assert_equal(b * a, y * x)
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        a * xp.ones(3)
+
+
+def test_fast_results_equal_the_full_path_bit_for_bit(fusion):
+    rng = np.random.default_rng(1)
+    values = np.concatenate([rng.standard_normal(60).astype(np.float32),
+                             np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45],
+                                      dtype=np.float32)])
+    a = xp.asarray(values)
+    b = xp.asarray(values[::-1].copy())
+    for name in ("add", "subtract", "multiply", "divide", "maximum", "atan2", "hypot"):
+        first = getattr(xp, name)(a, b)  # the full path (or the plan, if kept already)
+        again = getattr(xp, name)(a, b)  # the plan
+        assert np.asarray(first).tobytes() == np.asarray(again).tobytes(), name
+        with np.errstate(all="ignore"):
+            expected = getattr(np, {"atan2": "arctan2"}.get(name, name))(values, values[::-1])
+        assert_equal(again, expected, ulps=2 if name in ("atan2", "hypot", "divide") else 0)
+    s = a * 2.5
+    assert np.asarray(s).tobytes() == (values * np.float32(2.5)).tobytes()
+
+
+def test_mixed_dtypes_keep_their_casts(fusion):
+    a = xp.asarray([-128, 2, 127], dtype=xp.int8)
+    b = xp.asarray([-32768, 300, 32767], dtype=xp.int16)
+    _warm("add", a, b)
+    assert_equal(a + b, np.array([-128, 2, 127], dtype=np.int8) + np.array([-32768, 300, 32767],
+                                                                            dtype=np.int16))
+    assert (a + b).dtype == xp.int16
+
+
+def test_pending_operands_are_inlined_and_the_chain_is_bounded():
+    with xp.fusion.enabled(True):
+        b = xp.ones(16)
+        x = xp.zeros(16)
+        before = graph.MAX_DEPTH
+        for _ in range(3 * before):
+            x = x + b
+        assert x._b is None and x._lazy.depth <= before
+        assert_equal(x, np.full(16, 3 * before, dtype=np.float32))
