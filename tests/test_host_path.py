@@ -13,7 +13,7 @@ import pytest
 
 import webarray as xp
 from webarray import _elementwise
-from webarray._core import graph
+from webarray._core import graph, launch
 
 from helpers import assert_equal
 
@@ -102,3 +102,42 @@ def test_pending_operands_are_inlined_and_the_chain_is_bounded():
             x = x + b
         assert x._b is None and x._lazy.depth <= before
         assert_equal(x, np.full(16, 3 * before, dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "uint16", "int64", "complex64", "bool"])
+def test_the_kept_launch_plan_equals_the_general_launch(dtype, monkeypatch):
+    """Eager launches of contiguous views reuse a plan per signature (_core/launch.py _plain);
+    the same values through strided views take the general path: the bytes must agree, also
+    for offsets that rule out vec4, an input read twice, two-word dtypes and scalars."""
+    rng = np.random.default_rng(7)
+    x = rng.integers(-100, 100, 37).astype(dtype) if dtype != "bool" else rng.random(37) < 0.5
+    y = rng.integers(-100, 100, 37).astype(dtype) if dtype != "bool" else rng.random(37) < 0.5
+    wide = xp.asarray(np.stack([x, y, x]))  # rows 0 and 2 equal; row 1 is y
+    inter = xp.asarray(np.stack([x, y], axis=1))
+    op = xp.logical_xor if dtype == "bool" else xp.add
+    taken = []
+    plain_launch = launch._plain
+
+    def counted(*args):
+        out = plain_launch(*args)
+        taken.append(out is not None)
+        return out
+
+    monkeypatch.setattr(launch, "_plain", counted)
+    counts = []
+    with xp.fusion.enabled(False):
+        for _ in range(2):  # the second round runs from the kept plans
+            a, b = xp.asarray(x), xp.asarray(y)
+            taken.clear()
+            plain = [op(a, b), op(a, a), op(wide[0, 1:], wide[1, 1:]), op(wide[2], b)]
+            assert taken == [True] * 4
+            xs, ys = inter[:, 0], inter[:, 1]  # stride 2: the general path
+            strided = [op(xs, ys), op(xs, xs), op(xs[1:], ys[1:]), op(xs, ys)]
+            for got, ref in zip(plain, strided):
+                assert np.asarray(got).tobytes() == np.asarray(ref).tobytes()
+            if dtype not in ("bool",):
+                s = a * 3 if dtype != "complex64" else a * (1 + 2j)
+                assert np.asarray(s).tobytes() == (x * (3 if dtype != "complex64" else
+                                                        np.complex64(1 + 2j))).astype(dtype).tobytes()
+            counts.append(len(a.device.plans))
+    assert counts[1] == counts[0], "the second round made new plans instead of keeping them"

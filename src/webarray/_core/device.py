@@ -55,6 +55,8 @@ class Device:
                             if wide_dtypes or d not in _WIDE)
         self._kernels: dict = {}
         self.kernels = _registry(self.backend)
+        # elementwise launches by signature: what their kernel and uniforms need (launch.py)
+        self.plans: dict = {}
         # launches binding a larger buffer run in pieces (launch.py)
         self._piece_bytes = launch.piece_bytes(executor)
 

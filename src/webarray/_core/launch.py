@@ -65,6 +65,10 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     """Run one elementwise kernel now and return its output records (the arguments are
     those of ``graph.execute``; inputs are computed records or graph leaves' views)."""
     global launches
+    if not raw_inputs:
+        results = _plain(device, shape, outputs, inputs, scalars)
+        if results is not None:
+            return results
     n = math.prod(shape)
     results = []
     for node, out in outputs:
@@ -155,6 +159,87 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     device.launch(("ew", spec.key), lambda: device.kernels.elementwise.generate(spec), bindings,
                   uniforms, device.kernels.elementwise.grid_for(n, vec4, ex.max_workgroups_per_dim))
     return [r[0] if isinstance(r, tuple) else r for r in results]
+
+
+def _plain(device, shape, outputs, inputs, scalars):
+    """``elementwise`` for its common case, or None: every output new, every input a
+    C-contiguous view of the kernel's shape within one binding. Its spec, key and compiled
+    kernel depend only on the nodes, the dtypes, which inputs share a buffer, the scalars'
+    dtypes, the rank and vec4, so they are kept per device under that small signature
+    (``Device.plans``) and a repeated launch only packs its uniforms."""
+    global launches
+    n = math.prod(shape)
+    big = device._piece_bytes
+    if n == 0 or 8 * n > big:
+        return None
+    for _, out in outputs:
+        if out is not None:
+            return None
+    first = len(outputs) + 1  # outputs take bindings 1..k, the inputs' buffers follow
+    buffers: list = []
+    where: dict = {}
+    slots = []
+    aligned = n % 4 == 0
+    for a in inputs:
+        if a._shape != shape or not is_contiguous(shape, a._strides):
+            return None
+        buf = a._buf
+        if buf.nbytes > big:
+            return None
+        b = where.get(id(buf))
+        if b is None:
+            b = where[id(buf)] = first + len(buffers)
+            buffers.append(buf)
+        slots.append((a.dtype, b))
+        if a._offset % 4 or lanes.words(a.dtype) != 1:
+            aligned = False
+    if aligned:
+        for node, _ in outputs:
+            if lanes.words(node.dtype) != 1:
+                aligned = False
+    sig = (tuple([node.key for node, _ in outputs]), tuple(slots),
+           tuple([d for d, _ in scalars]), len(shape), aligned)
+    plan = device.plans.get(sig)
+    if plan is None:
+        spec = ew.ElementwiseSpec(
+            inputs=tuple((d, ew.Operand(b, strided=False)) for d, b in slots),
+            scalars=sig[2],
+            outputs=tuple((node, ew.Operand(k + 1, strided=False))
+                          for k, (node, _) in enumerate(outputs)),
+            writable=(True,) * len(outputs) + (False,) * len(buffers),
+            ndim=len(shape),
+            vec4=aligned,
+        )
+        gen = device.kernels.elementwise
+        key, make = ("ew", spec.key), (lambda: gen.generate(spec))
+        plan = device.plans[sig] = (spec.uses_shape, spec.uses_index, device.kernel(key, make),
+                                    gen.grid_for, key, make)
+    uses_shape, uses_index, kid, grid_for, key, make = plan
+    results = [tensor.empty(shape, node.dtype, device) for node, _ in outputs]
+    div = 4 if aligned else 1
+    words = [n // div]
+    if uses_shape:
+        words += shape
+    words += [a._offset // div for a in inputs]
+    words += [0] * len(outputs)
+    for d, v in scalars:
+        words += lanes.scalar_words(d, v)
+    if uses_index:
+        words.append(0)
+    try:
+        uniforms = struct.pack(f"<{len(words)}I", *words)
+    except struct.error:  # negative words: their two's complement
+        uniforms = struct.pack(f"<{len(words)}I", *(w & 0xFFFFFFFF for w in words))
+    ex = device.executor
+    launches += 1
+    grid = grid_for(n, aligned, ex.max_workgroups_per_dim)
+    bound = [r._b for r in results] + buffers
+    for b in bound:
+        if b.nbytes > big:  # a pooled output buffer of a larger size class: in pieces
+            device.launch(key, make, bound, uniforms, grid)
+            return results
+    ex.dispatch(kid, [b.handle for b in bound], uniforms, grid)
+    return results
 
 
 def kernel(device, key, make_source, records, uniforms: bytes, groups: int) -> None:
