@@ -165,6 +165,21 @@ ops = rounds(op_round, R)
 out["op_issue_us"] = med(o[0] for o in ops) / N * 1e6
 out["op_total_us"] = med(o[1] for o in ops) / N * 1e6
 out["dispatch_total_us"] = med(rounds(dispatch_round, R))
+def fused_round(x=a, y=b, n=N):
+    """Seconds to issue n ops x + y with fusion on (lazy nodes, no dispatch per op)."""
+    fusion.set_enabled(True)
+    try:
+        t = now()
+        for _ in range(n):
+            z = x + y
+        issue = now() - t
+        fusion.flush()
+        ex.sync()
+    finally:
+        fusion.set_enabled(False)
+    return issue
+fused_round()
+out["op_fused_issue_us"] = med(rounds(fused_round, R)) / N * 1e6
 baseline(lambda: run_sync(base.dispatch(N)))
 out["baseline_op_us"] = baseline(lambda: med(rounds(lambda: run_sync(base.dispatch(N)) * 1e3 / N, R)))
 
@@ -235,6 +250,7 @@ ROWS = [
     # (label, webarray key, baseline key, unit, lower is better)
     ("round trip (ping, no GPU work)", "ping_us", None, "µs"),
     ("a + b, 16 elements: issue only", "op_issue_us", None, "µs/op"),
+    ("a + b, 16 elements, fused: issue only", "op_fused_issue_us", None, "µs/op"),
     ("a + b, 16 elements: with the sync", "op_total_us", "baseline_op_us", "µs/op"),
     ("executor.dispatch alone, with the sync", "dispatch_total_us", "baseline_op_us", "µs/op"),
     ("readback 64 B", "read64_us", "baseline_read64_us", "µs"),

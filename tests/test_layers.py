@@ -157,3 +157,13 @@ def test_an_import_inside_a_function_says_why(name):
         if not any("#" in text for text in window):
             silent.append(f"line {line}: {lines[line - 1].strip()}")
     assert not silent, f"{name}: imports inside functions without a comment:\n" + "\n".join(silent)
+
+
+def test_the_cupy_layer_leaves_whole_shaders_to_the_kernel_registries():
+    """Kernels of CuPy's classes are specs rendered by kernels/webgpu and kernels/webgl2
+    (specs/raw.py, specs/reduction.py UserReduceSpec); the CuPy layer translates bodies to
+    functions and wraps users' own RawKernel source, but writes no entry point of its own."""
+    writers = [name for name, path in MODULES.items()
+               if name.startswith("webarray.cupy.") and name != "webarray.cupy._raw_kernel"
+               and ("@compute" in path.read_text() or "#version 300 es" in path.read_text())]
+    assert not writers, f"shader entry points written in the CuPy layer: {writers}"

@@ -9,10 +9,12 @@ defaults to the first output's type.
 
 How it runs: the map is an ElementwiseKernel-style user node over the inputs, broadcast
 together and viewed with the reduced axes last, which writes a contiguous (M, N) array;
-then one workgroup per output row folds its N values: each thread combines a strided
-slice of the row, a tree in workgroup memory combines the 256 partial values (so
-``reduce_expr`` must be associative, as in CuPy), and thread 0 applies the post-map and
-writes the outputs.
+then the registry's ``reduction.generate_user`` (``kernels/webgpu/reduction.py``, from a
+``UserReduceSpec``) folds each row in one workgroup: each thread combines a strided slice
+of the row, a tree in workgroup memory combines the 256 partial values (so ``reduce_expr``
+must be associative, as in CuPy), and thread 0 applies the post-map and writes the
+outputs. WebGL2 has no workgroup memory: there the map, a pairwise fold in elementwise
+passes and the post-map run as three kernels (``_call_raw``).
 
 A thread's slice is read four elements per pass of its loop: Mesa's llvmpipe ends the
 loops of a shader silently after 65,535 passes in all (``_kernel_lang``), and one element
@@ -39,7 +41,7 @@ from webarray._core.algorithms.reduce import normalize_axes
 from webarray.executors.protocol import KernelError
 from webarray.kernels.expr import Input, Scalar, UserCall, UserOut
 from webarray.kernels import lanes
-from webarray.kernels.wgsl_lib import helpers_for
+from webarray.kernels.specs.reduction import UserReduceSpec
 
 from . import _kernel_lang as lang
 from ._core import wrap
@@ -47,7 +49,6 @@ from ._elementwise_kernel import ElementwiseKernel, run
 from ._params import (DTYPE_NAMES, check_scalar, kernel_error, parse_params, split_args,
                       register_of, scalar_dtype)
 
-WORKGROUP = 256
 _SIZES = re.compile(r"_(in|out)_ind\s*\.\s*size\s*\(\s*\)")
 
 
@@ -176,17 +177,16 @@ class ReductionKernel:
         for d, v in post_scalars:
             words += lanes.scalar_words(d, v)
         _graph.flush(device)
-        src_key = ("cupy-reduce", reduce_fn.name, post_fn.name, post_fn.readable_outputs,
-                   identity_fn.name if identity_fn else None, red.name,
-                   tuple(d.name for d in out_dtypes), tuple(d.name for d, _ in post_scalars))
-        make = lambda: _generate(reduce_fn, post_fn, identity_fn, red, out_dtypes,  # noqa: E731
-                                 [d for d, _ in post_scalars])
+        spec = UserReduceSpec(reduce_fn, post_fn, identity_fn, red, tuple(out_dtypes),
+                              tuple(d for d, _ in post_scalars))
+        gen = device.kernels.reduction
+        make = lambda: gen.generate_user(spec)  # noqa: E731
         for r in results:
             if r._offset != 0 or r._strides != _tensor.c_strides(r.shape):
                 raise ValueError(f"kernel {self.name!r}: outputs must be C-contiguous arrays")
         cut = [zeros(1, dtype=dt.uint32, device=device)] if post_fn.checked else []
         try:
-            launch.kernel(device, src_key, make, [mapped] + results + cut,
+            launch.kernel(device, spec.key, make, [mapped] + results + cut,
                           struct.pack(f"<{len(words)}I", *(w & 0xFFFFFFFF for w in words)), rows)
         except KernelError as e:
             raise kernel_error(self.name, e, "wgsl") from None
@@ -304,72 +304,3 @@ class ReductionKernel:
             identity_fn = lang.expression_function(self.name, "_id", self.identity, [], red_reg,
                                                    types)
         return map_fn, reduce_fn, post_fn, identity_fn
-
-
-def _generate(reduce_fn, post_fn, identity_fn, red: dt.DType, out_dtypes, post_scalar_dtypes) -> str:
-    reg = lanes.wgsl_type(red)
-    n_out = len(out_dtypes)
-    decls = ["@group(0) @binding(0) var<storage, read> U: array<u32>;",
-             "@group(0) @binding(1) var<storage, read> B1: array<u32>;"]
-    for k in range(n_out):
-        decls.append(f"@group(0) @binding({k + 2}) var<storage, read_write> B{k + 2}: array<u32>;")
-    if post_fn.checked:  # the line of a post-map loop that the device cut short
-        decls.append(f"@group(0) @binding({n_out + 2}) var<storage, read_write> cut: "
-                     "array<atomic<u32>>;")
-    flagged = identity_fn is None
-    body = [
-        "    let M = U[0]; let N = U[1];",
-        "    let row = min(wid.x + wid.y * nwg.x, M - 1u);",
-        "    let live = wid.x + wid.y * nwg.x < M;",
-    ]
-    # the elements lid + 256 k of the row, four per pass (see the module docstring)
-    fold_in = [f"        acc = {reduce_fn.name}(acc, {lanes.load(red, 'B1', 'row * N + j')}).o0;"]
-    for k in (1, 2, 3):
-        at = f"j + {256 * k}u"
-        fold_in.append(f"        if ({at} < N) {{ acc = {reduce_fn.name}(acc, "
-                       f"{lanes.load(red, 'B1', f'row * N + {at}')}).o0; }}")
-    if flagged:  # no identity: threads without an element carry a cleared flag
-        body += [f"    var acc: {reg} = {lanes.load(red, 'B1', 'row * N + min(lid, N - 1u)')};",
-                 "    let have = lid < N;",
-                 "    for (var j = lid + 256u; j < N; j += 1024u) {", *fold_in, "    }",
-                 "    part[lid] = acc;",
-                 "    valid[lid] = have;"]
-    else:
-        body += [f"    var acc: {reg} = {identity_fn.name}().o0;",
-                 "    for (var j = lid; j < N; j += 1024u) {", *fold_in, "    }",
-                 "    part[lid] = acc;"]
-    body += ["    workgroupBarrier();",
-             "    for (var s = 128u; s > 0u; s = s >> 1u) {",
-             "        if (lid < s) {"]
-    if flagged:
-        body += ["            if (valid[lid + s]) {",
-                 f"                part[lid] = select(part[lid + s], {reduce_fn.name}(part[lid], part[lid + s]).o0, valid[lid]);",
-                 "                valid[lid] = true;",
-                 "            }"]
-    else:
-        body += [f"            part[lid] = {reduce_fn.name}(part[lid], part[lid + s]).o0;"]
-    body += ["        }", "        workgroupBarrier();", "    }"]
-    args = ["part[0]", "bitcast<i32>(U[2])", "bitcast<i32>(U[3])"]
-    at = 4
-    for d in post_scalar_dtypes:
-        args.append(lanes.scalar_expr(d, at))
-        at += lanes.words(d)
-    body.append("    if (lid == 0u && live) {")
-    args = args[:len(post_fn.inputs)]
-    if post_fn.readable_outputs:  # the outputs' values as passed in
-        args += [lanes.load(d, f"B{k + 2}", "row") for k, d in enumerate(out_dtypes)]
-    body.append(f"        let r = {post_fn.name}({', '.join(args)});")
-    for k, d in enumerate(out_dtypes):
-        body.append("        " + lanes.store(d, f"B{k + 2}", "row", lanes.wrap(d, f"r.o{k}")))
-    if post_fn.checked:
-        body.append(f"        atomicMax(&cut[0], r.o{n_out});")
-    body.append("    }")
-    fns = "".join(f.source("wgsl") for f in (reduce_fn, post_fn, identity_fn) if f is not None)
-    shared = [f"var<workgroup> part: array<{reg}, 256>;"]
-    if flagged:
-        shared.append("var<workgroup> valid: array<bool, 256>;")
-    code = "\n".join(body)
-    return ("\n".join(decls + shared) + "\n" + helpers_for(code + fns) + fns
-            + "@compute @workgroup_size(256)\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, "
-            "@builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")

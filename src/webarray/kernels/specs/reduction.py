@@ -61,6 +61,34 @@ class ReduceSpec:
 
 
 
+@dataclass(frozen=True)
+class UserReduceSpec:
+    """A reduction of CuPy's ReductionKernel: the rows of a contiguous (M, N) array of the
+    mapped values folded by the user's ``reduce_fn`` (a, b) -> a, starting from
+    ``identity_fn`` (or, without one, from each thread's first element), then ``post_fn``
+    writes the outputs of each row. The functions are translated user functions
+    (``cupy/_kernel_lang.py``: ``.name``, ``.source("wgsl")``, ``.inputs``, ``.checked``,
+    ``.readable_outputs``). Uniform words: M, N, the elements reduced per output and the
+    number of outputs (CuPy's ``_in_ind.size()`` and ``_out_ind.size()``), then the post-map's
+    scalars."""
+
+    reduce_fn: object
+    post_fn: object
+    identity_fn: object | None
+    red: DType
+    out_dtypes: tuple
+    post_scalar_dtypes: tuple
+
+    @property
+    def key(self):
+        return ("cupy-reduce", self.reduce_fn.name, self.post_fn.name,
+                self.post_fn.readable_outputs,
+                self.identity_fn.name if self.identity_fn else None, self.red.name,
+                tuple(d.name for d in self.out_dtypes),
+                tuple(d.name for d in self.post_scalar_dtypes))
+
+
+
 cast = lanes.cast
 
 

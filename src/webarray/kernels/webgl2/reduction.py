@@ -159,3 +159,10 @@ def grid(groups: int, group: int, max_per_dim: int) -> tuple[int, int, int]:
     rectangles and ignore it; scan draws (scan.py, launched with this grid) place one
     point per column of every chunk (SCAN_P columns a point)."""
     return (groups * group * SCAN_P, 1, 1)
+
+
+def generate_user(spec) -> str:
+    raise NotImplementedError(
+        "WebGL2 has no workgroup memory for a ReductionKernel's one-pass fold: it runs there as "
+        "the map, a pairwise fold in elementwise passes and the post-map "
+        "(cupy/_reduction_kernel.py)")

@@ -40,8 +40,9 @@ from .. import lanes
 from ..grid import fold
 # WORKGROUP and P: this generator's launch shape, which _core/algorithms/reduce.py reads from
 # the registry
-from ..specs.reduction import (NONE, P, WORKGROUP, ReduceSpec, better_fn, cast,  # noqa: F401
-                               combine_expr, identity, nonzero, ra_helpers)
+from ..specs.reduction import (NONE, P, WORKGROUP, ReduceSpec, UserReduceSpec,  # noqa: F401
+                               better_fn, cast, combine_expr, identity, nonzero, ra_helpers)
+from ..wgsl_lib import helpers_for
 
 # -- WGSL pieces ----------------------------------------------------------------------------
 
@@ -226,3 +227,79 @@ def _pairwise(w, items, spec: ReduceSpec, prefix: str):
 
 def grid(groups: int, group: int, max_per_dim: int) -> tuple[int, int, int]:
     return fold(-(-groups // (WORKGROUP // group)), max_per_dim)
+
+
+def generate_user(spec: UserReduceSpec) -> str:
+    """A ReductionKernel's reduction (specs/reduction.py ``UserReduceSpec``): one workgroup
+    per row; each thread folds a strided slice of the row, four elements per pass of its loop
+    (Mesa's llvmpipe ends a shader's loops after 65,535 passes in all), a tree in workgroup
+    memory combines the 256 partial values (so ``reduce_fn`` must be associative, as in
+    CuPy), and thread 0 applies the post-map and writes the outputs."""
+    reduce_fn, post_fn, identity_fn, red = spec.reduce_fn, spec.post_fn, spec.identity_fn, spec.red
+    out_dtypes, post_scalar_dtypes = spec.out_dtypes, spec.post_scalar_dtypes
+    reg = lanes.wgsl_type(red)
+    n_out = len(out_dtypes)
+    decls = ["@group(0) @binding(0) var<storage, read> U: array<u32>;",
+             "@group(0) @binding(1) var<storage, read> B1: array<u32>;"]
+    for k in range(n_out):
+        decls.append(f"@group(0) @binding({k + 2}) var<storage, read_write> B{k + 2}: array<u32>;")
+    if post_fn.checked:  # the line of a post-map loop that the device cut short
+        decls.append(f"@group(0) @binding({n_out + 2}) var<storage, read_write> cut: "
+                     "array<atomic<u32>>;")
+    flagged = identity_fn is None
+    body = [
+        "    let M = U[0]; let N = U[1];",
+        "    let row = min(wid.x + wid.y * nwg.x, M - 1u);",
+        "    let live = wid.x + wid.y * nwg.x < M;",
+    ]
+    # the elements lid + 256 k of the row, four per pass (see the module docstring)
+    fold_in = [f"        acc = {reduce_fn.name}(acc, {lanes.load(red, 'B1', 'row * N + j')}).o0;"]
+    for k in (1, 2, 3):
+        at = f"j + {256 * k}u"
+        fold_in.append(f"        if ({at} < N) {{ acc = {reduce_fn.name}(acc, "
+                       f"{lanes.load(red, 'B1', f'row * N + {at}')}).o0; }}")
+    if flagged:  # no identity: threads without an element carry a cleared flag
+        body += [f"    var acc: {reg} = {lanes.load(red, 'B1', 'row * N + min(lid, N - 1u)')};",
+                 "    let have = lid < N;",
+                 "    for (var j = lid + 256u; j < N; j += 1024u) {", *fold_in, "    }",
+                 "    part[lid] = acc;",
+                 "    valid[lid] = have;"]
+    else:
+        body += [f"    var acc: {reg} = {identity_fn.name}().o0;",
+                 "    for (var j = lid; j < N; j += 1024u) {", *fold_in, "    }",
+                 "    part[lid] = acc;"]
+    body += ["    workgroupBarrier();",
+             "    for (var s = 128u; s > 0u; s = s >> 1u) {",
+             "        if (lid < s) {"]
+    if flagged:
+        body += ["            if (valid[lid + s]) {",
+                 f"                part[lid] = select(part[lid + s], {reduce_fn.name}(part[lid], part[lid + s]).o0, valid[lid]);",
+                 "                valid[lid] = true;",
+                 "            }"]
+    else:
+        body += [f"            part[lid] = {reduce_fn.name}(part[lid], part[lid + s]).o0;"]
+    body += ["        }", "        workgroupBarrier();", "    }"]
+    args = ["part[0]", "bitcast<i32>(U[2])", "bitcast<i32>(U[3])"]
+    at = 4
+    for d in post_scalar_dtypes:
+        args.append(lanes.scalar_expr(d, at))
+        at += lanes.words(d)
+    body.append("    if (lid == 0u && live) {")
+    args = args[:len(post_fn.inputs)]
+    if post_fn.readable_outputs:  # the outputs' values as passed in
+        args += [lanes.load(d, f"B{k + 2}", "row") for k, d in enumerate(out_dtypes)]
+    body.append(f"        let r = {post_fn.name}({', '.join(args)});")
+    for k, d in enumerate(out_dtypes):
+        body.append("        " + lanes.store(d, f"B{k + 2}", "row", lanes.wrap(d, f"r.o{k}")))
+    if post_fn.checked:
+        body.append(f"        atomicMax(&cut[0], r.o{n_out});")
+    body.append("    }")
+    fns = "".join(f.source("wgsl") for f in (reduce_fn, post_fn, identity_fn) if f is not None)
+    shared = [f"var<workgroup> part: array<{reg}, 256>;"]
+    if flagged:
+        shared.append("var<workgroup> valid: array<bool, 256>;")
+    code = "\n".join(body)
+    return ("\n".join(decls + shared) + "\n" + helpers_for(code + fns) + fns
+            + "@compute @workgroup_size(256)\n"
+            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, "
+            "@builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")
