@@ -161,6 +161,19 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     return [r[0] if isinstance(r, tuple) else r for r in results]
 
 
+# dtypes of more than one word (lanes.words), filled as dtypes are seen
+_WIDE_DTYPES: dict = {}
+
+
+def _wide(d) -> bool:
+    w = _WIDE_DTYPES.get(d)
+    if w is None:
+        w = _WIDE_DTYPES[d] = lanes.words(d) != 1
+    return w
+
+_PACKERS: dict = {}  # struct.Struct of n u32 words, by n
+
+
 def _plain(device, shape, outputs, inputs, scalars):
     """``elementwise`` for its common case, or None: every output new, every input a
     C-contiguous view of the kernel's shape within one binding. Its spec, key and compiled
@@ -190,12 +203,13 @@ def _plain(device, shape, outputs, inputs, scalars):
         if b is None:
             b = where[id(buf)] = first + len(buffers)
             buffers.append(buf)
-        slots.append((a.dtype, b))
-        if a._offset % 4 or lanes.words(a.dtype) != 1:
+        d = a.dtype
+        slots.append((d, b))
+        if a._offset % 4 or _wide(d):
             aligned = False
     if aligned:
         for node, _ in outputs:
-            if lanes.words(node.dtype) != 1:
+            if _wide(node.dtype):
                 aligned = False
     sig = (tuple([node.key for node, _ in outputs]), tuple(slots),
            tuple([d for d, _ in scalars]), len(shape), aligned)
@@ -226,10 +240,13 @@ def _plain(device, shape, outputs, inputs, scalars):
         words += lanes.scalar_words(d, v)
     if uses_index:
         words.append(0)
+    packer = _PACKERS.get(len(words))
+    if packer is None:
+        packer = _PACKERS[len(words)] = struct.Struct(f"<{len(words)}I")
     try:
-        uniforms = struct.pack(f"<{len(words)}I", *words)
+        uniforms = packer.pack(*words)
     except struct.error:  # negative words: their two's complement
-        uniforms = struct.pack(f"<{len(words)}I", *(w & 0xFFFFFFFF for w in words))
+        uniforms = packer.pack(*(w & 0xFFFFFFFF for w in words))
     ex = device.executor
     launches += 1
     grid = grid_for(n, aligned, ex.max_workgroups_per_dim)
