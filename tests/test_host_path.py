@@ -141,3 +141,19 @@ def test_the_kept_launch_plan_equals_the_general_launch(dtype, monkeypatch):
                                                         np.complex64(1 + 2j))).astype(dtype).tobytes()
             counts.append(len(a.device.plans))
     assert counts[1] == counts[0], "the second round made new plans instead of keeping them"
+
+
+def test_cupy_arrays_take_the_kept_plans_too():
+    """webarray.cupy's ndarray subclasses Array without state of its own: its operands are
+    arrays of their dtype for the plans, and results keep NumPy's semantics there."""
+    import webarray.cupy as cp
+
+    a = cp.asarray([1.5, -2.0, 3.25], dtype=cp.float32)
+    b = cp.asarray([2.0, 0.5, -1.0], dtype=cp.float32)
+    first = a * b
+    assert ("multiply", xp.float32, xp.float32) in _elementwise._PLANS
+    again = a * b
+    assert isinstance(again, cp.ndarray)
+    assert again.tolist() == first.tolist() == [3.0, -1.0, -3.25]
+    with pytest.raises(ValueError):
+        a * cp.ones(2, dtype=cp.float32)  # no broadcast from (3,) and (2,)

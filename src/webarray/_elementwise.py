@@ -135,21 +135,23 @@ def _nodes(args, compute: dt.DType):
 # dtypes and the Python scalars' types, which decide validity, the computing dtype and the
 # expression node (hash-consed, so the very node the full path builds). A call whose arrays
 # share one shape and one device then skips the checks it has passed before; a scalar's value
-# is still checked (an int's range) on every call.
+# is still checked (an int's range) on every call. Subclasses of Array (webarray.cupy's
+# ndarray) add no state, so they count as arrays of their dtype.
 _PLANS: dict = {}
 _SCALARS = (bool, int, float, complex)
 
 
 def _apply(name: str, *args, out: Array | None = None) -> Array:
     if out is None:
-        key = (name,) + tuple([a._dtype if type(a) is Array else type(a) for a in args])
+        key = (name,) + tuple([a._dtype if type(a) is Array or isinstance(a, Array) else type(a)
+                               for a in args])
         plan = _PLANS.get(key)
         if plan is not None:
             compute, node = plan
             inputs = []
             scalars = []
             for a in args:
-                if type(a) is Array:
+                if type(a) is Array or isinstance(a, Array):
                     inputs.append(a)
                 else:
                     scalar_dtype_check(a, compute, name)
@@ -173,8 +175,8 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
         raise ValueError(
             f"the result of {name} has shape {shape}, which does not fit the output {out.shape}"
         )
-    if out is None and all(type(a) is Array or type(a) in _SCALARS for a in args):
-        _PLANS[(name,) + tuple([a._dtype if type(a) is Array else type(a) for a in args])] = \
+    if out is None and all(isinstance(a, Array) or type(a) in _SCALARS for a in args):
+        _PLANS[(name,) + tuple([a._dtype if isinstance(a, Array) else type(a) for a in args])] = \
             (compute, node)
     return _graph.execute(arrays[0].device, shape, [(node, out)], inputs, scalars)[0]
 

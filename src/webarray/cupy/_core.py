@@ -72,7 +72,7 @@ def as_dtype(spec, what: str = "dtype") -> dt.DType | None:
 def result_type(*args) -> dt.DType:
     """NumPy 2 promotion over arrays, dtypes and (weak) Python scalars, with float32 and
     complex64 standing for NumPy's float64 and complex128."""
-    strong = [a.dtype if isinstance(a, Array) else as_dtype(a) for a in args
+    strong = [a._dtype if isinstance(a, Array) else as_dtype(a) for a in args
               if isinstance(a, Array) or not isinstance(a, (builtins.bool, builtins.int,
                                                             builtins.float, builtins.complex))]
     weak = [a for a in args if isinstance(a, (builtins.bool, builtins.int, builtins.float,
@@ -203,7 +203,7 @@ def fit_scalar(v, dtype: dt.DType):
 
 def cast_to(x, dtype: dt.DType):
     if isinstance(x, Array):
-        return x if x.dtype is dtype else _wa.astype(x, dtype)
+        return x if x._dtype is dtype else _wa.astype(x, dtype)
     return fit_scalar(x, dtype)
 
 
