@@ -157,3 +157,22 @@ def test_cupy_arrays_take_the_kept_plans_too():
     assert again.tolist() == first.tolist() == [3.0, -1.0, -3.25]
     with pytest.raises(ValueError):
         a * cp.ones(2, dtype=cp.float32)  # no broadcast from (3,) and (2,)
+
+
+def test_a_raw_kernel_writes_its_source_once_per_layout():
+    """ElementwiseKernels with raw parameters (Chainer's im2col) keep the source of each
+    RawSpec: a repeated call with other values reuses it, a call with another layout (here a
+    broadcast input) writes its own, and both compute what NumPy does."""
+    import webarray.cupy as cp
+    from webarray.cupy import _raw_elementwise
+
+    k = cp.ElementwiseKernel("raw T x, T s, int32 n", "T y", "y = x[(i + 1) % n] * s",
+                             "shift_scale")
+    a = cp.arange(8, dtype=cp.float32)
+    assert k(a, cp.float32(2.0), 8, size=8).tolist() == [2.0 * ((i + 1) % 8) for i in range(8)]
+    kept = len(_raw_elementwise._SOURCES)
+    assert k(a, cp.float32(3.0), 8, size=8).tolist() == [3.0 * ((i + 1) % 8) for i in range(8)]
+    assert len(_raw_elementwise._SOURCES) == kept
+    s = cp.asarray([1.0, -1.0] * 4, dtype=cp.float32)  # s as an array: another layout
+    assert k(a, s, 8).tolist() == [((i + 1) % 8) * (1.0 if i % 2 == 0 else -1.0) for i in range(8)]
+    assert len(_raw_elementwise._SOURCES) == kept + 1

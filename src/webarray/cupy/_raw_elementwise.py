@@ -31,6 +31,11 @@ from webarray.kernels.specs.raw import RawSpec
 
 from ._params import kernel_error
 
+# kernel sources by (registry, RawSpec): the spec holds the user function and the layout of
+# the words, never their values
+_SOURCES: dict = {}
+_SOURCES_KEPT = 512
+
 # the WGSL storage element type each register type is bound as
 _STORAGE = {"bool": "i32", "i32": "i32", "u32": "u32", "f32": "f32"}
 
@@ -109,7 +114,12 @@ def launch(fn, kernel: str, shape: tuple, args: list, raws: dict, outputs: list,
     spec = RawSpec(fn, ndim, tuple(arg_specs), out_specs, raw_specs, tuple(shape_words),
                    tuple(storages), fn.readable_outputs)
     gen = device.kernels.raw
-    make = gen.generate(spec)
+    make = _SOURCES.get((gen, spec))
+    if make is None:  # the source of a spec is written once (a repeated call only packs words)
+        make = gen.generate(spec)
+        if len(_SOURCES) >= _SOURCES_KEPT:
+            _SOURCES.pop(next(iter(_SOURCES), None), None)
+        _SOURCES[(gen, spec)] = make
     _graph.flush(device)
     try:
         device.launch(("raw", make), lambda: make, [a._buf for a in bindings],
