@@ -109,7 +109,7 @@ class ElementwiseKernel:
         # placeholders: from arrays first (inputs, then given outputs), then scalars
         bound: dict[str, dt.DType] = {}
         for p, c in list(zip(self.in_params, ins)) + [
-                (p, ("array", o, o.dtype)) for p, o in zip(self.out_params, outs)]:
+                (p, ("array", o, o._dtype)) for p, o in zip(self.out_params, outs)]:
             if p.dtype is None and c[0] == "array":
                 have = bound.setdefault(p.type, c[2])
                 if have is not c[2]:
@@ -139,23 +139,23 @@ class ElementwiseKernel:
                 if c[0] != "array":
                     raise TypeError(f"kernel {self.name!r}: raw parameter {p.name!r} needs an "
                                     "array")
-                if c[1].dtype is not d and not safe_cast(c[1].dtype, d):
+                if c[1]._dtype is not d and not safe_cast(c[1]._dtype, d):
                     raise TypeError(f"kernel {self.name!r}: parameter {p.name!r} is "
-                                    f"{d.name}, got an array of {c[1].dtype.name}")
+                                    f"{d.name}, got an array of {c[1]._dtype.name}")
                 raws[p.name] = c[1]
                 raw_dtypes[p.name] = d
-                device = device or c[1].device
+                device = device or c[1]._device
                 continue
             if c[0] == "array":
                 a = c[1]
-                if a.dtype is not d:
-                    if not safe_cast(a.dtype, d):
+                if a._dtype is not d:
+                    if not safe_cast(a._dtype, d):
                         raise TypeError(f"kernel {self.name!r}: parameter {p.name!r} is "
-                                        f"{d.name}, got an array of {a.dtype.name}")
+                                        f"{d.name}, got an array of {a._dtype.name}")
                     a = _graph.copy_of(a, d)
                 if device is None:
-                    device = a.device
-                elif a.device != device:
+                    device = a._device
+                elif a._device != device:
                     raise ValueError(f"kernel {self.name!r}: {p.name!r} is on {a.device!r}, "
                                      f"other arguments on {device!r}")
                 nodes.append(Input(len(arrays), d))
@@ -169,9 +169,9 @@ class ElementwiseKernel:
         for k, p in enumerate(self.out_params):
             d = dtype_of(p)
             regs[p.name] = register_of(d, self.name, p.name)
-            if outs and outs[k].dtype is not d:
+            if outs and outs[k]._dtype is not d:
                 raise TypeError(f"kernel {self.name!r}: output {p.name!r} is {d.name}, got "
-                                f"an array of {outs[k].dtype.name}")
+                                f"an array of {outs[k]._dtype.name}")
             out_dtypes.append(d)
 
         # raw outputs are whole arrays like raw inputs: bound, not broadcast or stored
@@ -181,8 +181,8 @@ class ElementwiseKernel:
                             f"{[p.name for p in self.out_params if p.raw]} must be given")
         for name, o in raw_outs.items():
             raws[name] = o
-            raw_dtypes[name] = o.dtype
-            device = device or o.device
+            raw_dtypes[name] = o._dtype
+            device = device or o._device
         outs = [o for p, o in zip(self.out_params, outs) if not p.raw]
         out_dtypes = [d for p, d in zip(self.out_params, out_dtypes) if not p.raw]
         in_shapes = [a.shape for a in arrays]
@@ -207,8 +207,8 @@ class ElementwiseKernel:
             raise ValueError(f"kernel {self.name!r}: no argument is an array; pass size=")
         for o in outs:
             if device is None:
-                device = o.device
-            elif o.device != device:
+                device = o._device
+            elif o._device != device:
                 raise ValueError(f"kernel {self.name!r}: an output is on another device")
         if device is None:
             device = default_device()
@@ -226,7 +226,7 @@ class ElementwiseKernel:
             nodes.append(Index(dt.int32))
         if readable:
             for o in outs:
-                nodes.append(Input(len(arrays), o.dtype))
+                nodes.append(Input(len(arrays), o._dtype))
                 arrays.append(o)
         call = UserCall(fn, tuple(nodes))
         targets = [(UserOut(call, k, d), outs[k] if outs else None)

@@ -113,7 +113,7 @@ def split_args(args, in_params, out_params, kernel: str):
 def classify(arg, kernel: str, param: str):
     """('array', Array) or ('scalar', Python value, dtype or None)."""
     if isinstance(arg, Array):
-        return ("array", arg, arg.dtype)
+        return ("array", arg, arg._dtype)
     v = scalar_value(arg)
     if v is not None:
         d = None
