@@ -163,7 +163,7 @@ def benchmarks() -> dict:
             "file": path.name,
             "benchmark": record.get("benchmark", path.stem),
             "date": record.get("date"),
-            "hardware": record.get("hardware", {}),
+            "hardware": record.get("hardware") or {},
             "versions": record.get("versions", {}),
             "method": record.get("method") or record.get("settings") or {
                 k: v for k, v in record.items()
@@ -171,7 +171,7 @@ def benchmarks() -> dict:
             "skipped_backends": record.get("skipped_backends", {}),
             "charts": charts,
             "tables": tables,
-            "cpu_emulated": cpu_emulated(record.get("hardware", {})),
+            "cpu_emulated": cpu_emulated(record.get("hardware") or {}),
             # a run of the code before a change, kept to compare with
             "baseline": "baseline" in path.stem,
         })

@@ -41,3 +41,22 @@ def test_copy_inside_another_repository_records_no_commit(tmp_path):
 
     env = dict(os.environ, WEBARRAY_GIT_REVISION="0123abc")
     assert _revision(outer / "project", env) == "0123abc"
+
+
+def test_every_record_reads_as_the_site_reads_it():
+    """Each record is JSON whose hardware and versions, where given, are mappings: the site's
+    data step (site/gen_data.py, run by the build) reads them so, and a record with
+    ``"hardware": null`` once stopped the build."""
+    import json
+    sys.path.insert(0, str(ROOT / "site"))
+    try:
+        import gen_data
+    finally:
+        sys.path.remove(str(ROOT / "site"))
+    for path in sorted((ROOT / "benchmarks" / "results").glob("*.json")):
+        record = json.loads(path.read_text())
+        for key in ("hardware", "versions"):
+            assert isinstance(record.get(key, {}), dict), f"{path.name}: {key} is {record[key]!r}"
+    data = gen_data.benchmarks()
+    assert data["files"] and data["default"]
+    assert not [f["file"] for f in data["files"] if "error" in f]
