@@ -19,7 +19,7 @@ import pytest
 
 from webarray.kernels.ops import TABLE
 from webarray.kernels.webgl2 import glsl_lib
-from webarray.kernels.webgl2.wgsl_to_glsl import (
+from webarray.kernels.shader.translate import (
     TranslationError, translate_expression, translate_function)
 from webarray.kernels.wgsl_lib import LIB
 
@@ -70,8 +70,8 @@ def test_declarations_get_their_inferred_types():
     name, out, used = translate_function(src, {})
     assert name == "f" and not used
     for line in ("uint k = (a >> 3u);", "int m = 0;", "uint t[2] = uint[2](1u, 2u);",
-                 "float z = 0.0;", "for (uint j = 0u; (j < 2u); j++)", "for (;;)", "m += 1;",
-                 "return vec2((x * float(m)), z);"):
+                 "float z = 0.0;", "for (uint j = 0u; (j < 2u); j = (j + 1u))", "for (; ; )",
+                 "m = (m + 1);", "return vec2((x * float(m)), z);"):
         assert line in out, (line, out)
 
 

@@ -6,8 +6,8 @@ One draw per output (program.py): a contiguous output is a ``rect`` draw over it
 a strided or scattered one a ``points`` draw placed at the word each element goes to.
 User functions (ElementwiseKernel bodies) come as GLSL from their ``glsl_outputs``, with
 one wrapper per output, since each draw computes one output.
-Expressions come from the op table's WGSL, translated (wgsl_to_glsl.py), so every op and
-special case is the one WebGPU computes. On the vec4 path of the spec (n and offsets
+Expressions come from the op table's WGSL, written as GLSL by the shader front end
+(kernels/shader/translate.py), so every op and special case is the one WebGPU computes. On the vec4 path of the spec (n and offsets
 counted in fours) the kernel still works element by element; only the uniforms scale.
 Only one-word dtypes exist on WebGL2 (``_core/device.py``).
 """

@@ -1,13 +1,14 @@
-"""The GLSL helper library: ``wgsl_lib.py`` (and its word-pair and complex parts) translated
-by ``wgsl_to_glsl``, once per helper, plus the few helpers GLSL ES 3.00 needs beyond WGSL
-(``wgsl_to_glsl.GLSL_EXTRA``). A helper that does not translate raises
+"""The GLSL helper library: ``wgsl_lib.py`` (and its word-pair and complex parts) written as
+GLSL by the shader front end (``kernels/shader/translate.py``), once per helper, plus the
+few helpers GLSL ES 3.00 needs beyond WGSL (``kernels/shader/emit.py``: ``GLSL_EXTRA``). A helper that does not translate raises
 ``TranslationError`` naming it when a kernel needs it."""
 
 from __future__ import annotations
 
 from .. import wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
 from ..wgsl_lib import LIB
-from .wgsl_to_glsl import GLSL_EXTRA, TranslationError, signature, translate_function
+from ..shader.emit import GLSL_EXTRA
+from ..shader.translate import TranslationError, signature, translate_function
 
 _SIGS: dict = {}
 _DONE: dict[str, tuple[str, set]] = {}  # helper -> (GLSL source, helpers it calls)

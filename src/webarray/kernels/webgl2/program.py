@@ -11,7 +11,7 @@ A ``rect`` draw covers the words [first, first + count) of its output (``first``
 first + i. The backend runs a draw once per layer of its output texture (``wa_layer``).
 A ``points`` draw has one point per invocation (the dispatch's count), placed
 at ``wa_dest(i)``: strided and scattered outputs (``0xffffffffu``: not drawn). Both functions are translated from
-WGSL (``wgsl_to_glsl``) with the helpers they call. In them ``U[k].x`` ... reads the
+WGSL by the shader front end (``kernels/shader/translate.py``) with the helpers they call. In them ``U[k].x`` ... reads the
 uniform words (``uword(k)`` spells word k) and ``ld<b>(k)`` reads word k of binding b.
 """
 
@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 
 from . import glsl_lib
-from .wgsl_to_glsl import GLSL_EXTRA, signature, translate_function
+from ..shader.emit import GLSL_EXTRA
+from ..shader.translate import signature, translate_function
 
 UNIFORM_VEC4 = 64  # the JS backend uploads uniform words as uvec4 U[64]
 # A buffer is a 2D texture array: rows of 2^ROW_SHIFT words (a buffer of fewer words is one

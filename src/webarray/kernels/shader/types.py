@@ -1,0 +1,114 @@
+"""The front end's types: registers, vectors and fixed-size arrays, written as WGSL writes
+them (``f32``, ``vec2<u32>``, ``array<u32,8>``), and the two literal types whose register
+the context decides.
+
+Conversions follow C's usual arithmetic conversions over the registers (int to float,
+signed to unsigned); a literal takes the type of the other operand. Valid WGSL never mixes
+registers, so for it these rules are WGSL's own: an abstract literal becomes the type its
+context asks for (``x + 1`` with ``x: u32`` is ``x + 1u``).
+"""
+
+from __future__ import annotations
+
+import re
+
+REGISTERS = ("bool", "i32", "u32", "f32")
+# type names of the three forms (and C's) -> register type
+TYPE_NAMES = {
+    # WGSL
+    "bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32",
+    # GLSL and C
+    "int": "i32", "uint": "u32", "float": "f32", "double": "f32", "unsigned": "u32",
+    "char": "i32", "short": "i32", "long": "i32", "size_t": "u32", "ptrdiff_t": "i32",
+    "signed": "i32",
+    # CuPy (NumPy dtype names)
+    "bool_": "bool", "int8": "i32", "int16": "i32", "int32": "i32", "uint8": "u32",
+    "uint16": "u32", "uint32": "u32", "float32": "f32",
+}
+WGSL_SCALAR = {"bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32"}
+GLSL_SCALAR = {"bool": "bool", "i32": "int", "u32": "uint", "f32": "float"}
+_GLSL_VEC = {"f32": "vec", "i32": "ivec", "u32": "uvec", "bool": "bvec"}
+
+# literal types: abstract until an operand or an assignment gives them a register type
+AINT, AFLOAT = "int literal", "float literal"
+
+_VEC = re.compile(r"vec([234])<(\w+)>")
+_ARRAY = re.compile(r"array<(.+),(\d+)>")
+
+
+def vec_parts(t: str):
+    """(length, component register) of a vector type, else None."""
+    m = _VEC.fullmatch(t)
+    return (int(m.group(1)), m.group(2)) if m else None
+
+
+def array_parts(t: str):
+    """(element type, length) of an array type, else None."""
+    m = _ARRAY.fullmatch(t)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def scalar_of(t: str) -> str:
+    """A vector's component register; a scalar type itself."""
+    v = vec_parts(t)
+    return v[1] if v else t
+
+
+def with_scalar(t: str, s: str) -> str:
+    """Type t (scalar or vector) with its components of register s."""
+    v = vec_parts(t)
+    return f"vec{v[0]}<{s}>" if v else s
+
+
+def is_literal(t: str) -> bool:
+    return t in (AINT, AFLOAT)
+
+
+def concrete(t: str) -> str:
+    return {AINT: "i32", AFLOAT: "f32"}.get(t, t)
+
+
+def unify(a: str, b: str) -> str:
+    """C's usual arithmetic conversions over register and literal types; a vector operand
+    makes the result that vector (its components unified with the other operand)."""
+    va, vb = vec_parts(a), vec_parts(b)
+    if va or vb:
+        n = (va or vb)[0]
+        s = _unify(scalar_of(a), scalar_of(b))
+        return f"vec{n}<{concrete(s)}>"
+    return _unify(a, b)
+
+
+def _unify(a: str, b: str) -> str:
+    if a == b:
+        return a
+    if "f32" in (a, b):
+        return "f32"
+    if AFLOAT in (a, b):
+        return "f32" if ({a, b} - {AFLOAT}) - {AINT} else AFLOAT
+    if a == AINT:
+        return "i32" if b == "bool" else b
+    if b == AINT:
+        return "i32" if a == "bool" else a
+    if "u32" in (a, b):
+        return "u32"
+    return "i32"
+
+
+def wgsl_type(t: str) -> str:
+    t = concrete(t)
+    arr = array_parts(t)
+    if arr:
+        return f"array<{wgsl_type(arr[0])}, {arr[1]}>"
+    return t
+
+
+def glsl_type(t: str) -> str:
+    """The GLSL ES 3.00 type of a scalar or vector (arrays: ``glsl_array``)."""
+    t = concrete(t)
+    v = vec_parts(t)
+    if v:
+        return f"{_GLSL_VEC[v[1]]}{v[0]}"
+    if t in GLSL_SCALAR:
+        return GLSL_SCALAR[t]
+    raise ValueError(f"no GLSL type for {t!r}")
