@@ -180,6 +180,14 @@ pick = cp.ElementwiseKernel("raw bool m, raw int32 v", "int32 y", "y = m[i] ? v[
 got = pick(cp.asarray([True, False, True]), cp.asarray([1, 2, 3], dtype=cp.int32), size=3).tolist()
 assert got == [1, -2, 3], got
 print("ok raw reads")
+# C's truncating % and / on negative ints (GLSL leaves % undefined for negative operands)
+a = [-7, 7, -7, 7, -1, 0, -2147483647, 5]
+b = [3, -3, -3, 3, 5, -4, 10, -1]
+rem = cp.ElementwiseKernel("int32 a, int32 b", "int32 r, int32 q", "r = a % b; q = a / b", "rem")
+r, q = rem(cp.asarray(a, dtype=cp.int32), cp.asarray(b, dtype=cp.int32))
+assert r.tolist() == [int(math.fmod(x, y)) for x, y in zip(a, b)], r.tolist()
+assert q.tolist() == [int(x / y) for x, y in zip(a, b)], q.tolist()
+print("ok signed remainder")
 # reductions: a sum of squares per row, a max without identity, a raw-reading map with _j
 ss = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "ss")
 assert ss(x, axis=1).tolist() == [sum(float(v) ** 2 for v in range(4 * r, 4 * r + 4)) for r in range(3)]
@@ -216,5 +224,5 @@ def test_raw_and_reduction_kernels_on_webgl2(tmp_path):
     script.write_text(WEBGL2_KERNELS)
     r = run(script, "--backend", "webgl2")
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
-    for line in ("ok raw reads", "ok reductions", "ok raw write refused"):
+    for line in ("ok raw reads", "ok signed remainder", "ok reductions", "ok raw write refused"):
         assert line in r.stdout, r.stdout[-4000:]

@@ -1096,27 +1096,25 @@ class Emitter:
         return f"{text} = {val}"
 
 
-def has_loop(s) -> bool:
-    kind = s[0]
-    if kind == "loop":
+def _holds(s, kind: str) -> bool:
+    """Whether statement s is, or holds in its blocks and branches, a statement of kind (not
+    looking into loops)."""
+    if s[0] == kind:
         return True
-    if kind == "block":
-        return any(has_loop(x) for x in s[2])
-    if kind == "if":
-        return any(has_loop(x) for x in s[3] + (s[4] or []))
+    if s[0] == "block":
+        return any(_holds(x, kind) for x in s[2])
+    if s[0] == "if":
+        return any(_holds(x, kind) for x in s[3] + (s[4] or []))
     return False
+
+
+def has_loop(s) -> bool:
+    return _holds(s, "loop")
 
 
 def _continues(s) -> bool:
     """Whether statement s (inside a loop with no loop inside) holds a 'continue'."""
-    kind = s[0]
-    if kind == "continue":
-        return True
-    if kind == "block":
-        return any(_continues(x) for x in s[2])
-    if kind == "if":
-        return any(_continues(x) for x in s[3] + (s[4] or []))
-    return False
+    return _holds(s, "continue")
 
 
 # -- functions ------------------------------------------------------------------------------

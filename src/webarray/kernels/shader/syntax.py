@@ -575,14 +575,14 @@ class Parser:
             self.next()
             if t.text in ("true", "false"):
                 return ("lit", "bool", t.text)
-            if t.text == "static_cast" and self.at("<"):
+            if t.text in ("static_cast", "bitcast") and self.at("<"):  # name<T>(value)
                 self.next()
                 typ = self.parse_type()
                 self.close_template()
                 self.expect("(")
                 arg = self.expr()
                 self.expect(")")
-                return ("conv", typ, arg)
+                return ("conv" if t.text == "static_cast" else "bitcast", typ, arg)
             if self.at("["):
                 self.next()
                 idx = self.expr()
@@ -603,14 +603,6 @@ class Parser:
                 self.next(), self.next(), self.next()
                 self.expect(")")
                 return ("name", t.text + "__size", line)
-            if t.text == "bitcast" and self.at("<"):
-                self.next()
-                typ = self.parse_type()
-                self.close_template()
-                self.expect("(")
-                arg = self.expr()
-                self.expect(")")
-                return ("bitcast", typ, arg)
             if self.at("("):
                 args = self.arguments()
                 if t.text in self.types:
