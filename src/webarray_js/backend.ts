@@ -1,12 +1,11 @@
 /**
  * What a GPU API must offer to run webarray's commands: the device protocol of
  * src/webarray/executors/protocol.py, seen from the GPU thread. Handles and kernel
- * ids are chosen by Python. WebGPU implements it in webgpu.ts, WebGL2 in webgl2.ts.
+ * ids are chosen by Python. WebGPU implements it in webgpu.ts, WebGL2 in webgl2.ts;
+ * backends.ts makes one.
  */
 
 import type { DeviceError } from "./protocol";
-import { WebGL2Backend } from "./webgl2";
-import { WebGPUBackend } from "./webgpu";
 
 export type BackendKind = "webgpu" | "webgl2";
 
@@ -61,17 +60,4 @@ export interface Backend {
   destroy(): void;
   /** Testing aid (SIMULATE_LOSS): lose the device now, restore it after ms if the API can. */
   simulateLoss?(ms: number): void;
-}
-
-export async function createBackend(kind: BackendKind): Promise<Backend> {
-  if (kind === "webgpu") return WebGPUBackend.create();
-  return WebGL2Backend.create();
-}
-
-/** The backend 'auto' stands for in this context. */
-export async function resolveBackend(kind: BackendKind | "auto"): Promise<BackendKind> {
-  if (kind !== "auto") return kind;
-  const gpu = (globalThis.navigator as Navigator | undefined)?.gpu;
-  if (gpu && (await gpu.requestAdapter())) return "webgpu";
-  return "webgl2";
 }

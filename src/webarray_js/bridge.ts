@@ -13,7 +13,8 @@
  */
 
 import type { PyodideAPI } from "pyodide";
-import { type Backend, type BackendKind, createBackend, resolveBackend } from "./backend";
+import type { Backend, BackendKind } from "./backend";
+import { createBackend, resolveBackend } from "./backends";
 import { Processor, type ReplySink } from "./processor";
 import { BRIDGE_MODULE, DeviceError, STATUS_INTERNAL, STATUS_OK, type Status } from "./protocol";
 

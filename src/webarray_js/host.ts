@@ -5,7 +5,8 @@
  * and why.
  */
 
-import { type Backend, createBackend } from "./backend";
+import type { Backend } from "./backend";
+import { createBackend } from "./backends";
 import { Processor } from "./processor";
 import { DeviceError, STATUS_INTERNAL } from "./protocol";
 import { type Channel, RingConsumer, WindowSink } from "./ring";

@@ -9,7 +9,8 @@
  * page already has (see docs/browser.md, "Using an existing Pyodide worker").
  */
 
-import { type BackendKind, resolveBackend } from "./backend";
+import type { BackendKind } from "./backend";
+import { resolveBackend } from "./backends";
 import { jspiAvailable, type Connection, type Transport } from "./bridge";
 import { serveChannel } from "./host";
 import type { FromPython, StartStage, ToPython } from "./messages";
