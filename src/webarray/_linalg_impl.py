@@ -2,10 +2,13 @@
 
 cross, diagonal, outer, trace, vector_norm, matrix_norm and matrix_power are compositions
 of namespace functions and views. cholesky, inv, solve, det, slogdet, qr, eigh, eigvalsh,
-svd and svdvals launch the one-workgroup-per-matrix kernels of kernels/webgpu/linalg.py
-on float32 or complex64 copies of their input for matrices up to 64 a side, and the
+svd and svdvals run the one-workgroup-per-matrix kernels of kernels/webgpu/linalg.py on
+float32 or complex64 copies of their input for matrices up to MAX_N (64) a side, and the
 multi-launch kernels of kernels/webgpu/linalg_steps.py beyond that (and for complex
-eigh/svd); eig and eigvals always use the latter. pinv and matrix_rank are built on svd.
+eigh/svd); eig and eigvals always use the latter. Their launches, sweeps and loop budgets
+are ``_core/algorithms/linalg.py``'s; what is composed around them (blocked Cholesky and
+LU around tiled matmuls, sorting, polishing, completing) stays here. pinv and
+matrix_rank are built on svd.
 Everything runs on the GPU and singular inputs give inf/NaN instead of errors (a matrix
 holding NaN or infinity gives all-NaN factors from svd, svdvals, pinv, eigh and eigvalsh,
 since Jacobi rotations would leave finite garbage; matrix_rank, whose int32 result cannot
@@ -25,7 +28,7 @@ from collections import namedtuple
 
 from . import _dtypes as dt
 from ._core import graph as _graph
-from ._core import launch
+from ._core.algorithms import linalg as _linalg
 from . import _linalg_composed as composed
 from . import _elementwise as ew
 from ._data_type import astype
@@ -35,8 +38,7 @@ from . import _utility
 from ._array_object import Array
 from ._linear_algebra import matmul
 from ._searching import argmax, where
-from .kernels.specs import linalg as plan
-from ._creation import eye, full, ones, ones_like, tril, zeros
+from ._creation import eye, ones, ones_like, tril, zeros
 from ._indexing import take_along_axis
 from ._sorting import argsort
 
@@ -252,11 +254,6 @@ def _supported(x, name: str, complex_ok: bool = True, square: bool = False) -> A
     return x
 
 
-def _small(*sides: int) -> bool:
-    """Whether the one-workgroup-per-matrix kernels take matrices of these sides."""
-    return max(sides) <= plan.MAX_N
-
-
 def _work_copy(x: Array, shape, dtype=dt.float32) -> Array:
     """A new C-contiguous array of shape and dtype holding x broadcast to it, computed now,
     in a buffer of its own that the kernels here overwrite in place (a pending copy has a
@@ -264,49 +261,6 @@ def _work_copy(x: Array, shape, dtype=dt.float32) -> Array:
     a = _graph.copy_of(mp.broadcast_to(x, tuple(shape)), dtype)
     _graph.materialize([a])
     return a
-
-
-def _launch(kind: str, bufs, m: int, n: int, k: int = 0, sweeps: int = 0) -> None:
-    """Launch kernels/webgpu/linalg.py's kind over the matrices of bufs[0] (m×n, its
-    dtype choosing the real or complex kernel), one workgroup each; k is the LU's
-    right-hand-side count; with sweeps, that many Jacobi sweeps in chunks of pairs."""
-    a = bufs[0]
-    count = math.prod(a.shape[:-2])
-    if m == 0 or n == 0 or count == 0:
-        return
-    device = a.device
-    lk = device.kernels.linalg  # this device's generators
-    cplx = a.dtype is dt.complex64
-    make = getattr(lk, kind)
-    key = ("linalg", kind, cplx)
-    source = lambda: make(cplx) if cplx else make()  # noqa: E731
-    step = plan.pair_chunk(kind, m)
-    ranges = [(0, 0)] if not sweeps else \
-        [(p, p + step) for _ in range(sweeps) for p in range(0, n * n, step)]
-    for start, end in ranges:
-        launch.batches(device, key, source, bufs, count,
-                       lambda z0: plan.pack_uniforms(m, k if kind == "lu" else n, z0, start, end))
-
-
-def _steps(arrays, count: int, launches, cplx: bool = True) -> None:
-    """Launch kernels of kernels/webgpu/linalg_steps.py over the arrays' buffers, in
-    order: launches yields (kernel name, uniform words, (gx, gy)); word 2 is the batch
-    base, filled here as the batch is cut to the per-dimension workgroup limit."""
-    if count == 0:
-        return
-    device = arrays[0].device
-    ls = device.kernels.linalg_steps  # this device's generators
-    for name, words, (gx, gy) in launches:
-        if gx == 0 or gy == 0:
-            continue
-        make = getattr(ls, name)
-        source = (lambda: make(cplx)) if name in plan.TYPED else make
-        launch.batches(device, ("linalg_steps", name, cplx), source, arrays, count,
-                       lambda z0: plan.words(*words[:2], z0, *words[3:]), tile=(gx, gy))
-
-
-def _tiles(n: int) -> int:
-    return -(-n // 16)
 
 
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
@@ -321,8 +275,8 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     a = _work_copy(x, x.shape, x.dtype)
     if composed.available(x.device):
         a = composed.cholesky(_hermitian_lower(a))
-    elif _small(n):
-        _launch("cholesky", (a,), n, n)
+    elif _linalg.small(n):
+        _linalg.one_workgroup("cholesky", (a,), n, n)
     else:
         _blocked_cholesky(a)
         a = tril(a)
@@ -344,8 +298,8 @@ def _lu(x: Array, b: Array | None, batch, dtype=dt.float32):
     else:
         rhs = _work_copy(b, tuple(batch) + b.shape[-2:], dtype)
         k = b.shape[-1]
-    if _small(n):
-        _launch("lu", (a, rhs, s), n, n, k)
+    if _linalg.small(n):
+        _linalg.one_workgroup("lu", (a, rhs, s), n, n, k)
         return a, rhs, s
     _blocked_lu(a, rhs, s, k)
     return a, rhs, s
@@ -358,21 +312,10 @@ def _block(x: Array, r0: int, c0: int, m: int, w: int) -> Array:
                        x._offset + r0 * ld + c0, x.device)
 
 
-def _subtract(x: Array, p: Array, r0: int, c0: int, assign: bool = False) -> None:
-    """x's block at (r0, c0) −= p (batch, m, w), or = p if assign, in place."""
-    m, w = p.shape[-2:]
-    ld = x.shape[-1]
-    _steps((x, p), math.prod(x.shape[:-2]),
-           [("sub_block", (m, w, 0, r0, c0, ld, ld * x.shape[-2], int(assign)), (_tiles(w), _tiles(m)))],
-           x.dtype is dt.complex64)
-
-
 def _tri_inv(a: Array, inv: Array, k0: int, b: int, mode: int) -> Array:
     """The inverse of a's triangular diagonal block at k0 (b a side) as a view of inv
     (batch, NB, NB): mode 0 unit lower, 1 lower, 2 upper."""
-    n = a.shape[-1]
-    _steps((a, inv), math.prod(a.shape[:-2]), [("tri_inv", (n, 0, 0, k0, b, mode), (1, 1))],
-           a.dtype is dt.complex64)
+    _linalg.triangular_inverse(a, inv, k0, b, mode)
     return inv[..., :b, :b]
 
 
@@ -382,20 +325,19 @@ def _blocked_cholesky(a: Array) -> None:
     its inverse, then L21 = A21·L11⁻ᴴ and the trailing matrix less L21·L21ᴴ by the tiled
     matmul."""
     n = a.shape[-1]
-    count = math.prod(a.shape[:-2])
-    cplx = a.dtype is dt.complex64
-    inv = Array._empty(a.shape[:-2] + (plan.NB, plan.NB), a.dtype, a.device)
-    herm = (lambda z: ew.conj(z).mT) if cplx else (lambda z: z.mT)
-    for k0 in range(0, n, plan.NB):
-        b = min(plan.NB, n - k0)
+    nb = _linalg.NB
+    inv = Array._empty(a.shape[:-2] + (nb, nb), a.dtype, a.device)
+    herm = (lambda z: ew.conj(z).mT) if a.dtype is dt.complex64 else (lambda z: z.mT)
+    for k0 in range(0, n, nb):
+        b = min(nb, n - k0)
         k1 = k0 + b
-        _steps((a,), count, [("chol_panel", (n, 0, 0, k0, b), (1, 1))], cplx)
+        _linalg.cholesky_panel(a, k0, b)
         if k1 == n:
             break
         x = _tri_inv(a, inv, k0, b, 1)
         l21 = matmul(_block(a, k1, k0, n - k1, b), _graph.copy_of(herm(x)))
-        _subtract(a, l21, k1, k0, assign=True)
-        _subtract(a, matmul(l21, _graph.copy_of(herm(l21))), k1, k1)
+        _linalg.sub_block(a, l21, k1, k0, assign=True)
+        _linalg.sub_block(a, matmul(l21, _graph.copy_of(herm(l21))), k1, k1)
 
 
 def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
@@ -405,35 +347,34 @@ def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
     inverse of its unit lower block, then U12 = L11⁻¹·A12, B1 = L11⁻¹·B1 and the
     trailing A22 −= L21·U12, B2 −= L21·B1 by the tiled matmul."""
     n = a.shape[-1]
-    count = math.prod(a.shape[:-2])
-    cplx = a.dtype is dt.complex64
-    inv = Array._empty(a.shape[:-2] + (plan.NB, plan.NB), a.dtype, a.device)
-    for k0 in range(0, n, plan.NB):
-        b = min(plan.NB, n - k0)
+    nb = _linalg.NB
+    inv = Array._empty(a.shape[:-2] + (nb, nb), a.dtype, a.device)
+    for k0 in range(0, n, nb):
+        b = min(nb, n - k0)
         k1 = k0 + b
         right = n - k1
-        _steps((a, rhs, s), count, [("lu_panel", (n, k, 0, k0, b), (1, 1))], cplx)
+        _linalg.lu_panel(a, rhs, s, k, k0, b)
         if k1 == n and not k:
             break
         x = _tri_inv(a, inv, k0, b, 0)
         l21 = _block(a, k1, k0, right, b)
         if right:
             u12 = matmul(x, _block(a, k0, k1, b, right))
-            _subtract(a, u12, k0, k1, assign=True)
-            _subtract(a, matmul(l21, u12), k1, k1)
+            _linalg.sub_block(a, u12, k0, k1, assign=True)
+            _linalg.sub_block(a, matmul(l21, u12), k1, k1)
         if k:
             b1 = matmul(x, _block(rhs, k0, 0, b, k))
-            _subtract(rhs, b1, k0, 0, assign=True)
+            _linalg.sub_block(rhs, b1, k0, 0, assign=True)
             if right:
-                _subtract(rhs, matmul(l21, b1), k1, 0)
+                _linalg.sub_block(rhs, matmul(l21, b1), k1, 0)
     if not k:
         return
-    for k0 in reversed(range(0, n, plan.NB)):
-        b = min(plan.NB, n - k0)
+    for k0 in reversed(range(0, n, nb)):
+        b = min(nb, n - k0)
         x1 = matmul(_tri_inv(a, inv, k0, b, 2), _block(rhs, k0, 0, b, k))
-        _subtract(rhs, x1, k0, 0, assign=True)
+        _linalg.sub_block(rhs, x1, k0, 0, assign=True)
         if k0:
-            _subtract(rhs, matmul(_block(a, 0, k0, k0, b), x1), 0, 0)
+            _linalg.sub_block(rhs, matmul(_block(a, 0, k0, k0, b), x1), 0, 0)
 
 
 def solve(x1: Array, x2: Array, /) -> Array:
@@ -513,31 +454,19 @@ def qr(x: Array, /, *, mode: str = "reduced"):
         r = _work_copy(x, x.shape, x.dtype)
     elif composed.available(x.device):
         q, r = composed.qr(_work_copy(x, x.shape, x.dtype), q)
-    elif _small(m, n):
+    elif _linalg.small(m, n):
         r = _work_copy(x, x.shape, x.dtype)
         scratch = Array._empty(batch + (m,), x.dtype, x.device)
-        _launch("qr", (r, q, scratch), m, n)
+        _linalg.one_workgroup("qr", (r, q, scratch), m, n)
     else:
         at = _work_copy(x.mT, batch + (n, m), x.dtype)  # columns as rows
-        v = Array._empty(batch + (m,), x.dtype, x.device)
-        tau = Array._empty(batch + (1,), dt.float32, x.device)
-
-        def launches():
-            for k in range(min(m - 1, n)):
-                yield "qr_house", (m, n, 0, k), (1, 1)
-                yield "qr_apply", (m, n, 0, k), (n - k - 1 + m, 1)
-
-        _steps((at, q, v, tau), math.prod(batch), launches(), x.dtype is dt.complex64)
+        _linalg.householder(at, q)
         r = astype(at.mT, x.dtype, copy=True)
     k = min(m, n)
     if mode == "reduced" and k < m:
         q = astype(q[..., :k], x.dtype, copy=True)
         r = astype(r[..., :k, :], x.dtype, copy=True)
     return QRResult(q, r)
-
-
-def _sweeps() -> int:
-    return plan.SWEEPS
 
 
 def _sorted_by(keys: Array, vals: Array, vecs: Array | None, descending: bool, axis: int = -1):
@@ -554,28 +483,17 @@ def _sorted_by(keys: Array, vals: Array, vecs: Array | None, descending: bool, a
 
 def _jacobi(w: Array, vt: Array) -> None:
     """One-sided Jacobi in place on the rows of w (batch, N, M) until they are orthogonal,
-    the rotations accumulated into the rows of vt (batch, N, N). Sweeps run until a
-    sweep rotates nothing (checked on the host after every sweep from the fourth on, one
-    small readback each) or for at most MAX_SWEEPS."""
+    the rotations accumulated into the rows of vt (batch, N, N), by the kernels' rounds
+    or, without them, composed of namespace operations. Sweeps run until a sweep rotates
+    nothing (checked on the host after every sweep from the fourth on, one small readback
+    each) or for at most MAX_SWEEPS."""
 
     n, m = w.shape[-2:]
-    batch = w.shape[:-2]
-    count = math.prod(batch)
-    if n < 2 or m == 0 or count == 0:
+    if n < 2 or m == 0 or math.prod(w.shape[:-2]) == 0:
         return
-    sweeps = plan.MAX_SWEEPS
     tol = 2.0 * 1.1920929e-07 * math.sqrt(max(m, 16))
-    if composed.available(w.device):
-        composed.jacobi(w, vt, sweeps, tol)
-        return
-    flags = zeros(batch + (sweeps + 1,), dtype=dt.uint32, device=w.device)
-    ne = n + n % 2
-    for s in range(sweeps):
-        rounds = (("jacobi_round", (n, m, 0, r, s, sweeps + 1, 1, tol, ne), (ne // 2, 1))
-                  for r in range(ne - 1))
-        _steps((w, vt, flags), count, rounds, w.dtype is dt.complex64)
-        if s >= 3 and int(stat.max(flags[..., s + 1])) == 0:
-            break
+    run = composed.jacobi if composed.available(w.device) else _linalg.jacobi
+    run(w, vt, _linalg.MAX_SWEEPS, tol)
 
 
 def _hermitian_lower(x: Array) -> Array:
@@ -627,9 +545,9 @@ def _eigh_scaled(x: Array, vectors: bool):
     n = x.shape[-1]
     batch = x.shape[:-2]
     h = _work_copy(_hermitian_lower(x), x.shape, x.dtype)  # NumPy's UPLO='L'
-    if x.dtype is dt.float32 and _small(n) and not composed.available(x.device):
+    if x.dtype is dt.float32 and _linalg.small(n) and not composed.available(x.device):
         v = _identities(n, batch, x.device)
-        _launch("eigh", (h, v), n, n, sweeps=_sweeps())
+        _linalg.one_workgroup("eigh", (h, v), n, n)
         w = astype(diagonal(h), dt.float32, copy=True)
         return _sorted_by(w, w, v if vectors else None, descending=False)
     # one-sided Jacobi on h + σ·I, σ = ‖h‖_F: positive semidefinite, so its right singular
@@ -702,14 +620,14 @@ def _svd(x: Array, name: str, vectors: bool):
 
 def _svd_scaled(x: Array, vectors: bool):
     m, n = x.shape[-2:]
-    if x.dtype is dt.complex64 or not _small(m, n) or composed.available(x.device):
+    if x.dtype is dt.complex64 or not _linalg.small(m, n) or composed.available(x.device):
         return _svd_jacobi(x, vectors)
     batch = x.shape[:-2]
     wide = m < n
     a = _work_copy(x.mT if wide else x, batch + ((n, m) if wide else (m, n)))
     rows, cols = (n, m) if wide else (m, n)
     v = _identities(cols, batch, x.device)
-    _launch("svd", (a, v), rows, cols, sweeps=_sweeps())
+    _linalg.one_workgroup("svd", (a, v), rows, cols)
     s = ew.sqrt(stat.sum(ew.multiply(a, a), axis=-2))
     if not vectors:
         return _sorted_by(s, s, None, descending=True)[0], None, None
@@ -853,34 +771,14 @@ def _eig(x: Array, vectors: bool, name: str):
     if n == 0 or count == 0:
         w = Array._empty(batch + (n,), c64, x.device)
         return w, (h if vectors else None)
-    per = -(-n // plan.T_WG)
-    if n > 2:
-        v = Array._empty(batch + (n,), c64, x.device)
-        chunk = max(1, plan.BUDGET // (6 * n * -(-n // plan.T_HESS) + 3 * n))
-        _steps((h, z, v), count, (("hessenberg", (n, int(vectors), 0, k, min(k + chunk, n - 2)), (1, 1))
-                                  for k in range(0, n - 2, chunk)))
-    st = _work_copy(mp.stack([full(batch, n, dtype=dt.int32, device=x.device)] +
-                             [zeros(batch, dtype=dt.int32, device=x.device)] * 3, axis=-1),
-                    batch + (4,), dt.uint32)
-    per_launch = max(1, plan.BUDGET // (n * (3 * per + 1) + n))
-    done, limit = 0, n * (plan.MAX_ITS + 1)
-    target = 4 * n
-    while True:
-        launches = -(-(target - done) // per_launch)
-        _steps((h, z, st), count, (("schur", (n, int(vectors), 0, per_launch), (1, 1))
-                                   for _ in range(launches)))
-        done += launches * per_launch
-        if done >= limit or int(stat.max(st[..., 0])) == 0:
-            break
-        target = min(limit, 2 * done)
+    _linalg.hessenberg(h, z, vectors)
+    stalled = _linalg.schur(h, z, vectors)
     w = astype(diagonal(h), c64, copy=True)
-    w = where(ew.not_equal(st[..., 2:3], 0), astype(ew.multiply(ew.abs(w), math.nan), c64), w)
+    w = where(ew.not_equal(stalled, 0), astype(ew.multiply(ew.abs(w), math.nan), c64), w)
     if not vectors:
         return w, None
     xv = _identities(n, batch, x.device, c64)
-    rows = max(1, plan.BUDGET // max(n, 1))
-    _steps((h, xv), count, (("trevc", (n, 0, 0, hi, max(0, hi - rows)), (-(-n // 64), 1))
-                            for hi in range(n, 0, -rows)))
+    _linalg.schur_vectors(h, xv)
     vec = matmul(z, xv)
     a = ew.abs(vec)
     vec = ew.divide(vec, astype(ew.sqrt(stat.sum(ew.multiply(a, a), axis=-2, keepdims=True)), c64))

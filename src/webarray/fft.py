@@ -2,8 +2,9 @@
 
 Every transform reduces to one primitive, an unnormalised complex64 transform of
 contiguous rows (``_rows``): lengths whose prime factors are 2, 3, 5 and 7 run as Stockham
-passes of radix 4, 2, 3, 5 and 7 (kernels/webgpu/fft.py, planned by kernels/specs/fft.py, one dispatch per pass, all rows
-at once); any other length goes through Bluestein's chirp-z transform, a convolution done
+passes, one dispatch per pass over all rows at once (``_core/algorithms/fft.py``, which
+launches them and keeps the twiddle and chirp tables); any other length goes through
+Bluestein's chirp-z transform, composed here of namespace operations: a convolution done
 with power-of-two transforms of length >= 2n - 1. The transformed axis is moved last as a
 view and copied to contiguous rows when it is not already. Only the single-precision
 dtypes exist on this device, so results are complex64 (float32 for the real-valued
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 
 from . import _dtypes as dt
 from ._core import graph as _graph
-from ._core import tensor as _tensor
+from ._core.algorithms import fft as _fft
 from ._array_object import Array
 from ._core.device import resolve
 from ._creation import asarray, zeros
@@ -27,7 +28,6 @@ from ._manipulation import (
     _array, _int, concat, flip, moveaxis, normalize_axes, normalize_axis, reshape, roll,
 )
 from .kernels.expr import Apply, Cast, Index, Scalar
-from .kernels.specs import fft as kfft
 
 __all__ = [
     "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
@@ -83,48 +83,11 @@ def _sizes_axes(x: Array, s, axes, what: str) -> tuple[list[int | None], tuple[i
 
 # -- the transform of contiguous rows --------------------------------------------------------
 
-_tables: dict = {}
-_TABLES_KEPT = 64  # twiddle and chirp tables of the most recent lengths stay on the device
-
-
-def _table(device, key, make) -> Array:
-    """A complex64 constant array, made once per device and key."""
-    t = _tables.get((device, key))
-    if t is None:
-        t = make()
-        if len(_tables) >= _TABLES_KEPT:  # two threads may evict the same one
-            _tables.pop(next(iter(_tables), None), None)
-        _tables[(device, key)] = t
-    return t
-
-
 def _rows(x: Array, inverse: bool) -> Array:
     """The unnormalised DFT (exp(+2 pi i ...) if inverse) of each row of a C-contiguous
     complex64 array of shape (rows, n); a new array of the same shape."""
-    batch, n = x.shape
-    if batch == 0 or n == 1:
-        return _graph.copy_of(x)
-    radices = kfft.factor(n)
-    if radices is None:
-        return _bluestein(x, inverse)
-    device = x.device
-    table = _table(device, ("roots", n),
-                   lambda: asarray(kfft.roots(n), dtype=dt.complex64, device=device))
-    src, offset = x, x._offset
-    ns = 1
-    for r in radices:
-        out = Array._empty((batch, n), dt.complex64, device)
-        total = batch * (n // r)
-        limit = device.executor.max_workgroups_per_dim
-        if r == kfft.BIG:
-            make, grid = (lambda: device.kernels.fft.generate_big(inverse)), kfft.grid_big(total, limit)
-        else:
-            make, grid = (lambda r=r: device.kernels.fft.generate(r, inverse)), kfft.grid(total, limit)
-        device.launch(("fft", r, inverse), make, [src._buf, table._buf, out._buf],
-                      kfft.pack_uniforms(n, ns, total, offset), grid)
-        src, offset = out, 0
-        ns *= r
-    return src
+    out = _fft.rows(x, inverse)
+    return _bluestein(x, inverse) if out is None else out
 
 
 def _chirp(n: int, inverse: bool) -> list[complex]:
@@ -152,9 +115,9 @@ def _bluestein(x: Array, inverse: bool) -> Array:
         # the 1/m of the inverse transform of the convolution is folded in here
         return _rows(asarray([[v / m for v in b]], dtype=dt.complex64, device=device), False)
 
-    chirp = _table(device, ("chirp", n, inverse),
-                   lambda: asarray(_chirp(n, inverse), dtype=dt.complex64, device=device))
-    kernel = _table(device, ("bluestein", n, inverse), make_kernel)
+    chirp = _fft.table(device, ("chirp", n, inverse),
+                       lambda: asarray(_chirp(n, inverse), dtype=dt.complex64, device=device))
+    kernel = _fft.table(device, ("bluestein", n, inverse), make_kernel)
     a = concat([x * chirp, zeros((batch, m - n), dtype=dt.complex64, device=device)], axis=1)
     conv = _rows(_rows(a, False) * kernel, True)
     return _graph.copy_of(conv[:, :n] * chirp)
@@ -195,18 +158,8 @@ def _c2c(x: Array, n: int | None, axis: int, norm: str, inverse: bool) -> Array:
     out = _rows(_graph.bindable(rows), inverse)
     f = _scale(norm, n, inverse)
     if f != 1.0:
-        out = _times(out, f)
+        out = _fft.scale(out, f)
     return moveaxis(reshape(out, lead + (n,)), -1, axis)
-
-
-def _times(x: Array, f: float) -> Array:
-    """The C-contiguous complex64 x times the real f, part by part as pocketfft scales: the
-    complex product with f + 0i would give inf · 0 = NaN parts."""
-    shape = x.shape + (2,)
-    parts = Array._view(x._buf, dt.float32, shape, _tensor.c_strides(shape), 2 * x._offset,
-                        x.device)
-    y = _graph.copy_of(parts * f)
-    return Array._view(y._buf, dt.complex64, x.shape, _tensor.c_strides(x.shape), 0, x.device)
 
 
 def _complex(x: Array) -> Array:

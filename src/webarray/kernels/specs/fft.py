@@ -1,6 +1,7 @@
 """The fft's plan (the radices of a length's passes, the twiddle table), uniform words and
-launch geometry: shared by ``webgpu/fft.py`` (the WGSL passes) and ``fft.py``, which
-launches them. WebGL2 has no fft (complex64 and workgroup memory: ``kernels/webgl2``).
+launch geometry: shared by ``webgpu/fft.py`` (the WGSL passes) and
+``_core/algorithms/fft.py``, which launches them. WebGL2 has no fft (complex64 and
+workgroup memory: ``kernels/webgl2``).
 """
 
 from __future__ import annotations

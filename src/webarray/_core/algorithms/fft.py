@@ -1,0 +1,81 @@
+"""The fft's launches: unnormalised complex64 transforms of contiguous rows, as Stockham
+passes of ``Device.kernels.fft`` (kernels/webgpu/fft.py; WebGL2 has none).
+
+The namespace (``fft.py``) checks arguments, moves the transformed axis last, composes
+Bluestein's transform for lengths with other primes and scales; it calls ``rows`` for
+every transform of a length whose prime factors are 2, 3, 5 and 7. Such a length runs as
+one pass per radix of its plan (kernels/specs/fft.py: 1024 by workgroups, then 32, 16, 4,
+2, 3, 5, 7), one dispatch per pass over all rows at once, reading the twiddle table of
+its length. Tables (this module's twiddles and the namespace's chirps) are kept per
+device and key, for the most recent TABLES_KEPT of them.
+"""
+
+from __future__ import annotations
+
+from ... import _dtypes as dt
+from ...kernels.specs import fft as kfft
+from .. import graph as _graph
+from .. import storage as _storage
+from .. import tensor
+from ..tensor import Tensor
+
+__all__ = ["rows", "scale", "table", "TABLES_KEPT"]
+
+_tables: dict = {}
+TABLES_KEPT = 64  # twiddle and chirp tables of the most recent lengths stay on the device
+
+
+def table(device, key, make) -> Tensor:
+    """A complex64 constant record, made once per device and key."""
+    t = _tables.get((device, key))
+    if t is None:
+        t = make()
+        if len(_tables) >= TABLES_KEPT:  # two threads may evict the same one
+            _tables.pop(next(iter(_tables), None), None)
+        _tables[(device, key)] = t
+    return t
+
+
+def _constant(values, device) -> Tensor:
+    """A new 1-D complex64 record holding the Python values."""
+    out = tensor.empty((len(values),), dt.complex64, device)
+    device.executor.write(out._buf.handle, 0, _storage.encode(values, dt.complex64))
+    return out
+
+
+def rows(x: Tensor, inverse: bool) -> Tensor | None:
+    """The unnormalised DFT (exp(+2 pi i ...) if inverse) of each row of a C-contiguous
+    complex64 record of shape (rows, n): a new record of the same shape, or None where n
+    has a prime factor other than 2, 3, 5 and 7 (and there are rows to transform)."""
+    batch, n = x.shape
+    if batch == 0 or n == 1:
+        return _graph.copy_of(x)
+    radices = kfft.factor(n)
+    if radices is None:
+        return None
+    device = x.device
+    roots = table(device, ("roots", n), lambda: _constant(kfft.roots(n), device))
+    src, offset = x, x._offset
+    ns = 1
+    for r in radices:
+        out = tensor.empty((batch, n), dt.complex64, device)
+        total = batch * (n // r)
+        limit = device.executor.max_workgroups_per_dim
+        if r == kfft.BIG:
+            make, grid = (lambda: device.kernels.fft.generate_big(inverse)), kfft.grid_big(total, limit)
+        else:
+            make, grid = (lambda r=r: device.kernels.fft.generate(r, inverse)), kfft.grid(total, limit)
+        device.launch(("fft", r, inverse), make, [src._buf, roots._buf, out._buf],
+                      kfft.pack_uniforms(n, ns, total, offset), grid)
+        src, offset = out, 0
+        ns *= r
+    return src
+
+
+def scale(x: Tensor, f: float) -> Tensor:
+    """The C-contiguous complex64 x times the real f, part by part as pocketfft scales: the
+    complex product with f + 0i would give inf · 0 = NaN parts."""
+    shape = x.shape + (2,)
+    parts = tensor.view(x._buf, dt.float32, shape, tensor.c_strides(shape), 2 * x._offset, x.device)
+    y = _graph.copy_of(_graph.table_op("multiply", (parts,), [(dt.float32, f)]))
+    return tensor.view(y._buf, dt.complex64, x.shape, tensor.c_strides(x.shape), 0, x.device)

@@ -1,0 +1,232 @@
+"""The linalg extension's launches: the kernels of ``Device.kernels.linalg`` (one workgroup
+factors one matrix in one launch, kernels/webgpu/linalg.py) and of
+``Device.kernels.linalg_steps`` (the steps of factorizations of any size,
+kernels/webgpu/linalg_steps.py), with the part of their plan that is not compiled into
+them. WebGL2 has neither: the namespace composes the factorizations there
+(``_linalg_composed.py``).
+
+The namespace (``_linalg_impl.py``) checks arguments, makes the C-contiguous working
+copies that everything here overwrites in place, and composes the rest of namespace
+operations: the blocked Cholesky and LU put ``cholesky_panel``/``lu_panel``,
+``triangular_inverse`` and ``sub_block`` around tiled matmuls; svd and eigh beyond MAX_N
+(and complex ones) call ``jacobi``; eig calls ``hessenberg``, ``schur`` and
+``schur_vectors``. The host waits only where an iteration ends: a Jacobi sweep (one small
+readback per sweep from the fourth) and the Schur iteration (one per doubling of its step
+budget).
+
+On lavapipe a launch whose invocations loop too long comes back unfinished, with no error
+(from about 2^15 loop iterations in one invocation): hence MAX_N, the Jacobi sweeps cut
+into chunks of pairs, and BUDGET, the loop iterations per invocation that sizes the
+chunks of the Hessenberg reduction, the Schur iteration and the back substitution.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ... import _dtypes as dt
+from ...kernels.expr import Scalar
+from ...kernels.specs import linalg as plan
+from .. import graph as _graph
+from .. import launch
+from .. import storage as _storage
+from .. import tensor
+from ..tensor import Tensor
+from .reduce import reduce
+
+__all__ = ["MAX_N", "SWEEPS", "MAX_SWEEPS", "BUDGET", "NB", "small", "one_workgroup",
+           "cholesky_panel", "lu_panel", "triangular_inverse", "sub_block", "householder",
+           "jacobi", "hessenberg", "schur", "schur_vectors"]
+
+MAX_N = 64  # the largest side the one-workgroup kernels take
+SWEEPS = 12  # theirs: convergence is quadratic; 6-9 sweeps are typical for n ≤ 64 in float32
+BUDGET = 8192  # loop iterations one invocation may spend per launch (lavapipe), with margin
+MAX_SWEEPS = 20  # one-sided Jacobi sweeps at most (float32 converges in 6-12 up to n = 1024)
+NB = plan.NB  # columns per panel of the blocked factorizations (the kernels' block size)
+_SWEEPING = ("eigh", "svd")  # the one-workgroup kernels that run Jacobi sweeps
+
+
+def small(*sides: int) -> bool:
+    """Whether the one-workgroup-per-matrix kernels take matrices of these sides."""
+    return max(sides) <= MAX_N
+
+
+def _pair_chunk(kind: str, m: int) -> int:
+    """Pair indices per launch of a sweep: svd's thread 0 loops over M rows per pair."""
+    return max(2, 2 * BUDGET // (m + 4)) if kind == "svd" else 2048
+
+
+def one_workgroup(kind: str, bufs, m: int, n: int, k: int = 0) -> None:
+    """Launch kernels/webgpu/linalg.py's kind over the matrices of bufs[0] (m×n, its
+    dtype choosing the real or complex kernel), one workgroup each; k is the LU's
+    right-hand-side count; eigh and svd run SWEEPS Jacobi sweeps in chunks of pairs."""
+    a = bufs[0]
+    count = math.prod(a.shape[:-2])
+    if m == 0 or n == 0 or count == 0:
+        return
+    device = a.device
+    lk = device.kernels.linalg  # this device's generators
+    cplx = a.dtype is dt.complex64
+    make = getattr(lk, kind)
+    key = ("linalg", kind, cplx)
+    source = lambda: make(cplx) if cplx else make()  # noqa: E731
+    step = _pair_chunk(kind, m)
+    ranges = [(0, 0)] if kind not in _SWEEPING else \
+        [(p, p + step) for _ in range(SWEEPS) for p in range(0, n * n, step)]
+    for start, end in ranges:
+        launch.batches(device, key, source, bufs, count,
+                       lambda z0: plan.pack_uniforms(m, k if kind == "lu" else n, z0, start, end))
+
+
+def _steps(arrays, launches, cplx: bool = True) -> None:
+    """Launch kernels of kernels/webgpu/linalg_steps.py over the arrays' buffers, in
+    order, for every matrix of arrays[0]: launches yields (kernel name, uniform words,
+    (gx, gy)); word 2 is the batch base, filled here as the batch is cut to the
+    per-dimension workgroup limit."""
+    count = math.prod(arrays[0].shape[:-2])
+    if count == 0:
+        return
+    device = arrays[0].device
+    ls = device.kernels.linalg_steps  # this device's generators
+    for name, words, (gx, gy) in launches:
+        if gx == 0 or gy == 0:
+            continue
+        make = getattr(ls, name)
+        source = (lambda: make(cplx)) if name in plan.TYPED else make
+        launch.batches(device, ("linalg_steps", name, cplx), source, arrays, count,
+                       lambda z0: plan.words(*words[:2], z0, *words[3:]), tile=(gx, gy))
+
+
+def _tiles(n: int) -> int:
+    return -(-n // 16)
+
+
+def _zeros(shape, dtype, device) -> Tensor:
+    out = tensor.empty(shape, dtype, device)
+    return _graph.execute(device, shape, [(Scalar(0, dtype), out)], (), [(dtype, 0)])[0]
+
+
+def _largest(t: Tensor, j: int) -> int:
+    """The largest of the words j along the last axis of the C-contiguous uint32 t (one
+    readback)."""
+    column = tensor.view_of(t, t.shape[:-1], t._strides[:-1], t._offset + j)
+    return _graph.host_values(reduce(column, tuple(range(column.ndim)), "max", dt.uint32))[0]
+
+
+# -- blocked Cholesky and LU: the namespace's matmuls between these steps ----------------------
+
+def cholesky_panel(a: Tensor, k0: int, b: int) -> None:
+    """Cholesky of the diagonal block [k0, k0 + b)² of each matrix of the C-contiguous a,
+    in place (one workgroup per matrix)."""
+    _steps((a,), [("chol_panel", (a.shape[-1], 0, 0, k0, b), (1, 1))], a.dtype is dt.complex64)
+
+
+def lu_panel(a: Tensor, rhs: Tensor, s: Tensor, k: int, k0: int, b: int) -> None:
+    """LU with partial pivoting of the columns [k0, k0 + b) of each matrix of a, in place
+    (one workgroup per matrix): the row swaps span all of a and the k columns of rhs, and
+    their parity multiplies s."""
+    _steps((a, rhs, s), [("lu_panel", (a.shape[-1], k, 0, k0, b), (1, 1))], a.dtype is dt.complex64)
+
+
+def triangular_inverse(a: Tensor, inv: Tensor, k0: int, b: int, mode: int) -> None:
+    """The inverse of a's triangular diagonal block at k0 (b a side) into the top left of
+    inv (batch, NB, NB): mode 0 unit lower, 1 lower, 2 upper."""
+    _steps((a, inv), [("tri_inv", (a.shape[-1], 0, 0, k0, b, mode), (1, 1))],
+           a.dtype is dt.complex64)
+
+
+def sub_block(x: Tensor, p: Tensor, r0: int, c0: int, assign: bool = False) -> None:
+    """x's block at (r0, c0) −= p (batch, m, w), or = p if assign, in place."""
+    m, w = p.shape[-2:]
+    ld = x.shape[-1]
+    _steps((x, p), [("sub_block", (m, w, 0, r0, c0, ld, ld * x.shape[-2], int(assign)),
+                     (_tiles(w), _tiles(m)))], x.dtype is dt.complex64)
+
+
+# -- QR, Jacobi, eig ------------------------------------------------------------------------
+
+def householder(at: Tensor, q: Tensor) -> None:
+    """Householder QR of the matrices held transposed in at (batch, N, M: columns as rows),
+    in place, the reflections applied to q (batch, M, M): per column one launch forms the
+    reflector (a workgroup per matrix), one applies it (a workgroup per column of A and per
+    row of Q)."""
+    n, m = at.shape[-2:]
+    batch = at.shape[:-2]
+    v = tensor.empty(batch + (m,), at.dtype, at.device)
+    tau = tensor.empty(batch + (1,), dt.float32, at.device)
+
+    def launches():
+        for k in range(min(m - 1, n)):
+            yield "qr_house", (m, n, 0, k), (1, 1)
+            yield "qr_apply", (m, n, 0, k), (n - k - 1 + m, 1)
+
+    _steps((at, q, v, tau), launches(), at.dtype is dt.complex64)
+
+
+def jacobi(w: Tensor, vt: Tensor, max_sweeps: int, tol: float) -> None:
+    """One-sided Jacobi in place on the rows of w (batch, N, M; N ≥ 2, M ≥ 1) until they
+    are orthogonal, the rotations accumulated into the rows of vt (batch, N, N): per
+    sweep one launch per round of disjoint pairs (every pair of a round in a workgroup of
+    its own), a pair rotated only where |w_p·w_q| > tol·‖w_p‖‖w_q‖. Sweeps run until one
+    rotates nothing (checked on the host after every sweep from the fourth on) or for at
+    most max_sweeps."""
+    n, m = w.shape[-2:]
+    flags = _zeros(w.shape[:-2] + (max_sweeps + 1,), dt.uint32, w.device)
+    ne = n + n % 2
+    for s in range(max_sweeps):
+        rounds = (("jacobi_round", (n, m, 0, r, s, max_sweeps + 1, 1, tol, ne), (ne // 2, 1))
+                  for r in range(ne - 1))
+        _steps((w, vt, flags), rounds, w.dtype is dt.complex64)
+        if s >= 3 and _largest(flags, s + 1) == 0:
+            break
+
+
+def hessenberg(h: Tensor, z: Tensor, vectors: bool) -> None:
+    """Householder reduction of the complex64 matrices h (batch, n, n) to Hessenberg form
+    in place, the reflections accumulated into z where vectors, as many columns per
+    launch as BUDGET allows."""
+    n = h.shape[-1]
+    if n <= 2:
+        return
+    v = tensor.empty(h.shape[:-2] + (n,), dt.complex64, h.device)
+    chunk = max(1, BUDGET // (6 * n * -(-n // plan.T_HESS) + 3 * n))
+    _steps((h, z, v), (("hessenberg", (n, int(vectors), 0, k, min(k + chunk, n - 2)), (1, 1))
+                       for k in range(0, n - 2, chunk)))
+
+
+def schur(h: Tensor, z: Tensor, vectors: bool) -> Tensor:
+    """Single-shift QR of the Hessenberg complex64 matrices h (batch, n, n; n ≥ 1) to the
+    Schur form T in place, the rotations accumulated into z where vectors. Steps run in
+    launches of as many as BUDGET allows, 4n at first, then doubling until no matrix is
+    active (one readback each) or MAX_ITS + 1 per row are spent. Returns the stalled
+    flags (batch, 1) of uint32: nonzero for a matrix whose iteration went MAX_ITS sweeps
+    without a deflation."""
+    n = h.shape[-1]
+    batch = h.shape[:-2]
+    # per matrix: the end of its active part, sweeps since a deflation, stalled, unused
+    st = tensor.empty(batch + (4,), dt.uint32, h.device)
+    h.device.executor.write(st._buf.handle, 0,
+                            _storage.encode([n, 0, 0, 0] * math.prod(batch), dt.uint32))
+    per = -(-n // plan.T_WG)
+    per_launch = max(1, BUDGET // (n * (3 * per + 1) + n))
+    done, limit = 0, n * (plan.MAX_ITS + 1)
+    target = 4 * n
+    while True:
+        launches = -(-(target - done) // per_launch)
+        _steps((h, z, st), (("schur", (n, int(vectors), 0, per_launch), (1, 1))
+                            for _ in range(launches)))
+        done += launches * per_launch
+        if done >= limit or _largest(st, 0) == 0:
+            break
+        target = min(limit, 2 * done)
+    return tensor.view_of(st, batch + (1,), st._strides, st._offset + 2)
+
+
+def schur_vectors(t: Tensor, x: Tensor) -> None:
+    """The eigenvectors of the upper triangular complex64 T (batch, n, n) into the columns
+    of x (identities from the caller) by back substitution: one thread per eigenvector,
+    as many rows per launch as BUDGET allows."""
+    n = t.shape[-1]
+    rows = max(1, BUDGET // max(n, 1))
+    _steps((t, x), (("trevc", (n, 0, 0, hi, max(0, hi - rows)), (-(-n // 64), 1))
+                    for hi in range(n, 0, -rows)))
