@@ -229,7 +229,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t
 # On lavapipe a launch whose invocations loop too long comes back unfinished, with no
 # error (seen from about 2^15 loop iterations in one invocation). So every kernel here
 # is written for matrices up to MAX_N a side, and a Jacobi sweep is split into launches
-# over ranges [start, end) of pair indices p·N + q, sized by pair_chunk.
+# over ranges [start, end) of pair indices p·N + q (both chosen by _core/algorithms/linalg.py).
 def _rotation(c: str, s: str, p: str, q: str, extent: str, at: str) -> str:
     """Rotate lines p and q of one matrix: (x_p, x_q) → (c·x_p − s·x_q, s·x_p + c·x_q) for
     every index e < extent, at(e, line) giving the word address."""
