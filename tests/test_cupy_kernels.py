@@ -247,6 +247,85 @@ def test_reduction_kernel_empty_axes():
         m(cp.zeros((3, 0)), axis=1)
 
 
+@contextlib.contextmanager
+def _user_folds():
+    """The (vec4, final) of each pass of a ReductionKernel's fold launched inside."""
+    device = default_device()
+    passes, launch = [], device.launch
+
+    def spy(key, *args, **kwargs):
+        if key[:2] == ("reduce", "user"):
+            passes.append((key[8], key[6]))
+        return launch(key, *args, **kwargs)
+
+    device.launch = spy
+    try:
+        yield passes
+    finally:
+        del device.launch
+
+
+@pytest.mark.parametrize("cols,vec4", [(10_000, True), (10_001, False), (4 * 4096 + 4, True)])
+def test_reduction_kernel_folds_long_rows_in_passes_of_the_core_reduction(cols, vec4):
+    """A ReductionKernel's fold is the core's tree reduction: rows longer than a chunk
+    (256 threads x 16 elements) go through partials, four elements a load where the row
+    length allows, with an identity and without one (each thread starts from its first
+    element: padding must not count, here in a sum, where counting it shows)."""
+    a = (np.arange(3 * cols) % 1001 - 500).astype(np.int32).reshape(3, cols)
+    s = cp.ReductionKernel("int32 x", "int32 y", "x", "a + b", "y = a", None, "sum_noid")
+    with _user_folds() as passes:
+        np.testing.assert_array_equal(get(s(cp.asarray(a), axis=1)), a.sum(axis=1))
+    assert passes[0] == (vec4, False) and passes[-1][1] and len(passes) >= 2, passes
+    mx = cp.ReductionKernel("int32 x", "int32 y", "x", "max(a, b)", "y = a", None, "max_noid")
+    np.testing.assert_array_equal(get(mx(cp.asarray(-a), axis=1)), (-a).max(axis=1))
+    f = (a / 7).astype(np.float32)
+    l2 = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2_id")
+    with _user_folds() as passes:
+        got = get(l2(cp.asarray(f), axis=1))
+    assert passes[0] == (vec4, False) and len(passes) >= 2, passes
+    np.testing.assert_allclose(got, np.sqrt((f.astype(np.float64) ** 2).sum(axis=1)), rtol=1e-6)
+    # the reduced axis first: the fold reads the mapped rows, so the same passes
+    np.testing.assert_array_equal(get(s(cp.asarray(a.T.copy()), axis=0)), a.sum(axis=1))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 9000), st.booleans(), st.data())
+def test_reduction_kernel_sums_and_counts_match_numpy_at_any_length(rows, cols, identity, data):
+    """Sums and element counts (map 1) with and without identity, over row lengths of one
+    and of several passes, odd and multiple of four, and empty rows (identity only)."""
+    if cols == 0 and not identity:
+        cols = 1
+    a = data.draw(hnp.arrays(np.int32, (rows, cols), elements=st.integers(-1000, 1000)))
+    ident = "0" if identity else None
+    s = cp.ReductionKernel("int32 x", "int32 y, int32 n", "x", "a + b",
+                           "y = a; n = _in_ind.size() * 100 + _out_ind.size()", ident, "sum_n")
+    y, n = s(cp.asarray(a), axis=1)
+    np.testing.assert_array_equal(get(y), a.sum(axis=1))
+    np.testing.assert_array_equal(get(n), np.full(rows, cols * 100 + rows))
+    cnt = cp.ReductionKernel("int32 x", "int32 c", "1", "a + b", "c = a", ident, "count")
+    np.testing.assert_array_equal(get(cnt(cp.asarray(a), axis=1)), np.full(rows, cols))
+
+
+def test_reduction_kernel_narrow_reduce_type_wraps_as_numpy():
+    a = (np.arange(3 * 5000) % 251 - 120).astype(np.int8).reshape(3, 5000)
+    s8 = cp.ReductionKernel("int8 x", "int8 y", "x", "a + b", "y = a", "0", "sum_int8")
+    np.testing.assert_array_equal(get(s8(cp.asarray(a), axis=1)), a.sum(axis=1, dtype=np.int8))
+
+
+def test_reduction_kernel_empty_rows_post_map_the_identity_and_scalars():
+    # the post-map of the identity, with a scalar, the sizes, and outputs read (y += ...)
+    k = cp.ReductionKernel("float32 x, float32 c", "float32 y", "x", "a * b",
+                           "y += a + c + _in_ind.size() + 10 * _out_ind.size()", "1", "empty")
+    y = cp.full(4, 2.0, dtype=cp.float32)
+    k(cp.zeros((4, 0), dtype=cp.float32), 0.25, y, axis=1)
+    np.testing.assert_array_equal(get(y), np.full(4, 2.0 + 1 + 0.25 + 0 + 40, np.float32))
+    fresh = k(cp.zeros((4, 0), dtype=cp.float32), 0.25, axis=1)
+    np.testing.assert_array_equal(get(fresh), np.full(4, 1 + 0.25 + 40, np.float32))
+    x = np.linspace(0.5, 1.5, 4 * 6, dtype=np.float32).reshape(4, 6)
+    np.testing.assert_allclose(get(k(cp.asarray(x), 0.25, axis=1)),
+                               x.prod(axis=1) + 0.25 + 6 + 40, rtol=1e-6)
+
+
 # -- RawKernel ----------------------------------------------------------------------------------
 
 SAXPY = """

@@ -9,39 +9,39 @@ defaults to the first output's type.
 
 How it runs: the map is an ElementwiseKernel-style user node over the inputs, broadcast
 together and viewed with the reduced axes last, which writes a contiguous (M, N) array;
-then the registry's ``reduction.generate_user`` (``kernels/webgpu/reduction.py``, from a
-``UserReduceSpec``) folds each row in one workgroup: each thread combines a strided slice
-of the row, a tree in workgroup memory combines the 256 partial values (so ``reduce_expr``
-must be associative, as in CuPy), and thread 0 applies the post-map and writes the
-outputs. WebGL2 has no workgroup memory: there the map, a pairwise fold in elementwise
-passes and the post-map run as three kernels (``_call_raw``).
+then the core's reduction (``_core/algorithms/reduce.py``: ``fold``) folds its rows with
+the registry's reduction generator, the one of sum and max, from a ``ReduceSpec`` whose
+combine is the user's (``UserFold``): chunks of each row by a tree (so ``reduce_expr``
+must be associative and commutative, as in CuPy), four elements a load where the row
+length allows, partials between passes for long rows, and the final pass applies the
+post-map. Without an identity each thread starts from its first element (values carry a
+flag of whether they hold one). WebGL2 runs the same passes with its generator, one
+fragment per chunk.
 
-A thread's slice is read four elements per pass of its loop: Mesa's llvmpipe ends the
-loops of a shader silently after 65,535 passes in all (``_kernel_lang``), and one element
-per pass cut rows of 2^24 elements short (a sum of 2^24 ones gave 131,070); a row fits in
-one binding, at most 2^25 elements there (128 MiB), which is 32,768 passes. On such a
-device a post-map body with loops is checked (``_kernel_lang``): thread 0 records the line
-of a loop cut short in one more buffer, and the call raises ``LoopLimitError``.
+No loop reads a row: a thread loads its 16 elements in straight-line code, and long rows
+take more passes, so Mesa's llvmpipe, which ends the loops of a shader silently after
+65,535 passes in all (``_kernel_lang``), cuts no row short (one loop per element cut rows
+of 2^24 elements: a sum of 2^24 ones gave 131,070). On such a device a post-map body with
+loops is checked (``_kernel_lang``): the final pass records the line of a loop cut short in
+one more buffer, and the call raises ``LoopLimitError``.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import struct
 
 from webarray import _dtypes as dt
-from webarray._core import graph as _graph, launch
 from webarray._core import tensor as _tensor
+from webarray._core.algorithms import reduce as _reduce
 from webarray._array_object import Array
 from webarray._elementwise import broadcast_shapes
 from webarray._creation import zeros
 from webarray._manipulation import broadcast_to, permute_dims, reshape
-from webarray._core.algorithms.reduce import normalize_axes
 from webarray.executors.protocol import KernelError
 from webarray.kernels.expr import Input, Scalar, UserCall, UserOut
 from webarray.kernels import lanes
-from webarray.kernels.specs.reduction import UserReduceSpec
+from webarray.kernels.specs.reduction import UserFold
 
 from . import _kernel_lang as lang
 from ._core import wrap
@@ -49,6 +49,7 @@ from ._elementwise_kernel import ElementwiseKernel, run
 from ._params import (DTYPE_NAMES, check_scalar, kernel_error, parse_params, split_args,
                       register_of, scalar_dtype)
 
+_LANG = {"webgpu": "wgsl", "webgl2": "glsl"}  # the language a device's kernels are in
 _SIZES = re.compile(r"_(in|out)_ind\s*\.\s*size\s*\(\s*\)")
 
 
@@ -118,12 +119,10 @@ class ReductionKernel:
         if any(p.raw for p in self.in_params):
             return self._call_raw(args, ins, outs, arrays, red, axis, keepdims, out_dtypes)
         device = arrays[0][1].device
-        if device.backend == "webgl2":  # no workgroups there: the three-step form
-            return self._call_raw(args, ins, outs, arrays, red, axis, keepdims, out_dtypes)
 
         shape = broadcast_shapes(*(a.shape for _, a in arrays))
-        axes = normalize_axes(tuple(axis) if isinstance(axis, list) else axis, len(shape),
-                              self.name)
+        axes = _reduce.normalize_axes(tuple(axis) if isinstance(axis, list) else axis,
+                                      len(shape), self.name)
         keep = [d for d in range(len(shape)) if d not in axes]
         order = keep + sorted(axes)
         rows = math.prod(shape[d] for d in keep)
@@ -172,25 +171,20 @@ class ReductionKernel:
         results = outs or [Array._empty(out_shape, d, device) for d in out_dtypes]
         if rows == 0:
             return self._ret(results, outs)
-        post_scalars = [(d, v) for _, d, v in scalars]
-        words = [rows, cols, cols, rows]  # M, N, then _in_ind.size() and _out_ind.size()
-        for d, v in post_scalars:
-            words += lanes.scalar_words(d, v)
-        _graph.flush(device)
-        spec = UserReduceSpec(reduce_fn, post_fn, identity_fn, red, tuple(out_dtypes),
-                              tuple(d for d, _ in post_scalars))
-        gen = device.kernels.reduction
-        make = lambda: gen.generate_user(spec)  # noqa: E731
         for r in results:
             if r._offset != 0 or r._strides != _tensor.c_strides(r.shape):
                 raise ValueError(f"kernel {self.name!r}: outputs must be C-contiguous arrays")
-        cut = [zeros(1, dtype=dt.uint32, device=device)] if post_fn.checked else []
+        tail = [cols, rows]  # _in_ind.size() and _out_ind.size()
+        for _, d, v in scalars:
+            tail += lanes.scalar_words(d, v)
+        user = UserFold(reduce_fn, identity_fn, post_fn, tuple(out_dtypes),
+                        tuple(d for _, d, _ in scalars))
+        cut = zeros(1, dtype=dt.uint32, device=device) if post_fn.checked else None
         try:
-            launch.kernel(device, spec.key, make, [mapped] + results + cut,
-                          struct.pack(f"<{len(words)}I", *(w & 0xFFFFFFFF for w in words)), rows)
+            _reduce.fold(reshape(mapped, (rows, cols)), user, results, tail, cut)
         except KernelError as e:
-            raise kernel_error(self.name, e, "wgsl") from None
-        line = int(cut[0][0]) if cut else 0
+            raise kernel_error(self.name, e, _LANG.get(device.backend, "wgsl")) from None
+        line = int(cut[0]) if cut is not None else 0
         if line:
             raise lang.loop_limit_error(self.name, post_fn.body, line, device,
                                         partial="the output arrays passed in" if outs else "")
@@ -204,8 +198,8 @@ class ReductionKernel:
         n_in = len(self.in_params)
         plain = [(p, a) for p, a in arrays]
         shape = broadcast_shapes(*(a.shape for _, a in plain)) if plain else ()
-        axes = normalize_axes(tuple(axis) if isinstance(axis, list) else axis, len(shape),
-                              self.name)
+        axes = _reduce.normalize_axes(tuple(axis) if isinstance(axis, list) else axis,
+                                      len(shape), self.name)
         keep = [d for d in range(len(shape)) if d not in axes]
         order = tuple(keep + sorted(axes))
         rows = math.prod(shape[d] for d in keep)
@@ -226,10 +220,7 @@ class ReductionKernel:
             map_args.append(a)
         mapped = Array._empty((rows, cols), red, device)
         map_k(*map_args, rows, cols, cols, rows, mapped)
-        if device.backend == "webgl2":
-            reduced = self._pairwise(mapped, red)
-        else:
-            reduced = red_k(mapped, axis=1)
+        reduced = red_k(mapped, axis=1)
         reduced = wrap(reduced).reshape(out_shape) if out_shape != reduced.shape else reduced
         post_args = [reduced] + [a for p, a in zip(self.in_params, args[:n_in])
                                  if p.raw or p.name in scalar_names] + [cols, rows]
@@ -238,32 +229,6 @@ class ReductionKernel:
         results = list(outs) or [zeros(out_shape, dtype=d, device=device) for d in out_dtypes]
         post_k(*post_args, *results)
         return self._ret(results, outs)
-
-    def _pairwise(self, mapped: Array, red: dt.DType) -> Array:
-        """The rows of ``mapped`` (rows, cols) folded by ``reduce_expr`` in passes that each
-        combine neighbours (2k, 2k + 1) of a row, halving it: a tree, as the workgroup
-        kernel's, in ceil(log2(cols)) elementwise launches (WebGL2, which has no
-        workgroup memory). A row of no elements gives the identity."""
-        rows, n = mapped.shape
-        pair, fill = self._cache.get(("pairwise", red)) or (None, None)
-        if pair is None:
-            pair = ElementwiseKernel(
-                "raw T _x, int32 _n, int32 _h", "T _y",
-                "int _r = i / _h; int _k = i % _h; int _p = _r * _n + 2 * _k;\n"
-                "if (2 * _k + 1 < _n) { T a = _x[_p]; T b = _x[_p + 1]; "
-                f"_y = ({self.reduce_expr}); }} else {{ _y = _x[_p]; }}", self.name)
-            fill = None if self.identity is None else ElementwiseKernel(
-                "T _d", "T _y", f"_y = ({self.identity});", self.name)
-            self._cache[("pairwise", red)] = pair, fill
-        if n == 0:
-            return fill(zeros(rows, dtype=red, device=mapped.device))
-        x = reshape(mapped, (rows * n,))
-        while n > 1:
-            h = (n + 1) // 2
-            y = Array._empty((rows * h,), red, mapped.device)
-            pair(x, n, h, y)
-            x, n = y, h
-        return x
 
     def _raw_kernels(self, red: dt.DType, scalar_names: tuple):
         """The three kernels of ``_call_raw`` (made once per reduce dtype)."""

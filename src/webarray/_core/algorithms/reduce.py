@@ -43,8 +43,8 @@ from .. import storage as _storage
 from .. import tensor
 from ..tensor import Tensor
 
-__all__ = ["reduce", "argreduce", "mean", "var", "scan", "normalize_axes", "normalize_axis",
-           "REDUCTIONS", "SCANS", "MAX_COLUMNS", "MAX_INDEX"]
+__all__ = ["reduce", "argreduce", "mean", "var", "fold", "scan", "normalize_axes",
+           "normalize_axis", "REDUCTIONS", "SCANS", "MAX_COLUMNS", "MAX_INDEX"]
 
 # name -> (combine, map of each element, accumulator dtype (None: the output dtype),
 #          value of an empty reduction (None: it has none))
@@ -138,12 +138,14 @@ def _fill(shape, dtype, value, device) -> Tensor:
 
 def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
          transform: str = "none", divisor: float = 0.0, means: Tensor | None = None,
-         chunk_group: int | None = None) -> Tensor | None:
+         chunk_group: int | None = None, user: rspec.UserFold | None = None,
+         more: tuple = (), tail: tuple = ()) -> Tensor | None:
     """Reduce rows into out (C-contiguous, one element per output row), pass after pass.
 
     With chunk_group set, run one pass only, with that group size, the scan's chunk length
     and no vec4 loads, and return the (rows, chunks) partials: the chunk totals a long scan
-    needs.
+    needs. With user (combine "user"), the final pass also binds ``more`` (the fold's
+    further outputs and its cut line) and every pass takes the fold's ``tail`` words.
     """
     device = out.device
     ex = device.executor
@@ -164,12 +166,13 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         loads = per_thread // div
         cols = rows.n // div
         group = chunk_group or _group_size(cols, loads, _COL_GROUP_CAP if colmode else rk.WORKGROUP)
-        chunks = -(-cols // (group * loads))
+        # a row of no elements (a user fold's, with an identity) is one chunk of padding
+        chunks = max(1, -(-cols // (group * loads)))
         m = rows.count
         final = chunk_group is None and chunks == 1 and rows.fold == 1
         spec = rspec.ReduceSpec(combine, mapping, in_dtype, acc,
                              out.dtype if final else acc, final,
-                             transform if final else "none", vec4, per_thread)
+                             transform if final else "none", vec4, per_thread, user)
         bindings = [rows.buf]
         if mapping == "pairs":
             bindings.append(indices._buf)
@@ -177,6 +180,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
             bindings.append(means._buf)
         if final:
             bindings.append(out._buf)
+            bindings += [t._buf for t in more]
         else:
             partials = tensor.empty((m * chunks,), acc, device)
             bindings.append(partials._buf)
@@ -186,7 +190,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         uniforms = rspec.pack_uniforms(
             m, cols, chunks, group, colmode, rows.offset // div, rows.stride, rows.fold,
             means._offset if means is not None else 0, _f32_word(divisor),
-            [(n, s // div) for n, s in rows.dims],
+            [(n, s // div) for n, s in rows.dims], tail,
         )
         device.launch(spec.key, lambda: rk.generate(spec), bindings, uniforms,
                       rk.grid(m * chunks, group, ex.max_workgroups_per_dim))
@@ -277,6 +281,20 @@ def _reduced(x: Tensor, axes, shape, combine: str, mapping: str, acc: dt.DType,
         total = out if total is None else _graph.table_op(_partials_op(combine, out_dtype),
                                                       (total, out))
     return total
+
+
+def fold(x: Tensor, user: rspec.UserFold, outs, tail=(), cut: Tensor | None = None) -> None:
+    """The rows of x, a C-contiguous (M, N) array of the fold's accumulator dtype, folded
+    by a ReductionKernel's functions (``UserFold``): its post-map writes row r's outputs
+    to element r of each of ``outs`` (C-contiguous, reading them too when it takes them);
+    ``cut`` (one uint32, when the post-map is checked) receives the line of a loop that
+    the device cut short. ``tail``: the fold's uniform words (``UserFold``). A row of no
+    elements folds to the identity (the caller refuses it to a fold without one)."""
+    # outs may be arrays that pending records read: those are computed first
+    _graph.flush(x.device)
+    more = tuple(outs[1:]) + ((cut,) if cut is not None else ())
+    _run(_rows_of(x, (x.ndim - 1,), ordered=True), "user", "cast", x.dtype, outs[0],
+         user=user, more=more, tail=tuple(tail))
 
 
 def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False) -> Tensor:

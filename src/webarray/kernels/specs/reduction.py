@@ -1,8 +1,8 @@
-"""Reductions' structure (``ReduceSpec``), uniform words and the pieces of the WGSL
-subset that both generators write them with (identity, combine, the float keys of min/max
-and argmin/argmax): shared by ``webgpu/reduction.py``, ``webgpu/scan.py``,
-``webgl2/reduction.py`` and ``webgl2/scan.py`` and by ``_core/algorithms/reduce.py``, which
-launches them.
+"""Reductions' structure (``ReduceSpec``, with ``UserFold`` for the folds of CuPy's
+ReductionKernel), uniform words and the pieces of the WGSL subset that both generators
+write them with (identity, combine, the float keys of min/max and argmin/argmax): shared
+by ``webgpu/reduction.py``, ``webgpu/scan.py``, ``webgl2/reduction.py`` and
+``webgl2/scan.py`` and by ``_core/algorithms/reduce.py``, which launches them.
 The uniform words are described in ``webgpu/reduction.py``.
 """
 
@@ -24,8 +24,36 @@ P = 16
 NONE = "0xffffffffu"  # index of a padding element in arg reductions
 
 @dataclass(frozen=True)
+class UserFold:
+    """A fold of CuPy's ReductionKernel: translated user functions (``cupy/_kernel_lang.py``:
+    ``.name``, ``.source(lang)``, ``.glsl_outputs()``, ``.inputs``, ``.checked``,
+    ``.readable_outputs``). ``reduce_fn`` (a, b) -> a combines two values of the
+    accumulator dtype; ``identity_fn`` () -> a starts each thread's fold, or, when None, a
+    thread starts from its first element and values carry a flag of whether they hold
+    one; ``post_fn`` (a, _in_ind.size(), _out_ind.size(), scalars..., [outputs]) -> outputs
+    [, line of a loop cut short when ``checked``] writes each row's outputs in the final
+    pass. Its uniform words follow the row dimensions (``pack_uniforms``' ``tail``):
+    _in_ind.size(), _out_ind.size(), then the post-map's scalars (one word each)."""
+
+    reduce_fn: object
+    identity_fn: object | None
+    post_fn: object
+    out_dtypes: tuple
+    scalar_dtypes: tuple
+
+    @property
+    def key(self):
+        return (self.reduce_fn.name, self.identity_fn.name if self.identity_fn else None,
+                self.post_fn.name, self.post_fn.readable_outputs, self.post_fn.checked,
+                tuple(d.name for d in self.out_dtypes), tuple(d.name for d in self.scalar_dtypes))
+
+    def functions(self) -> list:
+        return [f for f in (self.reduce_fn, self.identity_fn, self.post_fn) if f is not None]
+
+
+@dataclass(frozen=True)
 class ReduceSpec:
-    combine: str  # add, mul, min, max, argmin, argmax
+    combine: str  # add, mul, min, max, argmin, argmax, user (the fold of ``user``)
     # cast: x as acc; nonzero: 1 or 0; sqdev: (x - mean[row])²; pairs: (value, index) read
     # from partials of an arg reduction
     mapping: str
@@ -36,19 +64,27 @@ class ReduceSpec:
     transform: str = "none"  # none, div, div_sqrt: applied by the final pass
     vec4: bool = False
     per_thread: int = P  # columns each thread loads
+    user: UserFold | None = None  # combine "user" only
 
     @property
     def key(self):
         return ("reduce", self.combine, self.mapping, self.in_dtype.name, self.acc_dtype.name,
                 self.out_dtype.name, self.final, self.transform, self.vec4, self.per_thread,
-                WORKGROUP)
+                WORKGROUP, self.user.key if self.user else None)
 
     @property
     def arg(self) -> bool:
         return self.combine in ("argmin", "argmax")
 
+    @property
+    def flagged(self) -> bool:
+        """Values carry a flag (a user fold without identity): padding has no value."""
+        return self.user is not None and self.user.identity_fn is None
+
     def bindings(self) -> list[str]:
-        """Names of bindings 1..n in order (binding 0 holds the uniforms)."""
+        """Names of bindings 1..n in order (binding 0 holds the uniforms). The final pass of
+        a user fold writes out, out1, ... (one per output), then cut (the line of a loop
+        that the device cut short, when the post-map is checked)."""
         names = ["values"]
         if self.mapping == "pairs":
             names.append("indices")
@@ -57,36 +93,11 @@ class ReduceSpec:
         names.append("out")
         if self.arg and not self.final:
             names.append("out_indices")
+        if self.user is not None and self.final:
+            names += [f"out{k}" for k in range(1, len(self.user.out_dtypes))]
+            if self.user.post_fn.checked:
+                names.append("cut")
         return names
-
-
-
-@dataclass(frozen=True)
-class UserReduceSpec:
-    """A reduction of CuPy's ReductionKernel: the rows of a contiguous (M, N) array of the
-    mapped values folded by the user's ``reduce_fn`` (a, b) -> a, starting from
-    ``identity_fn`` (or, without one, from each thread's first element), then ``post_fn``
-    writes the outputs of each row. The functions are translated user functions
-    (``cupy/_kernel_lang.py``: ``.name``, ``.source("wgsl")``, ``.inputs``, ``.checked``,
-    ``.readable_outputs``). Uniform words: M, N, the elements reduced per output and the
-    number of outputs (CuPy's ``_in_ind.size()`` and ``_out_ind.size()``), then the post-map's
-    scalars."""
-
-    reduce_fn: object
-    post_fn: object
-    identity_fn: object | None
-    red: DType
-    out_dtypes: tuple
-    post_scalar_dtypes: tuple
-
-    @property
-    def key(self):
-        return ("cupy-reduce", self.reduce_fn.name, self.post_fn.name,
-                self.post_fn.readable_outputs,
-                self.identity_fn.name if self.identity_fn else None, self.red.name,
-                tuple(d.name for d in self.out_dtypes),
-                tuple(d.name for d in self.post_scalar_dtypes))
-
 
 
 cast = lanes.cast
@@ -119,6 +130,23 @@ def identity(combine: str, dtype: DType) -> str:
 
 
 _TABLE_OP = {"add": "add", "mul": "multiply", "min": "minimum", "max": "maximum"}
+
+
+def fold_identity(spec: ReduceSpec, call) -> str | None:
+    """The fold's identity as a register of the accumulator; None for a flagged user fold.
+    call(fn, args): the renderer's text calling a user function for its first output."""
+    if spec.user is None:
+        return identity(spec.combine, spec.acc_dtype)
+    fn = spec.user.identity_fn
+    return None if fn is None else lanes.wrap(spec.acc_dtype, call(fn, ""))
+
+
+def fold_combine(spec: ReduceSpec, a: str, b: str, call) -> str:
+    """a and b combined by the spec's combine, or by the user's reduce function, wrapped as
+    C's assignment to a narrow reduce_type wraps (call: as in ``fold_identity``)."""
+    if spec.user is None:
+        return combine_expr(spec.combine, spec.acc_dtype, a, b)
+    return lanes.wrap(spec.acc_dtype, call(spec.user.reduce_fn, f"{a}, {b}"))
 
 
 def combine_expr(combine: str, dtype: DType, a: str, b: str) -> str:
@@ -181,9 +209,10 @@ def better_fn(combine: str, dtype: DType) -> str:
 
 def pack_uniforms(rows: int, cols: int, chunks: int, group: int, colmode: bool, offset: int,
                   stride: int, fold: int, aux_offset: int, divisor_bits: int,
-                  row_dims) -> bytes:
+                  row_dims, tail=()) -> bytes:
     """Uniform words of one pass. row_dims: (size, stride) per row dimension, outermost
-    first; group: threads per group S (a power of two up to WORKGROUP)."""
+    first; group: threads per group S (a power of two up to WORKGROUP); tail: words after
+    the row dimensions (a user fold's, ``UserFold``), at 15 + 2 * len(row_dims)."""
     log_s = group.bit_length() - 1
     log_r = (WORKGROUP // group).bit_length() - 1
     if colmode:
@@ -194,6 +223,7 @@ def pack_uniforms(rows: int, cols: int, chunks: int, group: int, colmode: bool, 
              1 if colmode else 0, offset, stride, fold, aux_offset, divisor_bits, len(row_dims)]
     for size, st in row_dims:
         words += [size, st]
+    words += tail
     if rows * chunks >= 1 << 32:
         # the kernel numbers its groups row * chunks + chunk in one u32
         raise UniformOverflow(

@@ -9,7 +9,10 @@ compensated (Knuth's TwoSum through the helper library), so a chunk of a few tho
 terms is summed as accurately as the tree sums of WebGPU. The chunk is short
 (WORKGROUP here is 64), so long rows take several passes and the fragments stay many.
 Arg reductions write values and indices in two draws of the same loop; first index wins
-ties and NaN beats numbers, as on WebGPU (the same ``ra_keep``).
+ties and NaN beats numbers, as on WebGPU (the same ``ra_keep``). A user fold (CuPy's
+ReductionKernel) calls the user's functions through their GLSL wrappers
+(``glsl_outputs``); without an identity the loop starts from the chunk's first element;
+its final pass draws once per output of the post-map.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from ..._dtypes import bool as _BOOL
 from ..._dtypes import uint32 as _U32
 from ..ops import TABLE, lane_of
 from .. import lanes
-from ..specs.reduction import (NONE, RA_HELPERS, ReduceSpec, better_fn, combine_expr,  # noqa: F401
-                               identity)
+from ..specs.reduction import (NONE, RA_HELPERS, ReduceSpec, better_fn,  # noqa: F401
+                               combine_expr, fold_combine, fold_identity, identity)
 from .program import draw
 
 WORKGROUP = 64  # the largest group S: a chunk is at most WORKGROUP * P columns
@@ -68,16 +71,21 @@ def _load(dtype, binding: int, index: str) -> str:
             "f": f"bitcast<f32>({w})"}[lane_of(dtype)]
 
 
-def _value_fn(spec: ReduceSpec, bnum: dict, want_index: bool) -> str:
+def _value_fn(spec: ReduceSpec, bnum: dict, want_index: bool, output: int = 0) -> str:
+    """wa_value of one fragment: its chunk folded; in the final pass of a user fold, the
+    post-map's ``output``-th output of the row's value."""
     acc = spec.acc_dtype
     at = lanes.wgsl_type(acc)
     arg = spec.arg
+    user = spec.user
     loads = spec.per_thread // 4 if spec.vec4 else spec.per_thread
     compensated = spec.combine == "add" and lane_of(acc) == "f"
     L = ["fn wa_value(g: u32) -> u32 {", ROWS, "    var base = bitcast<i32>(U[2].y);",
          _row_base(13, 14), "    let stride = bitcast<i32>(U[2].z);",
          f"    let j0 = c * S * {loads}u;", f"    let j1 = min(j0 + S * {loads}u, N);",
-         f"    var acc: {at} = {identity(spec.combine, acc)};"]
+         f"    var acc: {at} = {_identity(spec)};"]
+    if spec.flagged:  # no identity: the fold starts from the chunk's first element
+        L.append("    var have = false;")
     if compensated:
         L.append("    var err = 0.0;")
     if arg:
@@ -98,8 +106,11 @@ def _value_fn(spec: ReduceSpec, bnum: dict, want_index: bool) -> str:
             L.append("          if (ra_keep(x, xi, acc, acci)) { acc = x; acci = xi; } }")
         elif compensated:
             L.append("          let s = wa_two_sum(acc, x); acc = s.x; err = err + s.y; }")
+        elif spec.flagged:
+            L.append(f"          acc = select(x, {_combine(spec, 'acc', 'x')}, have);"
+                     " have = true; }")
         else:
-            L.append(f"          acc = {combine_expr(spec.combine, acc, 'acc', 'x')}; }}")
+            L.append(f"          acc = {_combine(spec, 'acc', 'x')}; }}")
     L.append("    }")
     if compensated:  # an infinite sum makes the error term NaN (inf - inf): it is exact as it is
         L.append("    if ((bitcast<u32>(acc) & 0x7f800000u) != 0x7f800000u) { acc = acc + err; }")
@@ -109,6 +120,8 @@ def _value_fn(spec: ReduceSpec, bnum: dict, want_index: bool) -> str:
             L.append(f"    return {_to_word(spec.out_dtype if spec.final else _U32, res)};")
         else:
             L.append(f"    return {_to_word(acc, lanes.wrap(acc, 'acc'))};")
+    elif spec.final and user is not None:
+        L += _post_map(spec, bnum, output)
     elif spec.final:
         res = "acc"
         if spec.transform != "none":
@@ -122,6 +135,43 @@ def _value_fn(spec: ReduceSpec, bnum: dict, want_index: bool) -> str:
         L.append(f"    return {_to_word(acc, lanes.wrap(acc, 'acc'))};")
     L.append("}")
     return "\n".join(L) + "\n"
+
+
+def _call(fn, args: str) -> str:
+    """A user function's first output, through its GLSL wrapper (``glsl_outputs``)."""
+    return f"{fn.name}_o0({args})"
+
+
+def _identity(spec: ReduceSpec) -> str:
+    """The fold's start: its identity, or any value where a flagged user fold's first
+    element replaces it."""
+    start = fold_identity(spec, _call)
+    return lanes.literal(spec.acc_dtype, 0) if start is None else start
+
+
+def _combine(spec: ReduceSpec, a: str, b: str) -> str:
+    return fold_combine(spec, a, b, _call)
+
+
+def _post_map(spec: ReduceSpec, bnum: dict, output: int) -> list[str]:
+    """The final pass of a user fold: the word of the post-map's output ``output``."""
+    user = spec.user
+    post = user.post_fn
+    outs = [n for n in bnum if n.startswith("out")]
+    # the fold's words follow the row dimensions (pack_uniforms' tail)
+    lines = [f"    let ub = 15u + 2u * {_word('14u')};"]
+    args = ["acc", f"bitcast<i32>({_word('ub')})", f"bitcast<i32>({_word('ub + 1u')})"]
+    args += [_FROM_WORD[lane_of(d)].format(_word(f"ub + {2 + n}u"))
+             for n, d in enumerate(user.scalar_dtypes)]
+    args = args[:len(post.inputs)]
+    if post.readable_outputs:  # the outputs' values as passed in (the backend samples a copy)
+        args += [_load(d, bnum[o], "r") for o, d in zip(outs, user.out_dtypes)]
+    d = user.out_dtypes[output]
+    value = lanes.wrap(d, f"{post.name}_o{output}({', '.join(args)})")
+    return lines + [f"    return {_to_word(d, value)};"]
+
+
+_FROM_WORD = {"b": "({} != 0u)", "i": "bitcast<i32>({})", "u": "{}", "f": "bitcast<f32>({})"}
 
 
 def _to_word(dtype, v: str) -> str:
@@ -139,19 +189,46 @@ def extra_functions(combine: str, acc) -> list[str]:
 
 
 def generate(spec: ReduceSpec) -> str:
-    for d in (spec.in_dtype, spec.acc_dtype, spec.out_dtype):
+    user = spec.user
+    dtypes = [spec.in_dtype, spec.acc_dtype, spec.out_dtype]
+    if user is not None:
+        dtypes += list(user.out_dtypes) + list(user.scalar_dtypes)
+    for d in dtypes:
         if lanes.words(d) != 1:
             raise TypeError(f"{d.name} is not supported on WebGL2")
     names = spec.bindings()
     bnum = {n: i + 1 for i, n in enumerate(names)}
-    reads = [bnum[n] for n in names if not n.startswith("out")]
+    # the cut line of a checked post-map is WGSL's alone (GLSL bodies are not checked)
+    reads = [bnum[n] for n in names if not n.startswith("out") and n != "cut"]
     count = "U[0].x * U[0].z"  # rows × chunks: one fragment per chunk, row-major
+    extra = extra_functions(spec.combine, spec.acc_dtype)
+    if user is not None:
+        glsl, sigs = _user_functions(spec)
+        outs = [n for n in names if n.startswith("out")]
+        if spec.final and user.post_fn.readable_outputs:
+            reads += [bnum[n] for n in outs]
+        targets = outs if spec.final else ["out"]
+        return "".join(draw(bnum[n], reads, _value_fn(spec, bnum, False, k), first="0u",
+                            count=count, extra=extra, glsl=glsl, glsl_sigs=sigs)
+                       for k, n in enumerate(targets))
     src = draw(bnum["out"], reads, _value_fn(spec, bnum, want_index=spec.arg and spec.final),
-               first="0u", count=count, extra=extra_functions(spec.combine, spec.acc_dtype))
+               first="0u", count=count, extra=extra)
     if spec.arg and not spec.final:
         src += draw(bnum["out_indices"], reads, _value_fn(spec, bnum, want_index=True),
-                    first="0u", count=count, extra=extra_functions(spec.combine, spec.acc_dtype))
+                    first="0u", count=count, extra=extra)
     return src
+
+
+def _user_functions(spec: ReduceSpec):
+    """GLSL of a user fold's functions (the post-map in the final pass only), with their
+    per-output wrappers, and the wrappers' signatures."""
+    src, sigs = [], {}
+    for fn in spec.user.functions():
+        if spec.final or fn is not spec.user.post_fn:
+            glsl, s = fn.glsl_outputs()
+            src.append(glsl)
+            sigs.update(s)
+    return "".join(src), sigs
 
 
 def grid(groups: int, group: int, max_per_dim: int) -> tuple[int, int, int]:
@@ -159,10 +236,3 @@ def grid(groups: int, group: int, max_per_dim: int) -> tuple[int, int, int]:
     rectangles and ignore it; scan draws (scan.py, launched with this grid) place one
     point per column of every chunk (SCAN_P columns a point)."""
     return (groups * group * SCAN_P, 1, 1)
-
-
-def generate_user(spec) -> str:
-    raise NotImplementedError(
-        "WebGL2 has no workgroup memory for a ReductionKernel's one-pass fold: it runs there as "
-        "the map, a pairwise fold in elementwise passes and the post-map "
-        "(cupy/_reduction_kernel.py)")

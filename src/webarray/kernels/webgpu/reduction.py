@@ -22,13 +22,18 @@ axis 0 of a C-contiguous matrix). A vec4 variant reads four contiguous columns p
 
 Every value is read and written through ``lanes``; the combine, the map applied to each
 loaded element and the final transform are picked by the spec, which is the kernel's key.
+A user fold (combine "user": CuPy's ReductionKernel, ``specs/reduction.py`` ``UserFold``)
+calls the user's reduce function as its combine and starts padding from the user's
+identity; without one, every value carries a flag of whether it holds an element (as arg
+reductions carry an index), and padding never enters the fold. Its final pass calls the
+post-map, which writes one element of each output per row.
 
 Uniform words: rows M, columns N (in vec4 loads on the vec4 path), chunks per row C, S,
 lane shift, lane mask, group shift, group mask, column-layout flag, input offset, column
 stride, fold (consecutive rows that share an output: the flat index of arg reductions
 continues across them, and sqdev reads mean[r / fold]), offset of the means, divisor (f32
 bits) of the final transform, number of row dimensions, then (size, stride) per row
-dimension, outermost first.
+dimension, outermost first, then a user fold's words (``UserFold``).
 """
 
 from __future__ import annotations
@@ -39,10 +44,10 @@ from ..ops import TABLE
 from .. import lanes
 from ..grid import fold
 # WORKGROUP and P: this generator's launch shape, which _core/algorithms/reduce.py reads from
-# the registry
-from ..specs.reduction import (NONE, P, WORKGROUP, ReduceSpec, UserReduceSpec,  # noqa: F401
-                               better_fn, cast, combine_expr, identity, nonzero, ra_helpers)
-from ..wgsl_lib import helpers_for
+# the registry; combine_expr and identity: scan.py's, imported from here
+from ..specs.reduction import (NONE, P, WORKGROUP, ReduceSpec, better_fn, cast,  # noqa: F401
+                               combine_expr, fold_combine, fold_identity, identity, nonzero,
+                               ra_helpers)
 
 # -- WGSL pieces ----------------------------------------------------------------------------
 
@@ -67,15 +72,16 @@ def generate(spec: ReduceSpec) -> str:
     acc = spec.acc_dtype
     at = lanes.wgsl_type(acc)
     arg = spec.arg
+    flagged = spec.flagged
+    user = spec.user
+    # a value's second register: its index (arg), whether it holds a value (flagged)
+    second = "index" if arg else "flag" if flagged else None
     loads = spec.per_thread // 4 if spec.vec4 else spec.per_thread
     names = spec.bindings()
     bnum = {n: i + 1 for i, n in enumerate(names)}
     L: list[str] = []
     w = L.append
-    ident = identity(spec.combine, acc)
-
-    def comb(a: str, b: str) -> str:
-        return combine_expr(spec.combine, acc, a, b)
+    ident = _identity(spec)
 
     w(ROW_LAYOUT)
     # the row's first element: decompose r over the row dimensions (innermost last)
@@ -101,6 +107,7 @@ def generate(spec: ReduceSpec) -> str:
         w(f"    let j{k} = jb + {k}u * S;")
         w(f"    let ok{k} = live && j{k} < N;")
         w(f"    let a{k} = u32(base + i32(min(j{k}, N - 1u)) * stride);")
+        i = None
         if spec.vec4:
             w(f"    let q{k} = B{bnum['values']}[a{k}];")
             comps = []
@@ -109,19 +116,22 @@ def generate(spec: ReduceSpec) -> str:
                 e = _mapped(spec, lanes.load(spec.in_dtype, f"q{k}", f"{ci}u"))
                 w(f"    let e{k}{comp}: {at} = {e};")
                 comps.append((f"e{k}{comp}", f"(flat0 + j{k} * 4u + {ci}u)" if arg else None))
-            v, i = _pairwise(w, comps, spec, f"c{k}")
-            w(f"    let v{k}: {at} = select({ident}, {v}, ok{k});")
-            if arg:
-                w(f"    let i{k}: u32 = select({NONE}, {i}, ok{k});")
+            # the four are elements or padding together (N counts vec4 loads)
+            value, i = _pairwise(w, comps, spec, f"c{k}", "index" if arg else None)
         else:
-            raw = lanes.load(spec.in_dtype, f"B{bnum['values']}", f"a{k}")
-            w(f"    let v{k}: {at} = select({ident}, {_mapped(spec, raw)}, ok{k});")
+            value = _mapped(spec, lanes.load(spec.in_dtype, f"B{bnum['values']}", f"a{k}"))
             if arg:
-                idx = (f"B{bnum['indices']}[a{k}]" if spec.mapping == "pairs"
-                       else f"(flat0 + j{k})")
-                w(f"    let i{k}: u32 = select({NONE}, {idx}, ok{k});")
+                i = (f"B{bnum['indices']}[a{k}]" if spec.mapping == "pairs"
+                     else f"(flat0 + j{k})")
+        if flagged:
+            w(f"    let v{k}: {at} = {value};")
+            vals.append((f"v{k}", f"ok{k}"))
+            continue
+        w(f"    let v{k}: {at} = select({ident}, {value}, ok{k});")
+        if arg:
+            w(f"    let i{k}: u32 = select({NONE}, {i}, ok{k});")
         vals.append((f"v{k}", f"i{k}" if arg else None))
-    v, i = _pairwise(w, vals, spec, "p")
+    v, i = _pairwise(w, vals, spec, "p", second)
 
     # tree over the S lanes of each group in workgroup memory
     w(f"    var acc: {at} = {v};")
@@ -129,6 +139,9 @@ def generate(spec: ReduceSpec) -> str:
     if arg:
         w(f"    var acci: u32 = {i};")
         w("    shi[lid] = acci;")
+    if flagged:
+        w(f"    var accf: bool = {i};")
+        w("    shf[lid] = accf;")
     w("    workgroupBarrier();")
     s = WORKGROUP // 2
     while s >= 1:
@@ -140,8 +153,13 @@ def generate(spec: ReduceSpec) -> str:
             w("            let keep = ra_keep(acc, acci, ov, oi);")
             w("            acc = select(ov, acc, keep); acci = select(oi, acci, keep);")
             w("            shv[lid] = acc; shi[lid] = acci;")
+        elif flagged:
+            w("            let ov = shv[o]; let ovf = shf[o];")
+            w(f"            acc = {_either(spec, 'acc', 'accf', 'ov', 'ovf')};")
+            w("            accf = accf || ovf;")
+            w("            shv[lid] = acc; shf[lid] = accf;")
         else:
-            w(f"            acc = {comb('acc', 'shv[o]')};")
+            w(f"            acc = {_combine(spec, 'acc', 'shv[o]')};")
             w("            shv[lid] = acc;")
         w("        }")
         w("        workgroupBarrier();")
@@ -150,7 +168,9 @@ def generate(spec: ReduceSpec) -> str:
 
     w("    if (live && lane == 0u) {")
     out = f"B{bnum['out']}"
-    if spec.final:
+    if spec.final and user is not None:
+        _post_map(w, spec, bnum)
+    elif spec.final:
         if arg:
             index = cast(_U32, spec.out_dtype, "acci")
             w(f"        {lanes.store(spec.out_dtype, out, 'r', index)}")
@@ -174,19 +194,61 @@ def generate(spec: ReduceSpec) -> str:
 
     decls = ["@group(0) @binding(0) var<storage, read> U: array<u32>;"]
     for n, b in bnum.items():
-        access = "read_write" if n.startswith("out") else "read"
-        elem = "vec4<u32>" if (n == "values" and spec.vec4) else "u32"
+        access = "read_write" if n.startswith("out") or n == "cut" else "read"
+        elem = ("vec4<u32>" if (n == "values" and spec.vec4)
+                else "atomic<u32>" if n == "cut" else "u32")
         decls.append(f"@group(0) @binding({b}) var<storage, {access}> B{b}: array<{elem}>;")
     decls.append(f"var<workgroup> shv: array<{at}, {WORKGROUP}>;")
     if arg:
         decls.append(f"var<workgroup> shi: array<u32, {WORKGROUP}>;")
+    if flagged:
+        decls.append(f"var<workgroup> shf: array<bool, {WORKGROUP}>;")
     code = "\n".join(L)
     fns = better_fn(spec.combine, acc) if arg else ""
+    if user is not None:  # the post-map only in the final pass, which calls it
+        fns += "".join(f.source("wgsl") for f in user.functions()
+                       if spec.final or f is not user.post_fn)
     return ("\n".join(decls) + "\n" + ra_helpers(code + fns) + fns
             + f"@compute @workgroup_size({WORKGROUP})\n"
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, "
             "@builtin(num_workgroups) nwg: vec3<u32>, "
             "@builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")
+
+
+def _call(fn, args: str) -> str:
+    """A user function's first output (its WGSL returns a struct)."""
+    return f"{fn.name}({args}).o0"
+
+
+def _identity(spec: ReduceSpec) -> str | None:
+    return fold_identity(spec, _call)
+
+
+def _combine(spec: ReduceSpec, a: str, b: str) -> str:
+    return fold_combine(spec, a, b, _call)
+
+
+def _either(spec: ReduceSpec, a: str, af: str, b: str, bf: str) -> str:
+    """Flagged values a and b combined, or the one that holds a value where one does not."""
+    return f"select(select({b}, {_combine(spec, a, b)}, {af}), {a}, !{bf})"
+
+
+def _post_map(w, spec: ReduceSpec, bnum: dict) -> None:
+    """The final pass of a user fold: the post-map of row r's value writes its outputs."""
+    user = spec.user
+    post = user.post_fn
+    outs = [n for n in bnum if n.startswith("out")]
+    w("        let ub = 15u + 2u * U[14];")  # the fold's words: pack_uniforms' tail
+    args = ["acc", "bitcast<i32>(U[ub])", "bitcast<i32>(U[ub + 1u])"]
+    args += [lanes.scalar_expr(d, f"ub + {2 + n}u") for n, d in enumerate(user.scalar_dtypes)]
+    args = args[:len(post.inputs)]
+    if post.readable_outputs:  # the outputs' values as passed in
+        args += [lanes.load(d, f"B{bnum[o]}", "r") for o, d in zip(outs, user.out_dtypes)]
+    w(f"        let pm = {post.name}({', '.join(args)});")
+    for k, (o, d) in enumerate(zip(outs, user.out_dtypes)):
+        w(f"        {lanes.store(d, f'B{bnum[o]}', 'r', lanes.wrap(d, f'pm.o{k}'))}")
+    if post.checked:
+        w(f"        atomicMax(&B{bnum['cut']}[0], pm.o{len(outs)});")
 
 
 def _mapped(spec: ReduceSpec, raw: str) -> str:
@@ -200,23 +262,29 @@ def _mapped(spec: ReduceSpec, raw: str) -> str:
     return cast(spec.in_dtype, acc, raw)
 
 
-def _pairwise(w, items, spec: ReduceSpec, prefix: str):
-    """Combine (value, index) register names pairwise, level by level; return the last."""
-    acc = spec.acc_dtype
-    at = lanes.wgsl_type(acc)
+
+
+def _pairwise(w, items, spec: ReduceSpec, prefix: str, second: str | None = None):
+    """Combine (value, second) register names pairwise, level by level; return the last.
+    second: None, "index" (of arg reductions) or "flag" (whether the value holds one)."""
+    at = lanes.wgsl_type(spec.acc_dtype)
     level = 0
     while len(items) > 1:
         nxt = []
         for n in range(0, len(items) - 1, 2):
             (av, ai), (bv, bi) = items[n], items[n + 1]
             name = f"{prefix}{level}_{n // 2}"
-            if spec.arg:
+            if second == "index":
                 w(f"    let {name}k = ra_keep({av}, {ai}, {bv}, {bi});")
                 w(f"    let {name}: {at} = select({bv}, {av}, {name}k);")
                 w(f"    let {name}i: u32 = select({bi}, {ai}, {name}k);")
                 nxt.append((name, f"{name}i"))
+            elif second == "flag":
+                w(f"    let {name}: {at} = {_either(spec, av, ai, bv, bi)};")
+                w(f"    let {name}f = {ai} || {bi};")
+                nxt.append((name, f"{name}f"))
             else:
-                w(f"    let {name}: {at} = {combine_expr(spec.combine, acc, av, bv)};")
+                w(f"    let {name}: {at} = {_combine(spec, av, bv)};")
                 nxt.append((name, None))
         if len(items) % 2:
             nxt.append(items[-1])
@@ -227,79 +295,3 @@ def _pairwise(w, items, spec: ReduceSpec, prefix: str):
 
 def grid(groups: int, group: int, max_per_dim: int) -> tuple[int, int, int]:
     return fold(-(-groups // (WORKGROUP // group)), max_per_dim)
-
-
-def generate_user(spec: UserReduceSpec) -> str:
-    """A ReductionKernel's reduction (specs/reduction.py ``UserReduceSpec``): one workgroup
-    per row; each thread folds a strided slice of the row, four elements per pass of its loop
-    (Mesa's llvmpipe ends a shader's loops after 65,535 passes in all), a tree in workgroup
-    memory combines the 256 partial values (so ``reduce_fn`` must be associative, as in
-    CuPy), and thread 0 applies the post-map and writes the outputs."""
-    reduce_fn, post_fn, identity_fn, red = spec.reduce_fn, spec.post_fn, spec.identity_fn, spec.red
-    out_dtypes, post_scalar_dtypes = spec.out_dtypes, spec.post_scalar_dtypes
-    reg = lanes.wgsl_type(red)
-    n_out = len(out_dtypes)
-    decls = ["@group(0) @binding(0) var<storage, read> U: array<u32>;",
-             "@group(0) @binding(1) var<storage, read> B1: array<u32>;"]
-    for k in range(n_out):
-        decls.append(f"@group(0) @binding({k + 2}) var<storage, read_write> B{k + 2}: array<u32>;")
-    if post_fn.checked:  # the line of a post-map loop that the device cut short
-        decls.append(f"@group(0) @binding({n_out + 2}) var<storage, read_write> cut: "
-                     "array<atomic<u32>>;")
-    flagged = identity_fn is None
-    body = [
-        "    let M = U[0]; let N = U[1];",
-        "    let row = min(wid.x + wid.y * nwg.x, M - 1u);",
-        "    let live = wid.x + wid.y * nwg.x < M;",
-    ]
-    # the elements lid + 256 k of the row, four per pass (see the module docstring)
-    fold_in = [f"        acc = {reduce_fn.name}(acc, {lanes.load(red, 'B1', 'row * N + j')}).o0;"]
-    for k in (1, 2, 3):
-        at = f"j + {256 * k}u"
-        fold_in.append(f"        if ({at} < N) {{ acc = {reduce_fn.name}(acc, "
-                       f"{lanes.load(red, 'B1', f'row * N + {at}')}).o0; }}")
-    if flagged:  # no identity: threads without an element carry a cleared flag
-        body += [f"    var acc: {reg} = {lanes.load(red, 'B1', 'row * N + min(lid, N - 1u)')};",
-                 "    let have = lid < N;",
-                 "    for (var j = lid + 256u; j < N; j += 1024u) {", *fold_in, "    }",
-                 "    part[lid] = acc;",
-                 "    valid[lid] = have;"]
-    else:
-        body += [f"    var acc: {reg} = {identity_fn.name}().o0;",
-                 "    for (var j = lid; j < N; j += 1024u) {", *fold_in, "    }",
-                 "    part[lid] = acc;"]
-    body += ["    workgroupBarrier();",
-             "    for (var s = 128u; s > 0u; s = s >> 1u) {",
-             "        if (lid < s) {"]
-    if flagged:
-        body += ["            if (valid[lid + s]) {",
-                 f"                part[lid] = select(part[lid + s], {reduce_fn.name}(part[lid], part[lid + s]).o0, valid[lid]);",
-                 "                valid[lid] = true;",
-                 "            }"]
-    else:
-        body += [f"            part[lid] = {reduce_fn.name}(part[lid], part[lid + s]).o0;"]
-    body += ["        }", "        workgroupBarrier();", "    }"]
-    args = ["part[0]", "bitcast<i32>(U[2])", "bitcast<i32>(U[3])"]
-    at = 4
-    for d in post_scalar_dtypes:
-        args.append(lanes.scalar_expr(d, at))
-        at += lanes.words(d)
-    body.append("    if (lid == 0u && live) {")
-    args = args[:len(post_fn.inputs)]
-    if post_fn.readable_outputs:  # the outputs' values as passed in
-        args += [lanes.load(d, f"B{k + 2}", "row") for k, d in enumerate(out_dtypes)]
-    body.append(f"        let r = {post_fn.name}({', '.join(args)});")
-    for k, d in enumerate(out_dtypes):
-        body.append("        " + lanes.store(d, f"B{k + 2}", "row", lanes.wrap(d, f"r.o{k}")))
-    if post_fn.checked:
-        body.append(f"        atomicMax(&cut[0], r.o{n_out});")
-    body.append("    }")
-    fns = "".join(f.source("wgsl") for f in (reduce_fn, post_fn, identity_fn) if f is not None)
-    shared = [f"var<workgroup> part: array<{reg}, 256>;"]
-    if flagged:
-        shared.append("var<workgroup> valid: array<bool, 256>;")
-    code = "\n".join(body)
-    return ("\n".join(decls + shared) + "\n" + helpers_for(code + fns) + fns
-            + "@compute @workgroup_size(256)\n"
-            "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, "
-            "@builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")
