@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import wgsl_complex, wgsl_int64  # noqa: F401 (define the two-word lanes' helpers)
+from . import wgsl_complex, wgsl_f64, wgsl_int64  # noqa: F401 (define the two-word lanes' helpers)
 
 
 @dataclass(frozen=True)
