@@ -181,7 +181,8 @@ class ReductionKernel:
                         tuple(d for _, d, _ in scalars))
         cut = zeros(1, dtype=dt.uint32, device=device) if post_fn.checked else None
         try:
-            _reduce.fold(reshape(mapped, (rows, cols)), user, results, tail, cut)
+            _reduce.fold(mapped, tuple(range(len(keep), len(shape))), user, results, tail,
+                         cut)
         except KernelError as e:
             raise kernel_error(self.name, e, _LANG.get(device.backend, "wgsl")) from None
         line = int(cut[0]) if cut is not None else 0

@@ -283,18 +283,20 @@ def _reduced(x: Tensor, axes, shape, combine: str, mapping: str, acc: dt.DType,
     return total
 
 
-def fold(x: Tensor, user: rspec.UserFold, outs, tail=(), cut: Tensor | None = None) -> None:
-    """The rows of x, a C-contiguous (M, N) array of the fold's accumulator dtype, folded
-    by a ReductionKernel's functions (``UserFold``): its post-map writes row r's outputs
-    to element r of each of ``outs`` (C-contiguous, reading them too when it takes them);
-    ``cut`` (one uint32, when the post-map is checked) receives the line of a loop that
-    the device cut short. ``tail``: the fold's uniform words (``UserFold``). A row of no
-    elements folds to the identity (the caller refuses it to a fold without one)."""
+def fold(x: Tensor, axes, user: rspec.UserFold, outs, tail=(), cut: Tensor | None = None
+         ) -> None:
+    """x, an array of the fold's accumulator dtype, folded over ``axes`` by a
+    ReductionKernel's functions (``UserFold``): its post-map writes the outputs of each
+    position of the other axes, in C order, to ``outs`` (C-contiguous; it reads them too
+    when it takes them); ``cut`` (one uint32, when the post-map is checked) receives the
+    line of a loop that the device cut short. ``tail``: the fold's uniform words
+    (``UserFold``). Where axes hold no elements each output position gets the post-map of
+    the identity (the caller refuses that to a fold without one)."""
     # outs may be arrays that pending records read: those are computed first
     _graph.flush(x.device)
     more = tuple(outs[1:]) + ((cut,) if cut is not None else ())
-    _run(_rows_of(x, (x.ndim - 1,), ordered=True), "user", "cast", x.dtype, outs[0],
-         user=user, more=more, tail=tuple(tail))
+    _run(_rows_of(x, axes, ordered=True), "user", "cast", x.dtype, outs[0], user=user,
+         more=more, tail=tuple(tail))
 
 
 def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False) -> Tensor:
