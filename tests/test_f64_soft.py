@@ -436,3 +436,16 @@ def test_translated_helpers_compile_as_glsl_es_300(tmp_path):
     path.write_text(src)
     r = subprocess.run(["glslangValidator", str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-3000:]
+
+
+# -- remainder and floor division ------------------------------------------------------------
+
+DIVMOD = {"wa_f64_rem": np.remainder, "wa_f64_floordiv": np.floor_divide, "wa_f64_fmod": np.fmod}
+
+
+@pytest.mark.parametrize("fn", sorted(DIVMOD))
+def test_divmod_sweep(ex, fn, sweep2):
+    a, b = sweep2
+    got = _f64_out(ex, f"{fn}(a0, a1)", [_as_bits(a), _as_bits(b)])
+    with np.errstate(all="ignore"):
+        _check(got, DIVMOD[fn](a, b), a, b, what=fn)

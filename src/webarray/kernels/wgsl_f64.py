@@ -20,18 +20,32 @@ quieted, the first one if both are NaN; an invalid operation (inf - inf, 0 * inf
 inf / inf, sqrt of a negative) gives the default NaN 0xFFF8000000000000. ``wa_f64_max`` and
 ``wa_f64_min`` return the NaN operand itself, as np.maximum does.
 
-Loops. Division and square root are bit-serial (54 passes each). Mesa's llvmpipe gives a
-SIMD group of a shader run 65,535 loop passes in all (``shader/emit.py`` explains), so a
-kernel may run about a thousand divisions per invocation there; one per element is far
-inside it.
+Loops. Division and square root are bit-serial, 54 steps written out 9 to a loop pass (6
+passes); ``wa_f64_fmod`` takes one step per bit of exponent difference, up to 2,098 steps,
+16 to a pass (at most 146 passes). Mesa's llvmpipe gives a SIMD group of a shader run
+65,535 loop passes in all and silently ends loops beyond them (``shader/emit.py``
+explains), so an invocation there may run about 9,000 divisions or square roots, or 480
+remainders of the widest operands (measured on lavapipe: 484 ran, 490 did not; with one
+step per pass, 31 and 32); one per element is far inside it.
 """
 
 from __future__ import annotations
 
 from .wgsl_lib import _def
 
+# steps of the bit-serial loops written out per pass: 6 passes of 9 for the 54 bits of a
+# quotient or a root, 16 per pass for fmod
+UNROLL = 9
+
+
+def _steps(step: str, n: int) -> str:
+    """``step`` written ``n`` times, ``{j}`` replaced by its index."""
+    return "".join(step.replace("{j}", str(j)) for j in range(n))
+
+
 # -- word-pair plumbing: shifts (counts below 64 unless said), leading zeros, 128-bit product
 _def("fn wa_f64_is0(a: vec2<u32>) -> bool { return a.x == 0u && a.y == 0u; }")
+_def("fn wa_f64_shl1(a: vec2<u32>) -> vec2<u32> { return vec2<u32>(a.x << 1u, (a.y << 1u) | (a.x >> 31u)); }")
 _def("fn wa_f64_clz64(a: vec2<u32>) -> u32 { return select(countLeadingZeros(a.y), 32u + countLeadingZeros(a.x), a.y == 0u); }")
 _def("""
 fn wa_f64_shl(a: vec2<u32>, n: u32) -> vec2<u32> {
@@ -322,7 +336,7 @@ fn wa_f64_mul(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     return wa_f64_round_pack(sign, ez, z);
 }""")
 # restoring division: 54 quotient bits, the remainder's being nonzero as the sticky bit
-_def("""
+_def(r"""
 fn wa_f64_div(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     let sign = (a.y ^ b.y) >> 31u;
     var ea = wa_f64_biased_exp(a);
@@ -360,19 +374,19 @@ fn wa_f64_div(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
         r = wa_f64_shl(r, 1u);
     }
     var q = vec2<u32>(0u, 0u);
-    for (var i = 0; i < 54; i = i + 1) {
-        q = wa_f64_shl(q, 1u);
+    for (var i = 0; i < 6; i = i + 1) {""" + _steps("""
+        q = wa_f64_shl1(q);
         if (!wa_lt_u64(r, d)) {
             r = wa_sub64(r, d);
             q.x = q.x | 1u;
         }
-        r = wa_f64_shl(r, 1u);
+        r = wa_f64_shl1(r);""", UNROLL) + """
     }
     let z = wa_f64_shl(q, 9u);
     return wa_f64_round_pack(sign, ez, vec2<u32>(z.x | select(0u, 1u, !wa_f64_is0(r)), z.y));
 }""")
 # digit-by-digit square root of the significand (times 2^54, an even exponent): 54 root bits
-_def("""
+_def(r"""
 fn wa_f64_sqrt(a: vec2<u32>) -> vec2<u32> {
     var e = wa_f64_biased_exp(a);
     var m = wa_f64_frac(a);
@@ -393,21 +407,20 @@ fn wa_f64_sqrt(a: vec2<u32>) -> vec2<u32> {
     }
     var rem = vec2<u32>(0u, 0u);
     var root = vec2<u32>(0u, 0u);
-    for (var i = 0; i < 54; i = i + 1) {
-        // the next two bits of m * 2^54: bits 53 - 2i and 52 - 2i of m, then zeros
-        var pair = 0u;
-        if (i < 27) {
-            let p = u32(52 - 2 * i);
-            pair = select((m.x >> p) & 3u, (m.y >> ((p - 32u) & 31u)) & 3u, p >= 32u);
-        }
-        rem = wa_f64_shl(rem, 2u);
-        rem.x = rem.x | pair;
-        let trial = wa_f64_shl(root, 2u);
-        root = wa_f64_shl(root, 1u);
-        if (!wa_lt_u64(rem, vec2<u32>(trial.x | 1u, trial.y))) {
-            rem = wa_sub64(rem, vec2<u32>(trial.x | 1u, trial.y));
-            root.x = root.x | 1u;
-        }
+    // m * 2^54 two bits at a time from the top: m's (m < 2^54) in the first 27 steps, then zeros
+    for (var i = 0; i < 6; i = i + 1) {""" + _steps("""
+        {
+            let t = UNROLL * i + {j};
+            let p = u32(max(52 - 2 * t, 0));
+            let pair = select(select((m.x >> p) & 3u, (m.y >> ((p - 32u) & 31u)) & 3u, p >= 32u), 0u, t >= 27);
+            rem = vec2<u32>((rem.x << 2u) | pair, (rem.y << 2u) | (rem.x >> 30u));
+            let trial = vec2<u32>((root.x << 2u) | 1u, (root.y << 2u) | (root.x >> 30u));
+            root = wa_f64_shl1(root);
+            if (!wa_lt_u64(rem, trial)) {
+                rem = wa_sub64(rem, trial);
+                root.x = root.x | 1u;
+            }
+        }""".replace("UNROLL", str(UNROLL)), UNROLL) + """
     }
     let z = wa_f64_shl(root, 9u);
     return wa_f64_round_pack(0u, 0x3fe + k / 2, vec2<u32>(z.x | select(0u, 1u, !wa_f64_is0(rem)), z.y));
@@ -567,4 +580,78 @@ fn wa_f64_from_i64(a: vec2<u32>) -> vec2<u32> {
     if (a.x == 0u && a.y == 0x80000000u) { return vec2<u32>(0u, 0xc3e00000u); }
     let sign = a.y >> 31u;
     return wa_f64_norm_round_pack(sign, 0x43c, select(a, wa_neg64(a), sign == 1u));
+}""")
+
+# -- remainder and floor division (NumPy's npy_divmod), fused multiply-add ------------------
+# C's fmod, exact: long division of the significands, one step per bit of exponent
+# difference (at most 2,098: from 2^1023 down to 2^-1074), 16 steps per pass while 16 remain
+_def(r"""
+fn wa_f64_fmod(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    if (wa_f64_isnan(a) || wa_f64_isnan(b)) { return wa_f64_nan_of(a, b); }
+    var ea = wa_f64_biased_exp(a);
+    var eb = wa_f64_biased_exp(b);
+    var r = wa_f64_frac(a);
+    var d = wa_f64_frac(b);
+    if (ea == 0x7ff || (eb == 0 && wa_f64_is0(d))) { return wa_f64_default_nan(); }
+    if (eb == 0x7ff || wa_lt_u64(wa_f64_abs(a), wa_f64_abs(b))) { return a; }
+    if (ea == 0) {
+        let n = wa_f64_norm_sub(r);
+        r = n.xy;
+        ea = bitcast<i32>(n.z);
+    }
+    if (eb == 0) {
+        let n = wa_f64_norm_sub(d);
+        d = n.xy;
+        eb = bitcast<i32>(n.z);
+    }
+    r = vec2<u32>(r.x, r.y | 0x100000u);
+    d = vec2<u32>(d.x, d.y | 0x100000u);
+    var left = ea - eb;
+    for (var i = 0; i < 132; i = i + 1) {
+        if (left < 16) { break; }""" + _steps("""
+        if (!wa_lt_u64(r, d)) { r = wa_sub64(r, d); }
+        r = wa_f64_shl1(r);""", 16) + """
+        left = left - 16;
+    }
+    for (var i = 0; i < 16; i = i + 1) {
+        if (left == 0) { break; }
+        if (!wa_lt_u64(r, d)) { r = wa_sub64(r, d); }
+        r = wa_f64_shl1(r);
+        left = left - 1;
+    }
+    if (!wa_lt_u64(r, d)) { r = wa_sub64(r, d); }
+    return wa_f64_norm_round_pack(a.y >> 31u, eb + 9, r);
+}""")
+# (floor division, remainder) as NumPy's npy_divmod computes them for a nonzero divisor:
+# the remainder takes the divisor's sign, the quotient (a - fmod) / b is snapped to the
+# nearest integer
+_def("""
+fn wa_f64_divmod(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    var m = wa_f64_fmod(a, b);
+    var d = wa_f64_div(wa_f64_sub(a, m), b);
+    let zero = vec2<u32>(0u, 0u);
+    if (!wa_f64_eq(m, zero)) {
+        if (wa_f64_lt(b, zero) != wa_f64_lt(m, zero)) {
+            m = wa_f64_add(m, b);
+            d = wa_f64_sub(d, vec2<u32>(0u, 0x3ff00000u));
+        }
+    } else {
+        m = wa_f64_copysign(zero, b);
+    }
+    if (wa_f64_eq(d, zero)) { return vec4<u32>(wa_f64_copysign(zero, wa_f64_div(a, b)), m); }
+    var f = wa_f64_floor(d);
+    if (wa_f64_lt(vec2<u32>(0u, 0x3fe00000u), wa_f64_sub(d, f))) { f = wa_f64_add(f, vec2<u32>(0u, 0x3ff00000u)); }
+    return vec4<u32>(f, m);
+}""")
+# np.remainder: fmod's NaN for a zero divisor
+_def("""
+fn wa_f64_rem(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    if (wa_f64_both_zero(b, b)) { return wa_f64_fmod(a, b); }
+    return wa_f64_divmod(a, b).zw;
+}""")
+# np.floor_divide: a / b for a zero divisor
+_def("""
+fn wa_f64_floordiv(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    if (wa_f64_both_zero(b, b)) { return wa_f64_div(a, b); }
+    return wa_f64_divmod(a, b).xy;
 }""")
