@@ -161,8 +161,9 @@ def test_an_import_inside_a_function_says_why(name):
 
 def test_the_cupy_layer_leaves_whole_shaders_to_the_kernel_registries():
     """Kernels of CuPy's classes are specs rendered by kernels/webgpu and kernels/webgl2
-    (specs/raw.py, specs/reduction.py ReduceSpec with a UserFold); the CuPy layer translates bodies to
-    functions and wraps users' own RawKernel source, but writes no entry point of its own."""
+    (specs/raw.py, specs/reduction.py ReduceSpec with a UserFold); the CuPy layer translates
+    bodies to functions and wraps users' own RawKernel source, but writes no entry point of
+    its own."""
     writers = [name for name, path in MODULES.items()
                if name.startswith("webarray.cupy.") and name != "webarray.cupy._raw_kernel"
                and ("@compute" in path.read_text() or "#version 300 es" in path.read_text())]

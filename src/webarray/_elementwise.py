@@ -14,7 +14,7 @@ from . import _dtypes as dt
 from ._core import graph as _graph
 from ._array_object import Array
 from .kernels.expr import Apply, Cast, Input, Node, Scalar
-from .kernels.ops import TABLE
+from .kernels.ops import TABLE, lane_of
 
 __all__ = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh",
@@ -167,6 +167,10 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
     op = TABLE[name]
     arrays, compute = _operands(name, args, op.inputs)
     arrays[0].device.check_dtype(compute)
+    if lane_of(compute) not in op.wgsl:
+        have = sorted(n for n, o in TABLE.items() if lane_of(compute) in o.wgsl)
+        raise TypeError(f"{name} is not implemented for {compute.name} yet; for {compute.name} "
+                        f"there are: {', '.join(have)}")
     result = {"bool": dt.bool, "real": dt.real_of(compute)}.get(op.result, compute)
     shape = broadcast_shapes(*(a.shape for a in arrays))
     nodes, inputs, scalars = _nodes(args, compute)

@@ -21,8 +21,14 @@ _NARROW = (dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32,
 # Stored as word pairs (storage.py). WEBARRAY_WIDE_DTYPES=0 (or Device(...,
 # wide_dtypes=False)) leaves them out, e.g. to compare with the one-word world.
 _WIDE = (dt.int64, dt.uint64, dt.complex64)
+# float64 as software binary64 on word pairs (kernels/wgsl_f64.py), opted into with
+# WEBARRAY_FLOAT64=1 (or Device(..., float64=True)) while its lane covers only part of the
+# namespace (issue #20): with it, float64 arrays exist, convert, and run the ops whose
+# table entries have a float64 lane; the others raise TypeError saying so.
+_F64 = (dt.float64,)
 # WebGL2 keeps to one 32-bit word per element (kernels/webgl2/, docs/webgl2.md)
-_SUPPORTED = {"native": _NARROW + _WIDE, "webgpu": _NARROW + _WIDE, "webgl2": _NARROW}
+_SUPPORTED = {"native": _NARROW + _WIDE + _F64, "webgpu": _NARROW + _WIDE + _F64,
+              "webgl2": _NARROW}
 
 
 def _registry(backend: str):
@@ -45,14 +51,16 @@ def _registry(backend: str):
 class Device:
     """A GPU device that arrays live on. Compare devices with ``==``."""
 
-    def __init__(self, executor, wide_dtypes: bool | None = None):
+    def __init__(self, executor, wide_dtypes: bool | None = None, float64: bool | None = None):
         self.executor = executor
         self.backend = executor.backend
         self.pool = BufferPool(executor)
         if wide_dtypes is None:
             wide_dtypes = os.environ.get("WEBARRAY_WIDE_DTYPES") != "0"
+        if float64 is None:
+            float64 = os.environ.get("WEBARRAY_FLOAT64") == "1"
         self.dtypes = tuple(d for d in _SUPPORTED[executor.backend]
-                            if wide_dtypes or d not in _WIDE)
+                            if (wide_dtypes or d not in _WIDE) and (float64 or d not in _F64))
         self._kernels: dict = {}
         self.kernels = _registry(self.backend)
         # elementwise launches by signature: what their kernel and uniforms need (launch.py)

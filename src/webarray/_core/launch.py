@@ -55,7 +55,7 @@ from .tensor import broadcast_strides, is_contiguous
 
 PIECE_BYTES = 128 << 20  # at most this many bytes of one operand per dispatch
 _MAX_PIECES = 1 << 16
-_WIDE = ("int64", "uint64", "complex64")
+_WIDE = ("int64", "uint64", "float64", "complex64")
 
 
 launches = 0  # elementwise kernels dispatched so far (tests count fusion with it)

@@ -2,8 +2,8 @@
 
 Every dtype of 32 bits or less takes one little-endian 32-bit word per element (bool as
 0/1, narrow integers sign- or zero-extended); int64 and uint64 take two words (low word
-first) and complex64 two float32 words (real first), which is exactly NumPy's layout of
-those dtypes. Nothing here needs NumPy; the NumPy fast paths use ``NUMPY_STORAGE``.
+first), float64 its two IEEE words (low first) and complex64 two float32 words (real
+first), which is exactly NumPy's layout of those dtypes. Nothing here needs NumPy; the NumPy fast paths use ``NUMPY_STORAGE``.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from .. import _dtypes as dt
 from ..kernels.lanes import f32_bytes
 
 _TYPECODE = {"b": "I", "i": "i", "u": "I", "f": "f"}
-_WIDE = {dt.int64: "q", dt.uint64: "Q", dt.complex64: "f"}
+_WIDE = {dt.int64: "q", dt.uint64: "Q", dt.float64: "d", dt.complex64: "f"}
 
 NUMPY_STORAGE = {"b": "<u4", "i": "<i4", "u": "<u4", "f": "<f4"}
-_NUMPY_WIDE = {dt.int64: "<i8", dt.uint64: "<u8", dt.complex64: "<c8"}
+_NUMPY_WIDE = {dt.int64: "<i8", dt.uint64: "<u8", dt.float64: "<f8", dt.complex64: "<c8"}
 
 
 def element_bytes(dtype: dt.DType) -> int:
@@ -49,6 +49,8 @@ def encode(values, dtype: dt.DType) -> bytes:
             v = complex(v)
             parts += [v.real, v.imag]
         return encode(parts, dt.float32)
+    if dtype is dt.float64:
+        return _pyarray.array("d", [float(v) for v in values]).tobytes()
     if dtype.kind == "f":
         try:
             return _pyarray.array("f", values).tobytes()

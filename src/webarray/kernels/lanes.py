@@ -3,7 +3,9 @@
 Every WGSL generator (elementwise, reduction, scan, sort, gather, matmul) reads and writes
 elements through these functions. Buffers are always bound as ``array<u32>``; an element
 of a two-word dtype occupies words 2i and 2i+1: int64 and uint64 as ``vec2<u32>`` (low word
-first, two's complement), complex64 as ``vec2<f32>`` (real part first).
+first, two's complement), float64 as ``vec2<u32>`` holding its IEEE bits (low word first;
+its arithmetic is software binary64, ``wgsl_f64.py``), complex64 as ``vec2<f32>`` (real
+part first).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from .._dtypes import float32 as _F32
 from .ops import lane_of
 
 _TYPE = {"b": "bool", "i": "i32", "u": "u32", "f": "f32",
-         "I": "vec2<u32>", "U": "vec2<u32>", "c": "vec2<f32>"}
+         "I": "vec2<u32>", "U": "vec2<u32>", "D": "vec2<u32>", "c": "vec2<f32>"}
+_PAIR = "IUDc"  # lanes of two words
 _WRAP = {"int8": "(({0} << 24u) >> 24u)", "int16": "(({0} << 16u) >> 16u)",
          "uint8": "({0} & 0xffu)", "uint16": "({0} & 0xffffu)"}
 
@@ -27,13 +30,13 @@ def wgsl_type(dtype: DType) -> str:
 
 def words(dtype: DType) -> int:
     """u32 words per stored element."""
-    return 2 if lane_of(dtype) in "IUc" else 1
+    return 2 if lane_of(dtype) in _PAIR else 1
 
 
 def load(dtype: DType, buf: str, index: str) -> str:
     """Expression reading element ``index`` (an element index, u32) of binding ``buf``."""
     lane = lane_of(dtype)
-    if lane in "IUc":
+    if lane in _PAIR:
         pair = f"vec2<u32>({buf}[2u * ({index})], {buf}[2u * ({index}) + 1u])"
         return f"bitcast<vec2<f32>>({pair})" if lane == "c" else pair
     w = f"{buf}[{index}]"
@@ -43,7 +46,7 @@ def load(dtype: DType, buf: str, index: str) -> str:
 def store(dtype: DType, buf: str, index: str, value: str) -> str:
     """Statement writing ``value`` (a register of dtype) to element ``index`` of ``buf``."""
     lane = lane_of(dtype)
-    if lane in "IUc":
+    if lane in _PAIR:
         v = f"bitcast<vec2<u32>>({value})" if lane == "c" else f"({value})"
         return (f"{{ let st_v = {v}; {buf}[2u * ({index})] = st_v.x; "
                 f"{buf}[2u * ({index}) + 1u] = st_v.y; }}")
@@ -67,8 +70,9 @@ def literal(dtype: DType, value) -> str:
         return f"i32({int(value)})"
     if lane == "u":
         return f"{int(value)}u"
-    if lane in "IU":
-        v = int(value) & 0xFFFFFFFFFFFFFFFF
+    if lane in "IUD":
+        v = (struct.unpack("<Q", struct.pack("<d", float(value)))[0] if lane == "D"
+             else int(value) & 0xFFFFFFFFFFFFFFFF)
         return f"vec2<u32>({v & 0xFFFFFFFF}u, {v >> 32}u)"
     if lane == "c":
         v = complex(value)
@@ -89,23 +93,32 @@ def cast(src: DType, dst: DType, v: str) -> str:
         return {"i": f"({v} != 0)", "u": f"({v} != 0u)",
                 "f": f"((bitcast<u32>({v}) & 0x7fffffffu) != 0u)",
                 "I": f"(({v}).x != 0u || ({v}).y != 0u)", "U": f"(({v}).x != 0u || ({v}).y != 0u)",
+                "D": f"((({v}).x | (({v}).y & 0x7fffffffu)) != 0u)",
                 "c": f"(((bitcast<u32>(({v}).x) | bitcast<u32>(({v}).y)) & 0x7fffffffu) != 0u)"}[a]
     if b == "f":
         return {"b": f"select(0.0, 1.0, {v})", "i": f"f32({v})", "u": f"f32({v})",
-                "I": f"wa_i64_to_f32({v})", "U": f"wa_u64_to_f32({v})", "c": f"({v}).x"}[a]
+                "I": f"wa_i64_to_f32({v})", "U": f"wa_u64_to_f32({v})",
+                "D": f"bitcast<f32>(wa_f64_to_f32_bits({v}))", "c": f"({v}).x"}[a]
     if b == "c":
         return f"vec2<f32>({cast(src, _F32, v)}, 0.0)" if a != "c" else v
+    if b == "D":
+        return {"b": f"select(vec2<u32>(0u, 0u), vec2<u32>(0u, 0x3ff00000u), {v})",
+                "i": f"wa_f64_from_i32({v})", "u": f"wa_f64_from_u32({v})",
+                "f": f"wa_f64_from_f32({v})", "I": f"wa_f64_from_i64({v})",
+                "U": f"wa_f64_from_u64({v})", "D": v}[a]
     if b in "IU":
         return {"b": f"vec2<u32>(select(0u, 1u, {v}), 0u)", "i": f"wa_i64_from_i32({v})",
                 "u": f"vec2<u32>({v}, 0u)", "f": f"wa_f32_to_i64({v})",
+                "D": f"wa_f64_to_i64({v})" if b == "I" else f"wa_f64_to_u64({v})",
                 "I": v, "U": v}[a]
     if b == "i":
         e = {"b": f"select(0, 1, {v})", "u": f"bitcast<i32>({v})", "f": f"i32({v})",
-             "I": f"bitcast<i32>(({v}).x)", "U": f"bitcast<i32>(({v}).x)", "i": v}[a]
+             "I": f"bitcast<i32>(({v}).x)", "U": f"bitcast<i32>(({v}).x)",
+             "D": f"wa_f64_to_i32({v})", "i": v}[a]
     else:
         e = {"b": f"select(0u, 1u, {v})", "i": f"bitcast<u32>({v})",
              "f": f"select(u32({v}), bitcast<u32>(i32({v})), {v} < 0.0)",
-             "I": f"({v}).x", "U": f"({v}).x", "u": v}[a]
+             "I": f"({v}).x", "U": f"({v}).x", "D": f"wa_f64_to_u32({v})", "u": v}[a]
     return wrap(dst, e)
 
 
@@ -122,13 +135,15 @@ def scalar_words(dtype: DType, value) -> list[int]:
     if lane in "IU":
         v = int(value) & 0xFFFFFFFFFFFFFFFF
         return [v & 0xFFFFFFFF, v >> 32]
+    if lane == "D":
+        return list(struct.unpack("<2I", struct.pack("<d", float(value))))
     return [int(value) & 0xFFFFFFFF]
 
 
 def scalar_expr(dtype: DType, at: int) -> str:
     """Expression reading a scalar of dtype from uniform words at ``at``."""
     lane = lane_of(dtype)
-    if lane in "IUc":
+    if lane in _PAIR:
         pair = f"vec2<u32>(U[{at}], U[{at + 1}])"
         return f"bitcast<vec2<f32>>({pair})" if lane == "c" else pair
     w = f"U[{at}]"
