@@ -1,0 +1,149 @@
+"""float64 arrays (issue #20): stored as their IEEE bits in word pairs, computed by software
+binary64 (kernels/wgsl_f64.py), bit for bit against NumPy's float64, on a device that opts
+in (Device(..., float64=True) or WEBARRAY_FLOAT64=1) while the lane covers part of the
+namespace. Edge values (±0, subnormals, the largest finite values, ±inf, NaN), random bit
+patterns, broadcasting, Python scalars, non-contiguous views, promotion with float32;
+fusion on and off (./test.sh runs the suite both ways)."""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import webarray as xp
+from webarray._core.device import Device, default_device
+
+EDGE = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072009e-308, 2.2250738585072014e-308,
+        -2.2250738585072014e-308, 1.7976931348623157e308, -1.7976931348623157e308,
+        math.inf, -math.inf, math.nan, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, 3.0, 1e-300, 1e300,
+        1.0000000000000002, 0.9999999999999999, 2.0 ** 52, 2.0 ** 52 + 1, 2.0 ** 53,
+        4503599627370495.5, 0.1, 1 / 3, math.pi, -math.e, 123456789.123456789]
+
+
+@pytest.fixture(scope="module")
+def dev():
+    return Device(default_device().executor, float64=True)
+
+
+def bits(v: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", v))[0]
+
+
+def same(got: np.ndarray, want: np.ndarray) -> None:
+    """Bit for bit, but any NaN matches any NaN (NumPy's NaN payloads are the CPU's)."""
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+    if want.dtype.kind == "f":
+        g, w = got.ravel(), want.ravel()
+        nan = np.isnan(w)
+        assert (np.isnan(g) == nan).all(), (g[np.isnan(g) != nan], w[np.isnan(g) != nan])
+        bad = ~nan & (g.view(f"u{g.itemsize}") != w.view(f"u{w.itemsize}"))
+        assert not bad.any(), list(zip(g[bad][:5], w[bad][:5]))
+    else:
+        assert (got == want).all(), (got, want)
+
+
+def host(x) -> np.ndarray:
+    return np.from_dlpack(x)
+
+
+doubles = st.integers(0, 2 ** 64 - 1).map(lambda b: struct.unpack("<d", struct.pack("<Q", b))[0])
+values = st.lists(st.one_of(doubles, st.sampled_from(EDGE), st.floats(-1e6, 1e6)),
+                  min_size=1, max_size=64)
+
+
+def test_float64_is_listed_only_where_opted_in(dev):
+    assert xp.float64 in xp.__array_namespace_info__().dtypes(device=dev).values()
+    assert xp.float64 not in Device(dev.executor, float64=False).dtypes
+    assert xp.__array_namespace_info__().default_dtypes(device=dev)["real floating"] == xp.float32
+
+
+def test_round_trip_keeps_every_bit(dev):
+    x = xp.asarray(EDGE, dtype=xp.float64, device=dev)
+    assert x.dtype == xp.float64 and x.device == dev
+    assert [bits(v) for v in x._host_nested()] == [bits(v) for v in EDGE]
+    a = np.array(EDGE, dtype=np.float64)
+    same(host(xp.asarray(a, device=dev)), a)
+    assert float(xp.asarray(0.1, dtype=xp.float64, device=dev)) == 0.1
+
+
+UNARY = ["abs", "negative", "positive", "sqrt", "square", "floor", "ceil", "trunc", "round",
+         "isnan", "isinf", "isfinite", "signbit"]
+BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "copysign", "equal",
+          "not_equal", "less", "less_equal", "greater", "greater_equal"]
+NP = {"round": np.rint}
+
+
+@pytest.mark.parametrize("name", UNARY)
+@settings(max_examples=25, deadline=None)
+@given(v=values)
+def test_unary_ops_match_numpy(dev, name, v):
+    a = np.array(v, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        want = NP.get(name, getattr(np, name))(a)
+    same(host(getattr(xp, name)(xp.asarray(a, device=dev))), want)
+
+
+@pytest.mark.parametrize("name", BINARY)
+@settings(max_examples=25, deadline=None)
+@given(v=values, w=values)
+def test_binary_ops_match_numpy(dev, name, v, w):
+    n = min(len(v), len(w))
+    a, b = np.array(v[:n], dtype=np.float64), np.array(w[:n], dtype=np.float64)
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(a, b)
+    same(host(getattr(xp, name)(xp.asarray(a, device=dev), xp.asarray(b, device=dev))), want)
+
+
+def test_every_edge_pair(dev):
+    a = np.array(EDGE, dtype=np.float64)
+    x, y = np.meshgrid(a, a)
+    xa, ya = xp.asarray(x, device=dev), xp.asarray(y, device=dev)
+    with np.errstate(all="ignore"):
+        for name in ("add", "subtract", "multiply", "divide"):
+            same(host(getattr(xp, name)(xa, ya)), getattr(np, name)(x, y))
+        same(host(xp.sqrt(xa)), np.sqrt(x))
+
+
+def test_scalars_broadcasting_views_and_promotion(dev):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 6)) * 1e3
+    b = rng.standard_normal(6)
+    xa, xb = xp.asarray(a, device=dev), xp.asarray(b, device=dev)
+    same(host(xa * 0.1 + xb), a * 0.1 + b)
+    same(host(2.5 / xa[:, ::2]), 2.5 / a[:, ::2])
+    same(host(xp.matrix_transpose(xa)[1:, :3] - 1), a.T[1:, :3] - 1)
+    f = rng.standard_normal(6).astype(np.float32)
+    xf = xp.asarray(f, device=dev)
+    same(host(xb + xf), b + f)  # float32 promotes to float64 exactly
+    same(host(xp.where(xa > 0, xa, -1.0)), np.where(a > 0, a, -1.0))
+    same(host(xp.clip(xa, -100.0, 100.0)), np.clip(a, -100.0, 100.0))
+
+
+CASTS = [np.float32, np.int8, np.int32, np.uint16, np.uint32, np.int64, np.uint64, np.bool_]
+
+
+@pytest.mark.parametrize("to", CASTS)
+def test_astype_to_and_from_float64(dev, to):
+    rng = np.random.default_rng(5)
+    a = np.concatenate([np.array(EDGE), rng.standard_normal(200) * 10.0 ** rng.integers(-5, 12, 200)])
+    if to is not np.float32 and to is not np.bool_:  # out-of-range float to int is undefined
+        info = np.iinfo(to)
+        a = a[np.isfinite(a) & (a > info.min - 1) & (a < info.max + 1)]
+        a = a[np.abs(a) < 2.0 ** 62]
+    x = xp.asarray(a, device=dev)
+    name = np.dtype(to).name if to is not np.bool_ else "bool"
+    with np.errstate(all="ignore"):
+        same(host(xp.astype(x, getattr(xp, name))), a.astype(to))
+        back = a.astype(to)
+    same(host(xp.astype(xp.asarray(back, device=dev), xp.float64)), back.astype(np.float64))
+
+
+def test_ops_without_a_float64_lane_say_so(dev):
+    x = xp.asarray([1.0, 2.0], dtype=xp.float64, device=dev)
+    with pytest.raises(TypeError, match="exp is not implemented for float64 yet"):
+        xp.exp(x)
+    assert host(x + 1.0).tolist() == [2.0, 3.0]  # the device keeps working
