@@ -17,6 +17,7 @@ import shutil
 import struct
 import subprocess
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -449,3 +450,73 @@ def test_divmod_sweep(ex, fn, sweep2):
     got = _f64_out(ex, f"{fn}(a0, a1)", [_as_bits(a), _as_bits(b)])
     with np.errstate(all="ignore"):
         _check(got, DIVMOD[fn](a, b), a, b, what=fn)
+
+
+# -- fused multiply-add, against exact rational arithmetic ----------------------------------
+
+def _fma_exact(a: float, b: float, c: float) -> float:
+    """a * b + c rounded once (CPython's int / int is correctly rounded, subnormals too)."""
+    if np.isnan(a) or np.isnan(b) or np.isnan(c):
+        return np.nan
+    sp = np.signbit(a) != np.signbit(b)
+    if np.isinf(a) or np.isinf(b):
+        if a == 0 or b == 0 or (np.isinf(c) and np.signbit(c) != sp):
+            return np.nan
+        return -np.inf if sp else np.inf
+    if np.isinf(c):
+        return c
+    p = Fraction(a) * Fraction(b)
+    if p == 0 and c == 0:
+        return -0.0 if sp and np.signbit(c) else 0.0
+    r = p + Fraction(c)
+    if r == 0:
+        return 0.0
+    try:
+        return float(r)
+    except OverflowError:
+        return -np.inf if r < 0 else np.inf
+
+
+def _fma_check(ex, a, b, c) -> None:
+    got = _f64_out(ex, "wa_f64_fma(a0, a1, a2)", [_as_bits(a), _as_bits(b), _as_bits(c)])
+    want = np.array([_fma_exact(*t) for t in zip(a.tolist(), b.tolist(), c.tolist())])
+    _check(got, want, a, b, c, what="wa_f64_fma")
+
+
+def test_fma_sweep(ex):
+    rng = np.random.default_rng(8)
+    n = 2048
+    e = np.array(EDGE)
+    t = np.array(list(itertools.product(e[::2], e[1::2], e[::3]))).T
+    z = [0.0, -0.0, 1.0, -1.0, TINY, -TINY, np.inf, -np.inf, np.nan]
+    parts = [t, np.array(list(itertools.product(z, z, z))).T, [_random_doubles(rng, n) for _ in range(3)]]
+    with np.errstate(all="ignore"):
+        # c cancelling the product's leading bits, exactly or all but a few
+        a, b = _finite(rng, n, 0x200, 0x5ff), _finite(rng, n, 0x200, 0x5ff)
+        steps = rng.integers(-2, 3, n)
+        c = -_as_f64((_as_bits(a * b).astype(np.int64) + steps).astype(np.uint64))
+        parts.append([a, b, c])
+        # integer products needing 54-60 bits, c moving them onto and off a tie
+        x = rng.integers(1 << 26, 1 << 30, n).astype(np.float64)
+        y = rng.integers(1 << 27, 1 << 30, n).astype(np.float64)
+        c = np.ldexp(rng.choice([0.5, -0.5, 1.5, 2 ** -40, -(2 ** -60)], n), np.frexp(x * y)[1] - 53)
+        parts.append([x, y, c])
+        # products at the overflow and gradual-underflow boundaries, c tiny or large
+        ea = rng.integers(1, 0x7ff, n)
+        for target in (0x3ff + 1024, 0x3ff - 1022, 0x3ff - 1070):
+            eb = np.clip(target + 0x3ff - ea + rng.integers(-2, 3, n), 1, 0x7fe)
+            a = _as_f64(_as_bits(_finite(rng, n, 0, 0)) | (ea.astype(np.uint64) << np.uint64(52)))
+            b = _as_f64(_as_bits(_finite(rng, n, 0, 0)) | (eb.astype(np.uint64) << np.uint64(52)))
+            parts.append([a, b, np.where(rng.random(n) < 0.5, -a * b, _finite(rng, n, 0, 3))])
+        # c far above or below the product: sticky bits only
+        a, b = _finite(rng, n, 0x300, 0x4ff), _finite(rng, n, 0x300, 0x4ff)
+        c = a * b * 2.0 ** rng.integers(-140, 140, n)
+        parts.append([a, b, c])
+    a, b, c = (np.concatenate([np.asarray(p[k], np.float64) for p in parts]) for k in range(3))
+    _fma_check(ex, a, b, c)
+
+
+@given(triples=st.lists(st.tuples(F64_ANY, F64_ANY, F64_ANY), min_size=1, max_size=100))
+def test_fma_drawn(ex, triples):
+    a, b, c = (_as_f64([t[k] for t in triples]) for k in range(3))
+    _fma_check(ex, a, b, c)

@@ -18,7 +18,11 @@ or a subnormal that rounds up to the smallest normal needs no special case.
 NaN results follow x86 (SSE2), which NumPy's float64 on x86 gives: a NaN operand comes back
 quieted, the first one if both are NaN; an invalid operation (inf - inf, 0 * inf, 0 / 0,
 inf / inf, sqrt of a negative) gives the default NaN 0xFFF8000000000000. ``wa_f64_max`` and
-``wa_f64_min`` return the NaN operand itself, as np.maximum does.
+``wa_f64_min`` return the NaN operand itself, as np.maximum does. Conversions to integers
+truncate; NaN and out-of-range values give what NumPy gives on x86 (see each helper).
+``wa_f64_rem`` and ``wa_f64_floordiv`` are NumPy's npy_divmod step by step on these
+correctly rounded operations, so they match np.remainder and np.floor_divide bit for bit;
+``wa_f64_fma`` rounds once.
 
 Loops. Division and square root are bit-serial, 54 steps written out 9 to a loop pass (6
 passes); ``wa_f64_fmod`` takes one step per bit of exponent difference, up to 2,098 steps,
@@ -654,4 +658,113 @@ _def("""
 fn wa_f64_floordiv(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     if (wa_f64_both_zero(b, b)) { return wa_f64_div(a, b); }
     return wa_f64_divmod(a, b).xy;
+}""")
+
+# 128-bit values (vec4<u32>, low word first) for the exact product inside the fused multiply-add
+_def("""
+fn wa_f64_add128(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    let lo = wa_add64(a.xy, b.xy);
+    let carry = select(0u, 1u, wa_lt_u64(lo, a.xy));
+    return vec4<u32>(lo, wa_add64(wa_add64(a.zw, b.zw), vec2<u32>(carry, 0u)));
+}""")
+_def("""
+fn wa_f64_sub128(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    let borrow = select(0u, 1u, wa_lt_u64(a.xy, b.xy));
+    return vec4<u32>(wa_sub64(a.xy, b.xy), wa_sub64(wa_sub64(a.zw, b.zw), vec2<u32>(borrow, 0u)));
+}""")
+_def("""
+fn wa_f64_lt128(a: vec4<u32>, b: vec4<u32>) -> bool {
+    return wa_lt_u64(a.zw, b.zw) || (a.z == b.z && a.w == b.w && wa_lt_u64(a.xy, b.xy));
+}""")
+_def("""
+fn wa_f64_clz128(a: vec4<u32>) -> u32 {
+    return select(wa_f64_clz64(a.zw), 64u + wa_f64_clz64(a.xy), wa_f64_is0(a.zw));
+}""")
+# a << n for n < 64
+_def("""
+fn wa_f64_shl128(a: vec4<u32>, n: u32) -> vec4<u32> {
+    if (n == 0u) { return a; }
+    let hi = wa_f64_shl(a.zw, n);
+    let up = wa_f64_shr(a.xy, 64u - n);
+    return vec4<u32>(wa_f64_shl(a.xy, n), hi.x | up.x, hi.y | up.y);
+}""")
+# a >> n for any n, every bit shifted out ORed into bit 0
+_def("""
+fn wa_f64_shr_jam128(a: vec4<u32>, n: u32) -> vec4<u32> {
+    if (n == 0u) { return a; }
+    if (n >= 128u) { return vec4<u32>(select(0u, 1u, !wa_f64_is0(a.xy) || !wa_f64_is0(a.zw)), 0u, 0u, 0u); }
+    if (n >= 64u) {
+        let lo = wa_f64_shr_jam(a.zw, n - 64u);
+        return vec4<u32>(lo.x | select(0u, 1u, !wa_f64_is0(a.xy)), lo.y, 0u, 0u);
+    }
+    let down = wa_f64_shl(a.zw, 64u - n);
+    let lo = wa_f64_shr_jam(a.xy, n);
+    return vec4<u32>(lo.x | down.x, lo.y | down.y, wa_f64_shr(a.zw, n));
+}""")
+# a * b + c with one rounding: the exact 106-bit product and c aligned in 128 bits (the one
+# shifted right keeps a sticky bit far below the rounding position), added, rounded once
+_def("""
+fn wa_f64_fma(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
+    if (wa_f64_isnan(a) || wa_f64_isnan(b)) { return wa_f64_nan_of(a, b); }
+    if (wa_f64_isnan(c)) { return wa_f64_quiet(c); }
+    let sp = (a.y ^ b.y) >> 31u;
+    let sc = c.y >> 31u;
+    var ea = wa_f64_biased_exp(a);
+    var eb = wa_f64_biased_exp(b);
+    var ec = wa_f64_biased_exp(c);
+    var ma = wa_f64_frac(a);
+    var mb = wa_f64_frac(b);
+    var mc = wa_f64_frac(c);
+    let a0 = ea == 0 && wa_f64_is0(ma);
+    let b0 = eb == 0 && wa_f64_is0(mb);
+    if (ea == 0x7ff || eb == 0x7ff) {
+        if (a0 || b0 || (ec == 0x7ff && sc != sp)) { return wa_f64_default_nan(); }
+        return wa_f64_inf(sp);
+    }
+    if (ec == 0x7ff) { return c; }
+    if (a0 || b0) { return wa_f64_add(wa_f64_zero(sp), c); }
+    if (ec == 0 && wa_f64_is0(mc)) { return wa_f64_mul(a, b); }
+    if (ea == 0) {
+        let n = wa_f64_norm_sub(ma);
+        ma = n.xy;
+        ea = bitcast<i32>(n.z);
+    }
+    if (eb == 0) {
+        let n = wa_f64_norm_sub(mb);
+        mb = n.xy;
+        eb = bitcast<i32>(n.z);
+    }
+    if (ec == 0) {
+        let n = wa_f64_norm_sub(mc);
+        mc = n.xy;
+        ec = bitcast<i32>(n.z);
+    }
+    // p = product * 2^20 and q = c's significand * 2^73, both below 2^126; their last bits
+    // weigh 2^fp and 2^fc
+    var p = wa_f64_shl128(wa_f64_mul128(vec2<u32>(ma.x, ma.y | 0x100000u), vec2<u32>(mb.x, mb.y | 0x100000u)), 20u);
+    var q = vec4<u32>(0u, 0u, wa_f64_shl(vec2<u32>(mc.x, mc.y | 0x100000u), 9u));
+    let fp = ea + eb - 2170;
+    let fc = ec - 1148;
+    var f = fp;
+    if (fp >= fc) {
+        q = wa_f64_shr_jam128(q, u32(fp - fc));
+    } else {
+        p = wa_f64_shr_jam128(p, u32(fc - fp));
+        f = fc;
+    }
+    var sign = sp;
+    var s: vec4<u32>;
+    if (sp == sc) {
+        s = wa_f64_add128(p, q);
+    } else if (wa_f64_lt128(p, q)) {
+        s = wa_f64_sub128(q, p);
+        sign = sc;
+    } else {
+        s = wa_f64_sub128(p, q);
+    }
+    if (wa_f64_is0(s.xy) && wa_f64_is0(s.zw)) { return vec2<u32>(0u, 0u); }
+    let t = 127 - i32(wa_f64_clz128(s));
+    var sig = wa_f64_shl(s.xy, u32(max(62 - t, 0)));
+    if (t >= 62) { sig = wa_f64_shr_jam128(s, u32(t - 62)).xy; }
+    return wa_f64_round_pack(sign, f + t + 1022, sig);
 }""")
