@@ -70,9 +70,10 @@ def test_round_trip_keeps_every_bit(dev):
     assert float(xp.asarray(0.1, dtype=xp.float64, device=dev)) == 0.1
 
 
-UNARY = ["abs", "negative", "positive", "sqrt", "square", "floor", "ceil", "trunc", "round",
+UNARY = ["abs", "negative", "positive", "sqrt", "square", "floor", "ceil", "trunc", "round", "sign",
          "isnan", "isinf", "isfinite", "signbit"]
-BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "copysign", "equal",
+BINARY = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "maximum",
+          "minimum", "copysign", "equal",
           "not_equal", "less", "less_equal", "greater", "greater_equal"]
 NP = {"round": np.rint}
 

@@ -118,7 +118,9 @@ def cast(src: DType, dst: DType, v: str) -> str:
     else:
         e = {"b": f"select(0u, 1u, {v})", "i": f"bitcast<u32>({v})",
              "f": f"select(u32({v}), bitcast<u32>(i32({v})), {v} < 0.0)",
-             "I": f"({v}).x", "U": f"({v}).x", "D": f"wa_f64_to_u32({v})", "u": v}[a]
+             "I": f"({v}).x", "U": f"({v}).x", "u": v,
+             # NumPy converts float64 to uint8/uint16 through int32
+             "D": f"wa_f64_to_u32({v})" if dst.bits == 32 else f"bitcast<u32>(wa_f64_to_i32({v}))"}[a]
     return wrap(dst, e)
 
 
