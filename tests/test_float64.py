@@ -109,6 +109,15 @@ def test_every_edge_pair(dev):
         same(host(xp.sqrt(xa)), np.sqrt(x))
 
 
+def test_ramps_match_numpy(dev):
+    for args in ((0.0, 1.0, 0.1), (-3.5, 10.0, 0.25), (1e-3, 2e-3, 1e-7), (0.0, 1e300, 1e298)):
+        same(host(xp.arange(*args, dtype=xp.float64, device=dev)), np.arange(*args))
+    for start, stop, num, endpoint in ((0.0, 1.0, 7, True), (-1.0, 1.0, 10, False),
+                                       (0.1, 0.7, 50, True), (5.0, 5.0, 3, True)):
+        same(host(xp.linspace(start, stop, num, dtype=xp.float64, device=dev, endpoint=endpoint)),
+             np.linspace(start, stop, num, endpoint=endpoint))
+
+
 def test_scalars_broadcasting_views_and_promotion(dev):
     rng = np.random.default_rng(3)
     a = rng.standard_normal((4, 6)) * 1e3
@@ -147,4 +156,7 @@ def test_ops_without_a_float64_lane_say_so(dev):
     x = xp.asarray([1.0, 2.0], dtype=xp.float64, device=dev)
     with pytest.raises(TypeError, match="exp is not implemented for float64 yet"):
         xp.exp(x)
+    for f in (xp.matmul, xp.vecdot, lambda a, b: xp.tensordot(a, b, axes=1)):
+        with pytest.raises(TypeError, match="not implemented for float64 yet"):
+            f(x, x)
     assert host(x + 1.0).tolist() == [2.0, 3.0]  # the device keeps working

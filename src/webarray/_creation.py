@@ -366,6 +366,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
             raise OverflowError(f"arange: values from {start} to {last} do not fit {dtype.name}")
     else:
         n = max(0, math.ceil((stop - start) / step))
+        if dtype is dt.float64:  # NumPy's step: the difference of the first two values
+            step = (float(start) + float(step)) - float(start)
     node, scalars = _ramp(dtype, start, step, abs(stop - start))
     return _graph.execute(device, (n,), [(node, None)], (), scalars)[0]
 
@@ -379,7 +381,7 @@ def _ramp(dtype: dt.DType, start, step, spread):
     |i * step|, past its maximum) the step is added in two halves; a step so small that
     float32 would round it to a subnormal is scaled by 2^64 and i * step by 2^-64."""
     idx = Cast(Index(dt.int32), dtype)
-    if dtype.kind == "f":
+    if dtype is dt.float32:
         start, step = float(start), float(step)
         if spread > _F32_MAX:
             half = Apply("multiply", (idx, Scalar(0, dtype)), dtype, dtype)
@@ -419,7 +421,7 @@ def linspace(start, stop, /, num: int, *, dtype=None, device=None, endpoint: boo
         return _graph.execute(device, (num,), [(node, None)], parts, [(dtype, 1j)])[0]
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
-    f = dt.float32
+    f = dtype
     value, scalars = _ramp(f, start, step, abs(stop - start))
     if endpoint and num > 1:
         k = len(scalars)
