@@ -160,3 +160,79 @@ def test_ops_without_a_float64_lane_say_so(dev):
         with pytest.raises(TypeError, match="not implemented for float64 yet"):
             f(x, x)
     assert host(x + 1.0).tolist() == [2.0, 3.0]  # the device keeps working
+
+
+# In the browser (Pyodide has no NumPy here): Python's own floats are IEEE binary64, so they
+# are the reference, bit for bit. WebGPU (SwiftShader) runs the same software lane;
+# WebGL2 keeps one word per element and says so.
+BROWSER = r'''
+import math, random, struct
+import webarray as xp
+
+rng = random.Random(11)
+def draw():
+    if rng.random() < 0.5:
+        return struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0]
+    return rng.uniform(-1e3, 1e3)
+edge = [0.0, -0.0, 5e-324, -2.2250738585072014e-308, 1.7976931348623157e308, math.inf, -math.inf,
+        math.nan, 1.0, 0.5, 2.5, 1.0000000000000002, 0.1]
+a = edge + [draw() for _ in range(300)]
+b = edge[::-1] + [draw() for _ in range(300)]
+bits = lambda v: struct.unpack("<Q", struct.pack("<d", v))[0]
+def check(name, got, want):
+    for g, w in zip(got, want):
+        if isinstance(w, float) and math.isnan(w):
+            assert math.isnan(g), (name, g, w)
+        else:
+            assert (bits(g) == bits(w)) if isinstance(w, float) else g == w, (name, g, w)
+    print("ok", name)
+def ref(op, x, y):
+    try:
+        return op(x, y)
+    except ZeroDivisionError:
+        if x != x or y != y or x == 0:
+            return math.nan
+        return math.copysign(math.inf, x) * math.copysign(1.0, y)
+if "float64" not in xp.__array_namespace_info__().dtypes():
+    try:
+        xp.asarray([1.0], dtype=xp.float64)
+    except TypeError as e:
+        print("refused:", e)
+    raise SystemExit(0)
+x, y = xp.asarray(a, dtype=xp.float64), xp.asarray(b, dtype=xp.float64)
+with_inf = lambda f: (lambda p, q: f(p, q) if math.isfinite(p) and math.isfinite(q) else None)
+check("add", (x + y)._host_nested(), [p + q for p, q in zip(a, b)])
+check("subtract", (x - y)._host_nested(), [p - q for p, q in zip(a, b)])
+check("multiply", (x * y)._host_nested(), [p * q for p, q in zip(a, b)])
+check("divide", (x / y)._host_nested(), [ref(lambda p, q: p / q, p, q) for p, q in zip(a, b)])
+pos = [abs(v) for v in a]
+check("sqrt", xp.sqrt(xp.asarray(pos, dtype=xp.float64))._host_nested(), [math.sqrt(v) for v in pos])
+check("less", (x < y)._host_nested(), [p < q for p, q in zip(a, b)])
+check("equal", (x == y)._host_nested(), [p == q for p, q in zip(a, b)])
+fin = [v for v in a if math.isfinite(v)]
+check("floor", xp.floor(xp.asarray(fin, dtype=xp.float64))._host_nested(), [v if v == 0 or abs(v) >= 2**52 else float(math.floor(v)) for v in fin])
+print("all float64 checks passed on", xp.__array_namespace_info__().default_device())
+'''
+
+
+@pytest.mark.skipif(__import__("os").environ.get("WEBARRAY_SKIP_BROWSER") == "1",
+                    reason="WEBARRAY_SKIP_BROWSER=1")
+@pytest.mark.parametrize("backend", ["webgpu", "webgl2"])
+def test_float64_in_the_browser(tmp_path, backend):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "f64.py"
+    script.write_text(BROWSER)
+    r = subprocess.run([sys.executable, "-m", "webarray.browser", "run", str(script), "--backend",
+                        backend, "--env", "WEBARRAY_FLOAT64=1", "--timeout", "300"],
+                       capture_output=True, text=True, timeout=400,
+                       cwd=Path(__file__).resolve().parents[1])
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    if backend == "webgpu":
+        for name in ("add", "subtract", "multiply", "divide", "sqrt", "less", "equal", "floor"):
+            assert f"ok {name}" in r.stdout, r.stdout[-3000:]
+        assert "all float64 checks passed" in r.stdout
+    else:
+        assert "refused: float64 is not supported" in r.stdout and "one 32-bit word" in r.stdout
