@@ -7,7 +7,8 @@
 Runs, in this order, ``host`` (host µs per op: independent, dependent and scalar loops,
 webarray fused and eager), ``elementwise`` (bandwidth and per-op overhead), ``fusion``
 (single op fused and eager, the 10-op chain, Mandelbrot plain and as a user kernel),
-``reductions``, ``sorting`` and ``linalg_fft`` (matmul, cholesky/solve/svd, fft), each with webarray next
+``reductions``, ``sorting``, ``linalg_fft`` (matmul, cholesky/solve/svd, fft) and ``float64``
+(the software binary64 lane against float32 and NumPy's float64), each with webarray next
 to NumPy on this CPU and, where installed, CuPy and PyTorch on the same GPU. Each script
 still writes its own record; the suite record, ``benchmarks/results/suite-<gpu>.json``,
 holds all of them with the hardware and versions once.
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from . import _common as c
 
-SUITE = ["host", "elementwise", "fusion", "reductions", "sorting", "linalg_fft"]
+SUITE = ["host", "elementwise", "fusion", "reductions", "sorting", "linalg_fft", "float64"]
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,106 @@
+"""What float64 costs: webarray's software binary64 lane against its float32 and NumPy's float64.
+
+    python -m benchmarks.float64                  # 2^20 and 2^22 elements (2^20 on a CPU adapter)
+    python -m benchmarks.float64 --sizes 24 --quick
+
+Per op and size, million elements per second of: ``a * b + c`` (one fused kernel on
+webarray), ``a / b`` and ``sqrt(a)``, on float32 and float64 arrays of positive values,
+for webarray (float64 opted in with ``Device(..., float64=True)``), NumPy, and CuPy/PyTorch
+where present. webarray's float64 results are checked bit for bit against NumPy's (one
+rounding per op: the fused ``a * b + c`` rounds the product and the sum, as NumPy does).
+
+The table goes to stdout, the record to ``benchmarks/results/float64-<gpu>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from . import _common as c
+
+OPS = {"a*b+c": lambda xp, a, b, d: a * b + d, "a/b": lambda xp, a, b, d: a / b,
+       "sqrt(a)": lambda xp, a, b, d: xp.sqrt(a)}
+DEFAULT_SIZES = [1 << 20, 1 << 22]
+
+
+def _float64_device(be: c.Backend):
+    """webarray's arrays on a device that offers float64 (the same executor)."""
+    from webarray._core.device import Device
+
+    dev = Device(be.xp.__array_namespace_info__().default_device().executor, float64=True)
+    return lambda a: be.xp.asarray(a, device=dev)
+
+
+def measure(backends, sizes, rounds, target_s, log) -> list[dict]:
+    rows = []
+    rng = np.random.default_rng(64)
+    for n in sizes:
+        host = {dt: [(rng.random(n) + 0.5).astype(dt) for _ in range(3)]
+                for dt in (np.float32, np.float64)}
+        for be in backends:
+            for dt, args in host.items():
+                to_device = be.to_device
+                if be.name == "webarray" and dt is np.float64:
+                    to_device = _float64_device(be)
+                dev_args = [to_device(a) for a in args]
+                be.sync()
+                for op, f in OPS.items():
+                    holder = [None]
+
+                    def step(f=f, holder=holder, dev_args=dev_args):
+                        holder[0] = f(be.xp, *dev_args)
+                        be.force(holder[0])
+
+                    step()
+                    be.sync()
+                    exact = None
+                    if be.name == "webarray" and dt is np.float64:
+                        want = f(np, *args)
+                        got = np.from_dlpack(holder[0])
+                        exact = bool((got.view(np.uint64) == want.view(np.uint64)).all())
+                    iters = c.calibrate(step, be.sync, target_s)
+                    per_iter = c.time_rounds(step, be.sync, iters, rounds)
+                    t = c.median(per_iter)
+                    rows.append({"backend": be.name, "dtype": np.dtype(dt).name, "op": op, "n": n,
+                                 "seconds": t, "rounds": per_iter, "melem_per_s": n / t / 1e6,
+                                 "bit_exact_vs_numpy": exact})
+                    log(f"  {be.name:9s} {np.dtype(dt).name:8s} {op:8s} {c.size_label(n):>5s}: "
+                        f"{n / t / 1e6:10.1f} Melem/s" + ("" if exact is None else
+                                                         f"  bit-exact: {exact}"))
+                    holder[0] = None
+            be.sync()
+    return rows
+
+
+def report(rows) -> str:
+    labels = list(dict.fromkeys((r["backend"], r["dtype"]) for r in rows))
+    keys = list(dict.fromkeys((r["op"], r["n"]) for r in rows))
+    by = {(r["backend"], r["dtype"], r["op"], r["n"]): r["melem_per_s"] for r in rows}
+    body = [[op, c.size_label(n)] + [f"{by[(b, d, op, n)]:.1f}" if (b, d, op, n) in by else "-"
+                                     for b, d in labels] for op, n in keys]
+    return c.table(["op", "n"] + [f"{b} {d}" for b, d in labels], body,
+                   "million elements per second (higher is better)")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.float64", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", type=c.parse_sizes, help="comma-separated sizes (powers of two up to 40)")
+    c.add_common_args(p, "float64")
+    args = p.parse_args(argv)
+    backends, skipped = c.open_backends(args.backends)
+    sizes = args.sizes or ([1 << 20] if c.on_cpu_adapter(backends) else DEFAULT_SIZES)
+    rounds, target = (3, 0.05) if args.quick else (5, 0.2)
+    rows = measure(backends, sizes, rounds, target, c.log)
+    rec = c.record("float64", backends, skipped,
+                   method={"rounds": rounds, "round_target_s": target, "statistic": "median",
+                           "sync": c.SYNC, "values": "uniform in [0.5, 1.5)"},
+                   rows=rows)
+    return c.finish(rec, args.out, report(rows))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
