@@ -4,8 +4,10 @@
 Dtype rules (the default integer dtype is int32): sum, prod and the cumulative functions
 return int32 for int8/int16/int32 input and uint32 for uint8/uint16/uint32 input unless
 ``dtype=`` says otherwise; the elements are converted to the result dtype as they are read,
-and integer results wrap in it, as NumPy's do. bool input is refused (the standard asks for
-numeric input). mean, var and std accept float32 only.
+and integer results wrap in it, as NumPy's do, so ``sum(x, dtype=float64)`` of float32 x
+adds in float64 (on a device that offers it). bool input is refused (the standard asks for
+numeric input). mean accepts the floating-point dtypes, var and std the real ones; each
+computes in its input's dtype.
 
 Empty reductions: sum 0, prod 1, mean/var/std NaN, min/max ValueError.
 """

@@ -187,6 +187,9 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
             if arg:
                 part_idx = tensor.empty((m * chunks,), dt.int32, device)
                 bindings.append(part_idx._buf)
+        if spec.transform != "none" and acc is dt.float64:
+            # the divisor in float64: f32 bits would round counts past 2**24
+            tail = tuple(lanes.scalar_words(acc, divisor))
         uniforms = rspec.pack_uniforms(
             m, cols, chunks, group, colmode, rows.offset // div, rows.stride, rows.fold,
             means._offset if means is not None else 0, _f32_word(divisor),
@@ -424,8 +427,8 @@ def _flat_in(f: Tensor, y_shape, x_shape, op: str) -> Tensor:
 
 
 def mean(x: Tensor, axes, keepdims: bool = False) -> Tensor:
-    """Arithmetic mean over axes of a float32 or complex64 array: a tree sum divided by the
-    count in the last pass. NaN (NaN + NaN j) where the count is zero."""
+    """Arithmetic mean over axes of a float32, float64 or complex64 array: a tree sum
+    divided by the count in the last pass. NaN (NaN + NaN j) where the count is zero."""
     axes = tuple(axes)
     shape = _out_shape(x.shape, axes, keepdims)
     count = math.prod(x.shape[d] for d in axes)
@@ -456,9 +459,9 @@ def _divided(x: Tensor, axes, shape, mapping: str, divisor: float,
 
 def var(x: Tensor, axes, correction: float = 0.0, keepdims: bool = False,
         sqrt: bool = False) -> Tensor:
-    """Variance (standard deviation with sqrt=True) over axes of a float32 array, by two
-    passes over x: the mean, then the tree sum of squared deviations from it divided by
-    count - correction (NaN where that is not positive)."""
+    """Variance (standard deviation with sqrt=True) over axes of a float32 or float64
+    array, by two passes over x: the mean, then the tree sum of squared deviations from it
+    divided by count - correction (NaN where that is not positive)."""
     axes = tuple(axes)
     shape = _out_shape(x.shape, axes, keepdims)
     count = math.prod(x.shape[d] for d in axes)

@@ -11,7 +11,9 @@ launches of a sort go into the same compute pass; nothing is read back.
 Two-word dtypes sort in two stable passes, least significant word first: the second
 word (imaginary part of complex64, low word of int64/uint64) and then, gathered in the
 order the first pass found, the first one (real part; high word, signed for int64).
-Since each pass is stable, the result is the stable lexicographic order.
+Since each pass is stable, the result is the stable lexicographic order. float64 values
+are first mapped to int64 keys that order as the values do (``_f64_keys``), which then sort
+as int64 does.
 
 Sorting, unique, isin and searchsorted are built from these pieces plus elementwise
 kernels (gathers and scatters through _graph.execute); unique's compaction numbers its
@@ -64,6 +66,8 @@ def sort_rows(values: Tensor, rows: int, n: int, descending: bool = False):
     with any offset). Returns (keys, indices, P): uint32 arrays of rows * P pairs, row r
     in [r*P, r*P + n), an index being the element's position r*n + i in values. keys is
     None for the two-word dtypes (their order is not one of 32-bit keys)."""
+    if values.dtype is dt.float64:
+        return _sort_rows_wide(_f64_keys(values), rows, n, descending)
     if values.dtype.name in _WORDS:
         return _sort_rows_wide(values, rows, n, descending)
     device = values.device
@@ -97,6 +101,31 @@ def sort_rows(values: Tensor, rows: int, n: int, descending: bool = False):
                       -(-total // block))
         k *= 2
     return keys, idx, p
+
+
+_I64_MAX = 2**63 - 1
+_F64_INF_BITS = 0x7FF0000000000000
+
+
+def _f64_keys(values: Tensor) -> Tensor:
+    """int64 keys of the contiguous float64 values, in the order of sort: the IEEE bits s
+    read as int64, negative values' magnitude bits flipped (s ^ ((s >> 63) & MAX)), -0.0
+    and +0.0 both 0, every NaN the int64 maximum (after +inf's key, 0x7ff0000000000000)."""
+    i64 = dt.int64
+    s = Input(0, i64)
+
+    def op(name: str, *args) -> Apply:
+        return Apply(name, args, i64, i64)
+
+    maxi, zero, shift, inf = (Scalar(k, i64) for k in range(4))
+    mag = op("bitwise_and", s, maxi)
+    ordered = op("bitwise_xor", s, op("bitwise_and", op("bitwise_right_shift", s, shift), maxi))
+    signless = Apply("where", (Apply("equal", (mag, zero), i64, dt.bool), zero, ordered), i64, i64)
+    key = Apply("where", (Apply("greater", (mag, inf), i64, dt.bool), maxi, signless), i64, i64)
+    bits = tensor.view(values._buf, i64, values.shape, values._strides, values._offset,
+                       values.device)
+    return _graph.execute(values.device, values.shape, [(key, None)], [bits],
+                          [(i64, _I64_MAX), (i64, 0), (i64, 63), (i64, _F64_INF_BITS)])[0]
 
 
 def _sort_rows_wide(values: Tensor, rows: int, n: int, descending: bool):

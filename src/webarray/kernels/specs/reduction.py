@@ -4,6 +4,14 @@ write them with (identity, combine, the float keys of min/max and argmin/argmax)
 by ``webgpu/reduction.py``, ``webgpu/scan.py``, ``webgl2/reduction.py`` and
 ``webgl2/scan.py`` and by ``_core/algorithms/reduce.py``, which launches them.
 The uniform words are described in ``webgpu/reduction.py``.
+
+float64 (lane D, WebGPU only) combines through the op table's software binary64
+(``wa_f64_*``). NumPy's float64 sum starts from +0.0 (a sum of -0.0 alone is +0.0) while
+its cumulative sum starts from the first element (-0.0 stays): so a sum's final pass adds
+its tree to +0.0 (``sum_start``), and a scan pads and prefixes with -0.0
+(``scan_neutral``), the value x for which x + y is y for every y. min/max propagate NaN
+through ``wa_f64_min``/``wa_f64_max``; arg reductions compare by ``wa_f64_lt`` with -0.0
+equal to +0.0, NaN winning as for float32.
 """
 
 from __future__ import annotations
@@ -126,7 +134,26 @@ def identity(combine: str, dtype: DType) -> str:
         return "vec2<u32>(0xffffffffu, 0x7fffffffu)" if high else "vec2<u32>(0u, 0x80000000u)"
     if lane == "U":
         return "vec2<u32>(0xffffffffu, 0xffffffffu)" if high else "vec2<u32>(0u, 0u)"
+    if lane == "D":  # ±inf
+        return "vec2<u32>(0u, 0x7ff00000u)" if high else "vec2<u32>(0u, 0xfff00000u)"
     raise TypeError(f"no {combine} identity for {dtype.name}")
+
+
+def scan_neutral(combine: str, dtype: DType) -> str:
+    """What a scan combines its padding and first prefix with: the identity, except -0.0
+    for float64 sums (-0.0 + y is y for every y, so a prefix of -0.0 stays -0.0 as in
+    NumPy's cumsum; +0.0 + -0.0 is +0.0)."""
+    if lane_of(dtype) == "D" and combine == "add":
+        return "vec2<u32>(0u, 0x80000000u)"
+    return identity(combine, dtype)
+
+
+def sum_start(combine: str, dtype: DType, v: str) -> str:
+    """A reduction's value v as NumPy's would end: a float64 sum starts from +0.0, so
+    +0.0 + v (a sum of -0.0 alone is +0.0 whatever the tree did; every other v stays)."""
+    if lane_of(dtype) == "D" and combine == "add":
+        return f"wa_f64_add(vec2<u32>(0u, 0u), {v})"
+    return v
 
 
 _TABLE_OP = {"add": "add", "mul": "multiply", "min": "minimum", "max": "maximum"}
@@ -175,11 +202,39 @@ fn ra_max_f(a: f32, b: f32) -> f32 {
 """
 
 
+# (x - mean)² of float64 registers, the difference computed once
+RA_SQDEV_D = """fn ra_sqdev_d(x: vec2<u32>, m: vec2<u32>) -> vec2<u32> {
+    let d = wa_f64_sub(x, m);
+    return wa_f64_mul(d, d);
+}
+"""
+
+
 def ra_helpers(code: str) -> str:
-    """RA_HELPERS when code calls any of them, with the wa_* helpers they need."""
-    if not any(f"{name}(" in code for name in ("ra_key", "ra_min_f", "ra_max_f")):
-        return helpers_for(code)
-    return helpers_for(code + RA_HELPERS) + RA_HELPERS
+    """RA_HELPERS (and RA_SQDEV_D) when code calls any of them, with the wa_* helpers they
+    need."""
+    extra = ""
+    if any(f"{name}(" in code for name in ("ra_key", "ra_min_f", "ra_max_f")):
+        extra += RA_HELPERS
+    if "ra_sqdev_d(" in code:
+        extra += RA_SQDEV_D
+    return helpers_for(code + extra) + extra
+
+
+def sqdev(dtype: DType, x: str, mean: str) -> str:
+    """(x - mean)² of two registers of dtype, the sqdev mapping's value."""
+    if lane_of(dtype) == "D":
+        return f"ra_sqdev_d({x}, {mean})"
+    d = f"({x} - {mean})"
+    return f"({d} * {d})"
+
+
+def divided(dtype: DType, acc: str, divisor: str, sqrt: bool) -> str:
+    """The final transform of a float64 accumulator (div, div_sqrt): acc / divisor (its
+    square root), NaN where divisor (a float64 register) is not positive."""
+    nan = "vec2<u32>(0u, 0xfff80000u)"  # x86's default NaN, which NumPy's float64 gives
+    res = f"select({nan}, wa_f64_div({acc}, {divisor}), wa_f64_lt(vec2<u32>(0u, 0u), {divisor}))"
+    return f"wa_f64_sqrt({res})" if sqrt else res
 
 
 def better_fn(combine: str, dtype: DType) -> str:
@@ -197,9 +252,16 @@ def better_fn(combine: str, dtype: DType) -> str:
                  "    if (an != bn) { return an; }",
                  "    if (an) { return ai < bi; }"]
         a, b = "ra_key(av)", "ra_key(bv)"
-    if lane_of(dtype) in "IU":
-        lt = "wa_lt_i64" if lane_of(dtype) == "I" else "wa_lt_u64"
+    if lane_of(dtype) in "IUD":
         first, second = ("bv", "av") if combine == "argmax" else ("av", "bv")
+        if lane_of(dtype) == "D":
+            body += ["    let an = wa_f64_isnan(av);",
+                     "    let bn = wa_f64_isnan(bv);",
+                     "    if (an != bn) { return an; }",
+                     "    if (an || wa_f64_eq(av, bv)) { return ai < bi; }",
+                     f"    return wa_f64_lt({first}, {second});", "}"]
+            return "\n".join(body) + "\n"
+        lt = "wa_lt_i64" if lane_of(dtype) == "I" else "wa_lt_u64"
         body += ["    if (wa_eq64(av, bv)) { return ai < bi; }",
                  f"    return {lt}({first}, {second});", "}"]
         return "\n".join(body) + "\n"

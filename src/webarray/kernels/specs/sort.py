@@ -1,6 +1,9 @@
 """Sort keys, shared by ``webgpu/sort.py`` and ``webgl2/sort.py`` (the key function is
 written in the WGSL subset both speak) and by ``_set.py``: every dtype's ascending key as
 u32 (or a (major, minor) pair for the two-word dtypes), NaN after +inf, -0.0 with +0.0.
+float64's pair is the order-preserving u64 of its IEEE bits (sign set for positive values,
+every bit flipped for negative ones); the sort itself orders float64 through int64 keys of
+the same order (``_core/algorithms/sort.py``), the pair serves searches.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from ..ops import lane_of
 
 SENTINEL = 0xFFFFFFFF
 NAN_KEY = 0xFFC00000  # the ascending key of every float NaN
+NAN_KEY_D = 0xFFF80000  # the major word of every float64 NaN's key (no other key has it)
 
 
 def _float_key(v: str) -> str:
@@ -32,8 +36,17 @@ def key_function(dtype: DType) -> str:
     lane = lane_of(dtype)
     cmp = ("fn sk_lt(a: u32, b: u32) -> bool { return a < b; }\n"
            "fn sk_eq(a: u32, b: u32) -> bool { return a == b; }\n")
-    if lane in "IUc":
-        if lane == "c":
+    if lane in "IUcD":
+        if lane == "D":
+            pre = ""
+            body = ("    var h = v.y; var l = v.x;\n"
+                    "    let a = h & 0x7fffffffu;\n"
+                    "    if ((a | l) == 0u) { h = 0u; }\n"  # -0.0 sorts with +0.0
+                    # one NaN, after +inf
+                    f"    if (a > 0x7ff00000u || (a == 0x7ff00000u && l != 0u)) {{ h = {NAN_KEY_D & 0x7fffffff:#x}u; l = 0u; }}\n"
+                    "    if ((h >> 31u) == 1u) { return vec2<u32>(~h, ~l); }\n"
+                    "    return vec2<u32>(h | 0x80000000u, l);\n")
+        elif lane == "c":
             pre = f"fn sk_fkey(v: f32) -> u32 {{\n{_float_key('v')}}}\n"
             body = "    return vec2<u32>(sk_fkey(v.x), sk_fkey(v.y));\n"
         else:

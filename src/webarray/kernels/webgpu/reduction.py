@@ -33,21 +33,22 @@ lane shift, lane mask, group shift, group mask, column-layout flag, input offset
 stride, fold (consecutive rows that share an output: the flat index of arg reductions
 continues across them, and sqdev reads mean[r / fold]), offset of the means, divisor (f32
 bits) of the final transform, number of row dimensions, then (size, stride) per row
-dimension, outermost first, then a user fold's words (``UserFold``).
+dimension, outermost first, then a user fold's words (``UserFold``) or, for a float64
+transform, the divisor's two float64 words.
 """
 
 from __future__ import annotations
 
 from ..._dtypes import bool as _BOOL
 from ..._dtypes import uint32 as _U32
-from ..ops import TABLE
+from ..ops import TABLE, lane_of
 from .. import lanes
 from ..grid import fold
 # WORKGROUP and P: this generator's launch shape, which _core/algorithms/reduce.py reads from
 # the registry; combine_expr and identity: scan.py's, imported from here
 from ..specs.reduction import (NONE, P, WORKGROUP, ReduceSpec, better_fn, cast,  # noqa: F401
-                               combine_expr, fold_combine, fold_identity, identity, nonzero,
-                               ra_helpers)
+                               combine_expr, divided, fold_combine, fold_identity, identity,
+                               nonzero, ra_helpers, sqdev, sum_start)
 
 # -- WGSL pieces ----------------------------------------------------------------------------
 
@@ -175,8 +176,13 @@ def generate(spec: ReduceSpec) -> str:
             index = cast(_U32, spec.out_dtype, "acci")
             w(f"        {lanes.store(spec.out_dtype, out, 'r', index)}")
         else:
-            res = "acc"
-            if spec.transform != "none":
+            res = sum_start(spec.combine, acc, "acc")
+            if spec.transform != "none" and lane_of(acc) == "D":
+                # the float64 divisor: two words after the row dimensions
+                w("        let ub = 15u + 2u * U[14];")
+                w("        let dv = vec2<u32>(U[ub], U[ub + 1u]);")
+                res = divided(acc, res, "dv", spec.transform == "div_sqrt")
+            elif spec.transform != "none":
                 w("        let dv = bitcast<f32>(U[13]);")
                 res = f"select({lanes.wgsl_type(acc)}(wa_nan()), acc / dv, dv > 0.0)"
                 if spec.transform == "div_sqrt":
@@ -257,8 +263,7 @@ def _mapped(spec: ReduceSpec, raw: str) -> str:
     if spec.mapping == "nonzero":
         return cast(_BOOL, acc, nonzero(spec.in_dtype, raw))
     if spec.mapping == "sqdev":
-        d = f"({cast(spec.in_dtype, acc, raw)} - mean)"
-        return f"({d} * {d})"
+        return sqdev(acc, cast(spec.in_dtype, acc, raw), "mean")
     return cast(spec.in_dtype, acc, raw)
 
 

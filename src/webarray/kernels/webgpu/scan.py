@@ -29,12 +29,15 @@ from __future__ import annotations
 
 from .. import lanes
 from ..specs.scan import _SH, P, U_DIMS, ScanSpec
+from ..specs.reduction import scan_neutral
 from .reduction import ROW_LAYOUT, WORKGROUP, cast, combine_expr, identity, ra_helpers
 
 def generate(spec: ScanSpec) -> str:
     acc = spec.out_dtype
     at = lanes.wgsl_type(acc)
-    ident = identity(spec.combine, acc)
+    ident = identity(spec.combine, acc)  # written as the initial element
+    # padding and the first prefix (-0.0 for float64 sums, which keeps -0.0 prefixes)
+    neutral = scan_neutral(spec.combine, acc)
     out_b = 3 if spec.carry else 2
     L: list[str] = []
     w = L.append
@@ -60,7 +63,7 @@ def generate(spec: ScanSpec) -> str:
         w(f"    let e{k} = lane + {k}u * S;")
         w(f"    let j{k} = c0 + e{k};")
         raw = lanes.load(spec.in_dtype, "B1", f"u32(ib + i32(min(j{k}, N - 1u)) * sa)")
-        w(f"    let x{k}: {at} = select({ident}, {cast(spec.in_dtype, acc, raw)}, "
+        w(f"    let x{k}: {at} = select({neutral}, {cast(spec.in_dtype, acc, raw)}, "
           f"live && j{k} < N);")
         w(f"    sh[wpad(sb + e{k} * es)] = x{k};")
     w("    workgroupBarrier();")
@@ -79,7 +82,7 @@ def generate(spec: ScanSpec) -> str:
         w("        workgroupBarrier();")
         w("    }")
         d *= 2
-    w(f"    if (lane == S - 1u) {{ tsh[lid] = {ident}; }}")
+    w(f"    if (lane == S - 1u) {{ tsh[lid] = {neutral}; }}")
     w("    workgroupBarrier();")
     d = WORKGROUP // 2
     while d >= 1:
@@ -95,7 +98,10 @@ def generate(spec: ScanSpec) -> str:
         w("    }")
         d //= 2
     w(f"    var pre: {at} = tsh[lid];")
-    if spec.carry:
+    if spec.carry and neutral != ident:
+        # chunk 0's carry is the initial element, not the neutral one: it has none
+        w(f"    if (c > 0u) {{ pre = {comb(lanes.load(acc, 'B2', 'r * C + c'), 'pre')}; }}")
+    elif spec.carry:
         w(f"    pre = {comb(lanes.load(acc, 'B2', 'r * C + c'), 'pre')};")
     for k in range(P):
         w(f"    sh[wpad(own + {k}u * es)] = {comb('pre', f't{k}')};")

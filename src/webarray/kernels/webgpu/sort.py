@@ -28,7 +28,7 @@ from __future__ import annotations
 from ..._dtypes import DType
 from ..ops import lane_of
 from .. import lanes
-from ..specs.sort import NAN_KEY, SENTINEL, key_function  # noqa: F401
+from ..specs.sort import NAN_KEY, NAN_KEY_D, SENTINEL, key_function  # noqa: F401
 
 WORKGROUP = 256
 PER_THREAD = 4  # compare-exchanges per thread and step of the block kernels
@@ -221,7 +221,8 @@ def search(dtype: DType, sorted_keys: bool, member: bool) -> str:
     if member:
         nan = f"{NAN_KEY:#x}u"
         nan_check = {"f": f" && kq != {nan}",
-                     "c": f" && kq.x != {nan} && kq.y != {nan}"}.get(lane_of(dtype), "")
+                     "c": f" && kq.x != {nan} && kq.y != {nan}",
+                     "D": f" && kq.x != {NAN_KEY_D:#x}u"}.get(lane_of(dtype), "")
         result = [
             "    var found = false;",
             "    if (lo < m) {",
