@@ -152,13 +152,36 @@ def test_astype_to_and_from_float64(dev, to):
     same(host(xp.astype(xp.asarray(back, device=dev), xp.float64)), back.astype(np.float64))
 
 
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (3, 4, 5), (64, 64, 64), (100, 37, 70),
+                                   (1, 3000, 2), (2, 5000, 3)])
+def test_matmul_within_blas_rounding(dev, m, k, n):
+    """One rounding per fused multiply-add, summed in k order (beyond 2048, in chunks whose
+    products are added): within k ulps of the exact product, as BLAS's loops are; and
+    exact where every partial sum is (integer values)."""
+    rng = np.random.default_rng(m * 1000 + k)
+    a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    got = host(xp.asarray(a, device=dev) @ xp.asarray(b, device=dev))
+    bound = 2 * k * np.finfo(np.float64).eps * (np.abs(a) @ np.abs(b))
+    assert (np.abs(got - a @ b) <= bound).all()
+    ai, bi = np.round(a * 8), np.round(b * 8)
+    same(host(xp.asarray(ai, device=dev) @ xp.asarray(bi, device=dev)), ai @ bi)
+
+
+def test_batched_products_vecdot_tensordot(dev):
+    rng = np.random.default_rng(9)
+    x = np.round(rng.standard_normal((2, 3, 4)) * 16)
+    y = np.round(rng.standard_normal((4, 5)) * 16)
+    xx, yy = xp.asarray(x, device=dev), xp.asarray(y, device=dev)
+    same(host(xx @ yy), x @ y)
+    same(host(xp.matrix_transpose(xx) @ xx), np.swapaxes(x, -1, -2) @ x)
+    same(host(xp.vecdot(xx, xx)), np.sum(x * x, axis=-1))
+    same(host(xp.tensordot(xx, yy, axes=1)), np.tensordot(x, y, axes=1))
+
+
 def test_ops_without_a_float64_lane_say_so(dev):
     x = xp.asarray([1.0, 2.0], dtype=xp.float64, device=dev)
     with pytest.raises(TypeError, match="exp is not implemented for float64 yet"):
         xp.exp(x)
-    for f in (xp.matmul, xp.vecdot, lambda a, b: xp.tensordot(a, b, axes=1)):
-        with pytest.raises(TypeError, match="not implemented for float64 yet"):
-            f(x, x)
     assert host(x + 1.0).tolist() == [2.0, 3.0]  # the device keeps working
 
 

@@ -26,8 +26,6 @@ def _check(x1, x2, name: str):
         raise ValueError(f"{name}: arrays are on different devices ({x1.device!r}, {x2.device!r})")
     out = dt.promote(x1.dtype, x2.dtype)
     x1.device.check_dtype(out)
-    if out is dt.float64:  # the matmul kernels have no float64 lane yet
-        raise TypeError(f"{name} is not implemented for float64 yet (issue #20)")
     return out
 
 

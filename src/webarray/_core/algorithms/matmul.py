@@ -36,8 +36,9 @@ def matmul(a, b, batch_shape, out_dtype):
         return out
     if k == 0:
         return execute(device, out.shape, [(Scalar(0, out_dtype), out)], (), [(out_dtype, 0)])[0]
-    if k > mm.MAX_K:
-        return _split_k(a, b, batch_shape, out_dtype, mm.MAX_K)
+    limit = mm.max_k(out_dtype)
+    if k > limit:
+        return _split_k(a, b, batch_shape, out_dtype, limit)
     nb = len(batch_shape)
     a_b = broadcast_strides(a, tuple(batch_shape) + a.shape[-2:])[:nb]
     b_b = broadcast_strides(b, tuple(batch_shape) + b.shape[-2:])[:nb]

@@ -16,6 +16,11 @@ LIMIT = 65535  # batch entries per launch: the executor's max_workgroups_per_dim
 MAX_K = 8192  # the most K one draw takes: a fragment loops over K one step at a time
 
 
+def max_k(dtype: DType) -> int:
+    """The deepest K one draw of ``generate(dtype, ...)`` takes."""
+    return MAX_K
+
+
 def fast_applies(m: int, n: int, batch: int) -> bool:
     return False
 

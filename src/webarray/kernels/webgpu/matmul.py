@@ -8,7 +8,9 @@ private arrays in registers (PERF_NOTES.md), so the generator unrolls instead.
 A and B are read through arbitrary strides (transposed views cost nothing) and batch
 dimensions are broadcast by stride 0. C is written C-contiguous. Elements are read and
 written through lanes.py; int64/uint64 accumulate with the word-pair helpers of
-wgsl_int64.py (wrapping modulo 2^64), complex64 with the plain complex product.
+wgsl_int64.py (wrapping modulo 2^64), float64 with the software fused multiply-add of
+wgsl_f64.py (one rounding per term, as BLAS's FMA loops), complex64 with the plain complex
+product.
 
 Uniform words: M, N, K, z base, A offset, A row stride, A column stride, B offset, B row
 stride, B column stride, then per batch dimension (outermost first): size, A stride,
@@ -19,14 +21,19 @@ from __future__ import annotations
 
 from ..._dtypes import DType
 from ..ops import lane_of
-from .. import lanes, wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
+from .. import lanes, wgsl_complex, wgsl_f64, wgsl_int64  # noqa: F401  (register their helpers)
 # MAX_K: the deepest K one launch of this generator takes, read from the registry by
 # _core/algorithms/matmul.py
 from ..specs.matmul import BK, MAX_K, R, THREADS, TILE  # noqa: F401
+
+# float64's K per launch: its product runs as loops (below), R * R passes per step of K,
+# which must stay below llvmpipe's 65,535 loop passes per invocation
+MAX_K_F64 = 2048
 from ..wgsl_lib import helpers_for
 
 # c + a * b in the accumulator's lane
 _MULADD = {"I": "wa_add64({c}, wa_mul64({a}, {b}))", "U": "wa_add64({c}, wa_mul64({a}, {b}))",
+           "D": "wa_f64_fma({a}, {b}, {c})",
            "c": "{c} + vec2<f32>({a}.x * {b}.x - {a}.y * {b}.y, {a}.x * {b}.y + {a}.y * {b}.x)"}
 
 
@@ -46,8 +53,16 @@ def _read_uniforms(w, batch_ndim: int) -> None:
     w("    let sbk = bitcast<i32>(U[8]); let sbn = bitcast<i32>(U[9]);")
 
 
+def max_k(dtype: DType) -> int:
+    """The deepest K one launch of ``generate(dtype, ...)`` takes."""
+    return MAX_K_F64 if lane_of(dtype) == "D" else MAX_K
+
+
 def generate(dtype: DType, batch_ndim: int) -> str:
     ty, zero = lanes.wgsl_type(dtype), lanes.literal(dtype, 0)
+    # float64's multiply-add is a long function: written once inside loops over the tile
+    # rather than unrolled R * R * BK times, which takes LLVM minutes to compile
+    looped = lane_of(dtype) == "D"
     muladd = _MULADD.get(lane_of(dtype), "{c} + {a} * {b}")
     load_a = lanes.load(dtype, "A", "u32(ao + i32(gm) * sam + i32(gk) * sak)")
     load_b = lanes.load(dtype, "B", "u32(bo + i32(gk) * sbk + i32(gn) * sbn)")
@@ -65,9 +80,14 @@ def generate(dtype: DType, batch_ndim: int) -> str:
     _read_uniforms(w, batch_ndim)
     w(f"    let row0 = wg.y * {TILE}u; let col0 = wg.x * {TILE}u;")
     w(f"    let tid = lid.y * {THREADS}u + lid.x;")
-    for i in range(R):
-        for j in range(R):
-            w(f"    var c{i}{j}: {ty} = {zero};")
+    if looped:
+        w(f"    var acc: array<{ty}, {R * R}>;")
+        for q in range(R * R):
+            w(f"    acc[{q}] = {zero};")
+    else:
+        for i in range(R):
+            for j in range(R):
+                w(f"    var c{i}{j}: {ty} = {zero};")
     w("    for (var k0 = 0u; k0 < K; k0 = k0 + " + f"{BK}u) {{")
     for r in range(per_thread):
         w(f"        {{ let e = tid + {r * THREADS * THREADS}u; let m = e / {BK}u; let kk = e % {BK}u;")
@@ -81,7 +101,15 @@ def generate(dtype: DType, batch_ndim: int) -> str:
         w(f"          if (gn < N && gk < K) {{ v = {load_b}; }}")
         w(f"          Bs[kk * {TILE}u + n] = v; }}")
     w("        workgroupBarrier();")
-    for kk in range(BK):
+    if looped:
+        w(f"        for (var kk = 0u; kk < {BK}u; kk = kk + 1u) {{")
+        w(f"            for (var q = 0u; q < {R * R}u; q = q + 1u) {{")
+        w(f"                let a = As[kk * {TILE}u + lid.y * {R}u + q / {R}u];")
+        w(f"                let b = Bs[kk * {TILE}u + lid.x * {R}u + q % {R}u];")
+        w(f"                acc[q] = {muladd.format(c='acc[q]', a='a', b='b')};")
+        w("            }")
+        w("        }")
+    for kk in range(0 if looped else BK):
         for i in range(R):
             w(f"        let a{kk}_{i} = As[{kk * TILE}u + lid.y * {R}u + {i}u];")
         for j in range(R):
@@ -94,7 +122,8 @@ def generate(dtype: DType, batch_ndim: int) -> str:
     w("    }")
     for i in range(R):
         for j in range(R):
-            st = lanes.store(dtype, "C", "cbase + r * N + c", lanes.wrap(dtype, f"c{i}{j}"))
+            acc = f"acc[{i * R + j}]" if looped else f"c{i}{j}"
+            st = lanes.store(dtype, "C", "cbase + r * N + c", lanes.wrap(dtype, acc))
             w(f"    {{ let r = row0 + lid.y * {R}u + {i}u; let c = col0 + lid.x * {R}u + {j}u;")
             w(f"      if (r < M && c < N) {{ {st} }} }}")
     w("}")
