@@ -259,3 +259,36 @@ def test_float64_in_the_browser(tmp_path, backend):
         assert "all float64 checks passed" in r.stdout
     else:
         assert "refused: float64 is not supported" in r.stdout and "one 32-bit word" in r.stdout
+
+
+DEFAULTS = r'''
+import webarray as xp
+info = xp.__array_namespace_info__()
+assert info.default_dtypes()["real floating"] == xp.float64
+assert xp.float64 in info.dtypes().values()
+for a in (xp.asarray([0.1, 0.2]), xp.zeros(3), xp.ones((2, 2)), xp.empty(1), xp.arange(0.5, 3.0),
+          xp.linspace(0, 1, 5), xp.eye(2), xp.full(2, 0.1)):
+    assert a.dtype == xp.float64, a.dtype
+assert xp.asarray([1, 2]).dtype == xp.int32
+print("defaults ok", float(xp.asarray(0.1)) == 0.1)
+'''
+
+
+def test_float64_as_the_default_float(tmp_path):
+    """WEBARRAY_DEFAULT_FLOAT=float64: Python floats and every creation function default to
+    float64 (and devices offer it), as NumPy does; any other value is refused by name."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "defaults.py"
+    script.write_text(DEFAULTS)
+    env = dict(os.environ, WEBARRAY_DEFAULT_FLOAT="float64")
+    env.pop("WEBARRAY_FLOAT64", None)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 0 and "defaults ok True" in r.stdout, r.stdout + r.stderr
+    env["WEBARRAY_DEFAULT_FLOAT"] = "float16"
+    r = subprocess.run([sys.executable, "-c", "import webarray"], capture_output=True, text=True,
+                       env=env, timeout=300)
+    assert r.returncode != 0 and "WEBARRAY_DEFAULT_FLOAT must be float32 or float64" in r.stderr

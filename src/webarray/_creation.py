@@ -11,7 +11,7 @@ from . import _dtypes as dt
 from ._core import graph as _graph
 from ._core import storage as _storage
 from ._array_object import Array
-from ._core.device import Device, resolve
+from ._core.device import DEFAULT_FLOAT, Device, resolve
 from .kernels.expr import Apply, Cast, Index, Input, Scalar
 from ._dlpack import import_dlpack
 
@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 _DEFAULT_INT = dt.int32
-_DEFAULT_FLOAT = dt.float32
+_DEFAULT_FLOAT = DEFAULT_FLOAT  # float32 unless WEBARRAY_DEFAULT_FLOAT=float64
 
 
 def _shape_arg(shape, what: str = "shape") -> tuple[int, ...]:

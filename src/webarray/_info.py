@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import _dtypes as dt
-from ._core.device import Device, all_devices, default_device, resolve
+from ._core.device import DEFAULT_FLOAT, Device, all_devices, default_device, resolve
 
 __all__ = ["__array_namespace_info__"]
 
@@ -41,7 +41,7 @@ class Info:
         even where ``dtypes()`` shows that the device cannot store it."""
         resolve(device)
         return {
-            "real floating": dt.float32,
+            "real floating": DEFAULT_FLOAT,
             "complex floating": dt.complex64,
             "integral": dt.int32,
             "indexing": dt.int32,

@@ -26,6 +26,19 @@ _WIDE = (dt.int64, dt.uint64, dt.complex64)
 # namespace (issue #20): with it, float64 arrays exist, convert, and run the ops whose
 # table entries have a float64 lane; the others raise TypeError saying so.
 _F64 = (dt.float64,)
+
+
+def _default_float() -> dt.DType:
+    """The default real floating dtype: float32, or float64 with WEBARRAY_DEFAULT_FLOAT=float64
+    (which also makes devices offer float64), as SciPy and scikit-learn expect of NumPy-like
+    libraries."""
+    name = os.environ.get("WEBARRAY_DEFAULT_FLOAT", "float32")
+    if name not in ("float32", "float64"):
+        raise ValueError(f"WEBARRAY_DEFAULT_FLOAT must be float32 or float64, got {name!r}")
+    return getattr(dt, name)
+
+
+DEFAULT_FLOAT = _default_float()
 # WebGL2 keeps to one 32-bit word per element (kernels/webgl2/, docs/webgl2.md)
 _SUPPORTED = {"native": _NARROW + _WIDE + _F64, "webgpu": _NARROW + _WIDE + _F64,
               "webgl2": _NARROW}
@@ -58,7 +71,7 @@ class Device:
         if wide_dtypes is None:
             wide_dtypes = os.environ.get("WEBARRAY_WIDE_DTYPES") != "0"
         if float64 is None:
-            float64 = os.environ.get("WEBARRAY_FLOAT64") == "1"
+            float64 = os.environ.get("WEBARRAY_FLOAT64") == "1" or DEFAULT_FLOAT is dt.float64
         self.dtypes = tuple(d for d in _SUPPORTED[executor.backend]
                             if (wide_dtypes or d not in _WIDE) and (float64 or d not in _F64))
         self._kernels: dict = {}
