@@ -4,7 +4,8 @@
     python -m benchmarks.float64 --sizes 24 --quick
 
 Per op and size, million elements per second of: ``a * b + c`` (one fused kernel on
-webarray), ``a / b`` and ``sqrt(a)``, on float32 and float64 arrays of positive values,
+webarray), ``a / b`` and ``sqrt(a)``, on float32 and float64 arrays of positive values, and
+GFLOP/s of square matrix products,
 for webarray (float64 opted in with ``Device(..., float64=True)``), NumPy, and CuPy/PyTorch
 where present. webarray's float64 results are checked bit for bit against NumPy's (one
 rounding per op: the fused ``a * b + c`` rounds the product and the sum, as NumPy does).
@@ -75,26 +76,73 @@ def measure(backends, sizes, rounds, target_s, log) -> list[dict]:
     return rows
 
 
+def measure_matmul(backends, sides, rounds, target_s, log) -> list[dict]:
+    """GFLOP/s of an n x n matrix product, float32 and float64 (webarray's float64 checked
+    against NumPy within BLAS's rounding)."""
+    rows = []
+    rng = np.random.default_rng(65)
+    for n in sides:
+        host = {dt: [rng.standard_normal((n, n)).astype(dt) for _ in range(2)]
+                for dt in (np.float32, np.float64)}
+        for be in backends:
+            for dt, (a, b) in host.items():
+                to_device = be.to_device
+                if be.name == "webarray" and dt is np.float64:
+                    to_device = _float64_device(be)
+                da, db = to_device(a), to_device(b)
+                holder = [None]
+
+                def step(holder=holder, da=da, db=db):
+                    holder[0] = da @ db
+                    be.force(holder[0])
+
+                step()
+                be.sync()
+                ok = None
+                if be.name == "webarray" and dt is np.float64:
+                    got = np.from_dlpack(holder[0])
+                    bound = 2 * n * np.finfo(np.float64).eps * (np.abs(a) @ np.abs(b))
+                    ok = bool((np.abs(got - a @ b) <= bound).all())
+                iters = c.calibrate(step, be.sync, target_s)
+                per_iter = c.time_rounds(step, be.sync, iters, rounds)
+                t = c.median(per_iter)
+                rows.append({"backend": be.name, "dtype": np.dtype(dt).name, "op": "matmul",
+                             "n": n, "seconds": t, "rounds": per_iter,
+                             "gflops": 2 * n ** 3 / t / 1e9, "within_blas_rounding": ok})
+                log(f"  {be.name:9s} {np.dtype(dt).name:8s} matmul {n:5d}: "
+                    f"{2 * n ** 3 / t / 1e9:10.1f} GFLOP/s" + ("" if ok is None else f"  ok: {ok}"))
+                holder[0] = None
+            be.sync()
+    return rows
+
+
 def report(rows) -> str:
     labels = list(dict.fromkeys((r["backend"], r["dtype"]) for r in rows))
     keys = list(dict.fromkeys((r["op"], r["n"]) for r in rows))
-    by = {(r["backend"], r["dtype"], r["op"], r["n"]): r["melem_per_s"] for r in rows}
+    by = {(r["backend"], r["dtype"], r["op"], r["n"]): r.get("melem_per_s", r.get("gflops"))
+          for r in rows}
     body = [[op, c.size_label(n)] + [f"{by[(b, d, op, n)]:.1f}" if (b, d, op, n) in by else "-"
                                      for b, d in labels] for op, n in keys]
     return c.table(["op", "n"] + [f"{b} {d}" for b, d in labels], body,
-                   "million elements per second (higher is better)")
+                   "million elements per second; matmul: GFLOP/s (higher is better)")
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.float64", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sizes", type=c.parse_sizes, help="comma-separated sizes (powers of two up to 40)")
+    p.add_argument("--matmul", help="comma-separated matrix sides (default 256,1024; 128 on a "
+                                    "CPU adapter; 0: none)")
     c.add_common_args(p, "float64")
     args = p.parse_args(argv)
     backends, skipped = c.open_backends(args.backends)
     sizes = args.sizes or ([1 << 20] if c.on_cpu_adapter(backends) else DEFAULT_SIZES)
     rounds, target = (3, 0.05) if args.quick else (5, 0.2)
+    cpu = c.on_cpu_adapter(backends)
+    sides = ([int(v) for v in args.matmul.split(",") if int(v) > 0] if args.matmul
+             else [128] if cpu else [256, 1024])
     rows = measure(backends, sizes, rounds, target, c.log)
+    rows += measure_matmul(backends, sides, rounds, target, c.log)
     rec = c.record("float64", backends, skipped,
                    method={"rounds": rounds, "round_target_s": target, "statistic": "median",
                            "sync": c.SYNC, "values": "uniform in [0.5, 1.5)"},
