@@ -1,9 +1,15 @@
 # Source from the repo root on a lent CUDA machine (the `run` tool) before a benchmark:
-#   . benchmarks/device_env.sh
+#   export WEBARRAY_GIT_REVISION=<commit>; . benchmarks/device_env.sh
 # Installs the carried wheels (.whl: wgpu and its needs) into /tmp/site, unpacks the carried
 # Debian packages (.debs: the Vulkan loader, and libglvnd, which NVIDIA's Vulkan driver
 # libGLX_nvidia needs) when the machine lacks them, and points the loader at NVIDIA's Vulkan
 # driver, writing an ICD file for libGLX_nvidia when no ICD file is installed.
+# The lent machine's copy of the checkout may carry a .git of another commit, so the commit
+# measured must be named from here: WEBARRAY_GIT_REVISION=$(git rev-parse --short HEAD).
+if [ -z "${WEBARRAY_GIT_REVISION:-}" ]; then
+    echo "device_env: set WEBARRAY_GIT_REVISION=<this checkout's commit> in the run command" >&2
+    return 1
+fi
 export XDG_RUNTIME_DIR=/tmp PYTHONUNBUFFERED=1
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl || return 1
