@@ -35,6 +35,11 @@ step per pass, 31 and 32); one per element is far inside it.
 
 from __future__ import annotations
 
+import decimal
+import math
+import struct
+from fractions import Fraction
+
 from .wgsl_lib import _def
 
 # steps of the bit-serial loops written out per pass: 6 passes of 9 for the 54 bits of a
@@ -768,3 +773,253 @@ fn wa_f64_fma(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
     if (t >= 62) { sig = wa_f64_shr_jam128(s, u32(t - 62)).xy; }
     return wa_f64_round_pack(sign, f + t + 1022, sig);
 }""")
+
+
+# -- elementary functions (issue #20) ---------------------------------------------------------
+# Built on the correctly rounded operations above, so every step is IEEE binary64 whatever the
+# device does with f32. Accuracy comes from double-double arithmetic (an unevaluated sum
+# hi + lo of two float64, a vec4<u32> (hi, lo)) where one rounding would cost too much: exact
+# products by the fused multiply-add (wa_f64_two_prod), exact sums (wa_f64_two_sum), and the
+# leading term of a result added last. Polynomials are Taylor series on a reduced interval,
+# taken until the first omitted term is below 2^-60 of the result, evaluated by Horner's rule
+# with one fused multiply-add per step in a loop over a constant array (written out, LLVM
+# compiles each wa_f64_fma anew, about half a second each on lavapipe). Constants are bit
+# patterns computed in Python. tests/test_float64_math.py measures the errors against
+# long double references; docs/float64.md lists them.
+
+def _bits(v: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", v))[0]
+
+
+def _k(v: float) -> str:
+    """A float64 constant as WGSL: its bit pattern, low word first."""
+    b = _bits(v)
+    return f"vec2<u32>({b & 0xffffffff:#x}u, {b >> 32:#x}u)"
+
+
+def _split(v: Fraction, bits: int) -> tuple[float, float]:
+    """v as hi + lo: hi with ``bits`` significant bits (so that hi times a small integer is
+    exact), lo the rest rounded."""
+    e = math.frexp(float(v))[1]
+    hi = Fraction(round(v * 2 ** (bits - e)), 2 ** (bits - e))
+    return float(hi), float(v - hi)
+
+
+def _dd(v: Fraction) -> tuple[float, float]:
+    hi = float(v)
+    return hi, float(v - Fraction(hi))
+
+
+def _horner(name: str, coefs: list[Fraction]) -> None:
+    """``fn name(x) -> vec2<u32>``: the polynomial with these coefficients (constant term
+    first), by Horner's rule with a fused multiply-add per step."""
+    words = []
+    for c in reversed(coefs):
+        b = _bits(float(c))
+        words += [f"{b & 0xffffffff:#x}u", f"{b >> 32:#x}u"]
+    n = len(coefs)
+    _def(f"""
+fn {name}(x: vec2<u32>) -> vec2<u32> {{
+    var c = array<u32, {2 * n}>({", ".join(words)});
+    var p = vec2<u32>(c[0], c[1]);
+    for (var i = 1; i < {n}; i = i + 1) {{
+        p = wa_f64_fma(p, x, vec2<u32>(c[2 * i], c[2 * i + 1]));
+    }}
+    return p;
+}}""")
+
+
+def _ln(v: Fraction, digits: int = 40) -> Fraction:
+    """ln(v) to ``digits`` decimal digits (decimal's correctly rounded ln)."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = digits
+        d = (decimal.Decimal(v.numerator) / decimal.Decimal(v.denominator)).ln()
+    return Fraction(d)
+
+
+LN2 = _ln(Fraction(2))
+LN10 = _ln(Fraction(10))
+ONE = _k(1.0)
+
+# double-double steps: (a + b) and (a * b) exactly, as (rounded, error)
+_def("""
+fn wa_f64_two_sum(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    let s = wa_f64_add(a, b);
+    let bb = wa_f64_sub(s, a);
+    return vec4<u32>(s, wa_f64_add(wa_f64_sub(a, wa_f64_sub(s, bb)), wa_f64_sub(b, bb)));
+}""")
+# for |a| >= |b| (or a = 0)
+_def("""
+fn wa_f64_fast_two_sum(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    let s = wa_f64_add(a, b);
+    return vec4<u32>(s, wa_f64_sub(b, wa_f64_sub(s, a)));
+}""")
+_def("""
+fn wa_f64_two_prod(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    let p = wa_f64_mul(a, b);
+    return vec4<u32>(p, wa_f64_fma(a, b, wa_f64_neg(p)));
+}""")
+# 2^k for -1022 <= k <= 1023, and x * 2^k for |k| <= 2044 in two steps, the first exact, so a
+# subnormal result is rounded once
+_def("fn wa_f64_pow2(k: i32) -> vec2<u32> { return vec2<u32>(0u, u32(k + 1023) << 20u); }")
+_def("""
+fn wa_f64_ldexp(x: vec2<u32>, k: i32) -> vec2<u32> {
+    let h = k / 2;
+    return wa_f64_mul(wa_f64_mul(x, wa_f64_pow2(h)), wa_f64_pow2(k - h));
+}""")
+
+# -- exponentials ----------------------------------------------------------------------------
+# e^r - 1 = r + r^2/2 + r^3 Q(r): Q's Taylor coefficients 1/3! ... 1/14!; for |r| <= 0.35 the
+# first term left out, r^15/15!, is below 2^-63
+_horner("wa_f64_expm1_q", [Fraction(1, math.factorial(n)) for n in range(3, 15)])
+# e^(rh + rl) - 1 as a double-double for |rh| <= 0.35, |rl| <= 2^-40: r + r^2/2 exactly,
+# the rest (below r^2/6) rounded, then added to the leading terms
+_def("""
+fn wa_f64_expm1_dd(rh: vec2<u32>, rl: vec2<u32>) -> vec4<u32> {
+    let sq = wa_f64_two_prod(rh, rh);
+    let half = vec2<u32>(0u, 0x3fe00000u);
+    let a = wa_f64_fast_two_sum(rh, wa_f64_mul(sq.xy, half));
+    let tail = wa_f64_fma(wa_f64_mul(rh, sq.xy), wa_f64_expm1_q(rh), wa_f64_fma(rl, rh, rl));
+    return wa_f64_fast_two_sum(a.xy, wa_f64_add(wa_f64_add(a.zw, wa_f64_mul(sq.zw, half)), tail));
+}""")
+LN2_HI, LN2_LO = _dd(LN2)
+# x = k ln2 + (rh + rl) for |x| < 746: k = round(x / ln2) as a float64 (wa_f64_exp_k), then
+# rh + rl (wa_f64_exp_r). x - k * LN2_HI is exact: for k != 0 both are multiples of 2^-54 and
+# their difference is below 1/2; k * LN2_LO is rounded 2^-98 off, far below an ulp of e^x.
+_def(f"""
+fn wa_f64_exp_k(x: vec2<u32>) -> vec2<u32> {{
+    return wa_f64_round(wa_f64_mul(x, {_k(float(1 / LN2))}));
+}}""")
+_def(f"""
+fn wa_f64_exp_r(x: vec2<u32>, k: vec2<u32>) -> vec4<u32> {{
+    let r0 = wa_f64_fma(wa_f64_neg(k), {_k(LN2_HI)}, x);
+    let kl = wa_f64_mul(k, {_k(LN2_LO)});
+    let rh = wa_f64_sub(r0, kl);
+    return vec4<u32>(rh, wa_f64_sub(wa_f64_sub(r0, rh), kl));
+}}""")
+# e^x = 2^k (1 + p): 1 + p rounded once from the double-double, then scaled (once more
+# rounded only where the result is subnormal)
+_def(f"""
+fn wa_f64_exp(x: vec2<u32>) -> vec2<u32> {{
+    if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
+    if (wa_f64_lt({_k(709.8)}, x)) {{ return wa_f64_inf(0u); }}
+    if (wa_f64_lt(x, {_k(-745.2)})) {{ return vec2<u32>(0u, 0u); }}
+    let k = wa_f64_exp_k(x);
+    let r = wa_f64_exp_r(x, k);
+    let p = wa_f64_expm1_dd(r.xy, r.zw);
+    let s = wa_f64_fast_two_sum({ONE}, p.xy);
+    return wa_f64_ldexp(wa_f64_add(s.xy, wa_f64_add(s.zw, p.zw)), wa_f64_to_i32(k));
+}}""")
+# e^x - 1 = (2^k - 1) + 2^k p, summed as double-doubles; e^x itself above 700 (there 1 is
+# 2^-1000 of an ulp), -1 below -38 (e^x is below half an ulp of 1)
+_def(f"""
+fn wa_f64_expm1(x: vec2<u32>) -> vec2<u32> {{
+    if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
+    if ((x.y & 0x7fffffffu) < 0x3c900000u) {{ return x; }}
+    if (wa_f64_lt({_k(700.0)}, x)) {{ return wa_f64_exp(x); }}
+    if (wa_f64_lt(x, {_k(-38.0)})) {{ return {_k(-1.0)}; }}
+    let k = wa_f64_exp_k(x);
+    let r = wa_f64_exp_r(x, k);
+    let p = wa_f64_expm1_dd(r.xy, r.zw);
+    let ki = wa_f64_to_i32(k);
+    if (ki == 0) {{ return wa_f64_add(p.xy, p.zw); }}
+    let scale = wa_f64_pow2(ki);
+    let a = wa_f64_two_sum(scale, {_k(-1.0)});
+    let b = wa_f64_two_sum(a.xy, wa_f64_mul(scale, p.xy));
+    return wa_f64_add(b.xy, wa_f64_add(b.zw, wa_f64_add(a.zw, wa_f64_mul(scale, p.zw))));
+}}""")
+
+# -- logarithms ------------------------------------------------------------------------------
+# x = 2^k (1 + f) with 1 + f in [sqrt(1/2), sqrt(2)), for finite x > 0 (subnormal too): (k, f)
+# as float64s, both exact
+_def("""
+fn wa_f64_log_split(x: vec2<u32>) -> vec4<u32> {
+    var u = x;
+    var k = -1023;
+    if (wa_f64_biased_exp(u) == 0) {
+        u = wa_f64_mul(u, wa_f64_pow2(54));
+        k = k - 54;
+    }
+    k = k + wa_f64_biased_exp(u);
+    var m = vec2<u32>(u.x, (u.y & 0xfffffu) | 0x3ff00000u);
+    if (m.y > 0x3ff6a09eu || (m.y == 0x3ff6a09eu && m.x > 0x667f3bccu)) {
+        m.y = m.y - 0x100000u;
+        k = k + 1;
+    }
+    return vec4<u32>(wa_f64_from_i32(k), wa_f64_sub(m, vec2<u32>(0u, 0x3ff00000u)));
+}""")
+# ln(1 + f) = 2 atanh(s) = 2s + s R(s^2) with s = f / (2 + f), R(z) = 2z/3 + 2z^2/5 + ...;
+# since 2s = f - f^2/2 + s f^2/2, ln(1 + f) = f - f^2/2 + s (f^2/2 + R): f - f^2/2 exactly, the
+# rest (below f^3/4) with s rounded. |s| <= 0.172, z <= 0.0295: twelve terms leave 2^-63.
+_horner("wa_f64_log_r", [Fraction(0)] + [Fraction(2, 2 * n + 1) for n in range(1, 13)])
+_def("""
+fn wa_f64_log1p_dd(f: vec2<u32>) -> vec4<u32> {
+    let s = wa_f64_div(f, wa_f64_add(vec2<u32>(0u, 0x40000000u), f));
+    let hf = wa_f64_two_prod(f, wa_f64_mul(f, vec2<u32>(0u, 0x3fe00000u)));
+    let a = wa_f64_fast_two_sum(f, wa_f64_neg(hf.xy));
+    let small = wa_f64_fma(s, wa_f64_add(hf.xy, wa_f64_log_r(wa_f64_mul(s, s))), wa_f64_neg(hf.zw));
+    return wa_f64_fast_two_sum(a.xy, wa_f64_add(a.zw, small));
+}""")
+# NaN, x <= 0 and +inf: the standard's special cases of log, log2 and log10
+_def("""
+fn wa_f64_log_special(x: vec2<u32>) -> bool {
+    return x.y >= 0x7ff00000u || wa_f64_is0(vec2<u32>(x.x, x.y & 0x7fffffffu));
+}""")
+_def("""
+fn wa_f64_log_of_special(x: vec2<u32>) -> vec2<u32> {
+    if (wa_f64_isnan(x)) { return wa_f64_quiet(x); }
+    if ((x.x | (x.y & 0x7fffffffu)) == 0u) { return wa_f64_inf(1u); }
+    if ((x.y >> 31u) == 1u) { return wa_f64_default_nan(); }
+    return x;
+}""")
+LN2_HI42, LN2_LO42 = _split(LN2, 42)
+# k ln2 + ln(1 + f) + c: k times LN2_HI42 is exact, the sum of the two leading terms too
+_def(f"""
+fn wa_f64_log_join(kf: vec2<u32>, l: vec4<u32>, c: vec2<u32>) -> vec2<u32> {{
+    let t = wa_f64_two_sum(wa_f64_mul(kf, {_k(LN2_HI42)}), l.xy);
+    let rest = wa_f64_add(wa_f64_add(l.zw, c), wa_f64_mul(kf, {_k(LN2_LO42)}));
+    return wa_f64_add(t.xy, wa_f64_add(t.zw, rest));
+}}""")
+_def("""
+fn wa_f64_log(x: vec2<u32>) -> vec2<u32> {
+    if (wa_f64_log_special(x)) { return wa_f64_log_of_special(x); }
+    let kf = wa_f64_log_split(x);
+    return wa_f64_log_join(kf.xy, wa_f64_log1p_dd(kf.zw), vec2<u32>(0u, 0u));
+}""")
+# ln(1 + x) with 1 + x = u + c exactly: ln(u) + c / u (the next term, c^2 / 2u^2, is below
+# 2^-106); x itself below 2^-54
+_def("""
+fn wa_f64_log1p(x: vec2<u32>) -> vec2<u32> {
+    if (wa_f64_isnan(x)) { return wa_f64_quiet(x); }
+    if ((x.y & 0x7fffffffu) < 0x3c900000u) { return x; }
+    if (x.y == 0xbff00000u && x.x == 0u) { return wa_f64_inf(1u); }
+    if (wa_f64_lt(x, vec2<u32>(0u, 0xbff00000u))) { return wa_f64_default_nan(); }
+    if (wa_f64_isinf(x)) { return x; }
+    let u = wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), x);
+    let kf = wa_f64_log_split(u.xy);
+    return wa_f64_log_join(kf.xy, wa_f64_log1p_dd(kf.zw), wa_f64_div(u.zw, u.xy));
+}""")
+# k + ln(1 + f) / ln2 and k log10(2) + ln(1 + f) / ln10, the constants as double-doubles
+_def("""
+fn wa_f64_log_scaled(kh: vec2<u32>, kl: vec2<u32>, l: vec4<u32>, ch: vec2<u32>, cl: vec2<u32>) -> vec2<u32> {
+    let p = wa_f64_two_prod(l.xy, ch);
+    let plo = wa_f64_add(p.zw, wa_f64_fma(l.xy, cl, wa_f64_mul(l.zw, ch)));
+    let t = wa_f64_two_sum(kh, p.xy);
+    return wa_f64_add(t.xy, wa_f64_add(t.zw, wa_f64_add(plo, kl)));
+}""")
+INV_LN2 = _dd(1 / LN2)
+INV_LN10 = _dd(1 / LN10)
+LG2_HI42, LG2_LO42 = _split(LN2 / LN10, 42)
+_def(f"""
+fn wa_f64_log2(x: vec2<u32>) -> vec2<u32> {{
+    if (wa_f64_log_special(x)) {{ return wa_f64_log_of_special(x); }}
+    let kf = wa_f64_log_split(x);
+    return wa_f64_log_scaled(kf.xy, vec2<u32>(0u, 0u), wa_f64_log1p_dd(kf.zw), {_k(INV_LN2[0])}, {_k(INV_LN2[1])});
+}}""")
+_def(f"""
+fn wa_f64_log10(x: vec2<u32>) -> vec2<u32> {{
+    if (wa_f64_log_special(x)) {{ return wa_f64_log_of_special(x); }}
+    let kf = wa_f64_log_split(x);
+    return wa_f64_log_scaled(wa_f64_mul(kf.xy, {_k(LG2_HI42)}), wa_f64_mul(kf.xy, {_k(LG2_LO42)}),
+                             wa_f64_log1p_dd(kf.zw), {_k(INV_LN10[0])}, {_k(INV_LN10[1])});
+}}""")
