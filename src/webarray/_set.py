@@ -83,7 +83,7 @@ def _unique(x: Array, what: str, *, indices=False, inverse=False, counts=False) 
     flag = _op("logical_or", _op("equal", Index(_I32), Scalar(1, _I32), dtype=dt.bool),
                _op("not_equal", key, prev, compute=kt, dtype=dt.bool),
                compute=dt.bool, dtype=dt.bool)
-    if x.dtype.kind == "f":
+    if x.dtype.kind == "f" and keys is not None:  # NaN keys of one word (float32)
         scalars.append((_U32, NAN_KEY))
         flag = _op("logical_or", flag,
                    _op("equal", key, Scalar(2, _U32), compute=_U32, dtype=dt.bool),
