@@ -1,4 +1,5 @@
-"""``python -m conformance run --target native|webgpu|webgl2 --suite PATH``.
+"""``python -m conformance run --target native|webgpu|webgl2 --suite PATH`` (the ``scipy`` and
+``sklearn`` commands are in ecosystem.py).
 
 Runs array-api-tests (a local checkout with its ``array-api`` spec submodule) against
 webarray, in CPython on the native device or inside Pyodide in headless Chromium on the
@@ -381,9 +382,7 @@ def print_summary(report: dict, path: Path) -> None:
     print(f"report: {path}")
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m conformance")
-    sub = p.add_subparsers(dest="command", required=True)
+def add_parser(sub) -> None:
     r = sub.add_parser("run", help="run array-api-tests against webarray")
     r.add_argument("--target", choices=["native", "webgpu", "webgl2"], default="native")
     r.add_argument("--suite", default=str(ROOT / "vendor" / "array-api-tests"),
@@ -396,5 +395,4 @@ def main(argv=None) -> int:
     r.add_argument("--timeout", type=float, default=7200.0,
                    help="seconds for a browser run, start-up included (default 7200)")
     r.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
-    args = p.parse_args(argv)
-    return run(args)
+    r.set_defaults(func=run)

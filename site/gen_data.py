@@ -4,7 +4,8 @@
 - ``data/benchmarks.json``: every ``benchmarks/results/*.json``, each turned into charts
   (series of points) and tables, with its hardware and versions;
 - ``data/conformance.json``: every ``conformance/reports/*.json`` as written by
-  ``python -m conformance run``, plus ``site/other-libraries.json`` (published results of
+  ``python -m conformance run``, the counts of ``conformance/reports/ecosystem/*.json``
+  (``python -m conformance scipy|sklearn``), plus ``site/other-libraries.json`` (published results of
   other libraries, with their sources);
 - ``data/api.json``: the API reference (``site/gen_api.py``);
 - ``data/chainer.json``: the Chainer page's native figures, ResNet-18 training steps on an
@@ -190,7 +191,10 @@ def conformance() -> dict:
     others_path = HERE / "other-libraries.json"
     others = json.loads(others_path.read_text()) if others_path.is_file() else None
     xfails_path = ROOT / "conformance" / "xfails.txt"
-    return {"reports": reports, "other_libraries": others,
+    # python -m conformance scipy|sklearn: counts and grouped failures, not each test's outcome
+    ecosystem = [{**{k: v for k, v in json.loads(p.read_text()).items() if k != "tests"}, "file": p.name}
+                 for p in sorted((ROOT / "conformance" / "reports" / "ecosystem").glob("*.json"))]
+    return {"reports": reports, "other_libraries": others, "ecosystem": ecosystem,
             "xfails_file": xfails_path.read_text() if xfails_path.is_file() else ""}
 
 
