@@ -41,6 +41,7 @@ test_qr_errors_and_rank_deficient = base.test_qr_errors_and_rank_deficient
 test_eigh_residual = base.test_eigh_residual
 test_eigh_repeated_eigenvalues = base.test_eigh_repeated_eigenvalues
 test_svd_residual = base.test_svd_residual
+test_svd_accuracy_float32 = base.test_svd_accuracy_float32
 test_svd_rank_deficient_and_errors = base.test_svd_rank_deficient_and_errors
 test_svd_and_eigh_of_huge_and_tiny_matrices = base.test_svd_and_eigh_of_huge_and_tiny_matrices
 test_pinv_and_matrix_rank = base.test_pinv_and_matrix_rank

@@ -119,12 +119,13 @@ def _round_robin(ne: int, device):
             asarray(side, dtype=dt.float32, device=device))
 
 
-def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float) -> None:
+def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float, stop: float) -> None:
     """One-sided (Hestenes) Jacobi on the rows of the float32 w (batch, N, M), in place,
     the rotations applied to the rows of vt (batch, N, N), as kernels/webgpu's rounds do:
     each round rotates ne/2 disjoint row pairs at once (a zero row pads an odd N), a pair
-    only where |w_p·w_q| > tol·‖w_p‖‖w_q‖; sweeps stop once one rotates nothing (checked
-    from the fourth on, one small readback each) or after max_sweeps."""
+    only where |w_p·w_q| > tol·‖w_p‖‖w_q‖; sweeps stop once one finds no pair beyond
+    stop·‖w_p‖‖w_q‖ (checked from the fourth on, one small readback each) or after
+    max_sweeps."""
     n, m = w.shape[-2:]
     ne = n + n % 2
     partner, side = _round_robin(ne, w.device)
@@ -140,7 +141,9 @@ def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float) -> None:
             norms = stat.sum(ew.multiply(a, a), axis=-1)  # (batch, ne)
             dots = stat.sum(ew.multiply(a, ap), axis=-1)
             other = take(norms, pt, axis=-1)
-            rotate = ew.greater(ew.abs(dots), ew.multiply(tol, ew.sqrt(ew.multiply(norms, other))))
+            nn = ew.sqrt(ew.multiply(norms, other))
+            rotate = ew.greater(ew.abs(dots), ew.multiply(tol, nn))
+            far = ew.greater(ew.abs(dots), ew.multiply(stop, nn))
             # ζ = (‖w_q‖² − ‖w_p‖²)/(2 w_p·w_q) seen from the pair's first row on both rows
             zeta = ew.divide(ew.multiply(sd, ew.subtract(other, norms)),
                              ew.multiply(2.0, where(rotate, dots, 1.0)))
@@ -150,11 +153,13 @@ def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float) -> None:
             t = where(rotate, t, 0.0)
             c = ew.divide(1.0, ew.sqrt(ew.add(1.0, ew.multiply(t, t))))
             ct = ew.multiply(ew.multiply(c, t), sd)
-            # row p: c·w_p − s·w_q, row q: c·w_q + s·w_p (s = c·t)
-            a = ew.subtract(ew.multiply(c[..., None], a), ew.multiply(ct[..., None], ap))
-            v = ew.subtract(ew.multiply(c[..., None], v),
-                            ew.multiply(ct[..., None], take(v, pt, axis=-2)))
-            moved = rotate if moved is None else ew.logical_or(moved, rotate)
+            tau = ew.divide(ct, ew.add(1.0, c))[..., None]
+            ct = ct[..., None]
+            # row p: c·w_p − s·w_q, row q: c·w_q + s·w_p (s = c·t), in Rutishauser's form
+            # w − s·(w' + τ·w), τ = s/(1 + c), as the kernels' rounds rotate
+            a = ew.subtract(a, ew.multiply(ct, ew.add(ap, ew.multiply(tau, a))))
+            v = ew.subtract(v, ew.multiply(ct, ew.add(take(v, pt, axis=-2), ew.multiply(tau, v))))
+            moved = far if moved is None else ew.logical_or(moved, far)
         if s >= 3 and (moved is None or not bool(_utility.any(moved))):
             break
     w[...] = a[..., :n, :]

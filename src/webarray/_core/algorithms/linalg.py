@@ -163,18 +163,18 @@ def householder(at: Tensor, q: Tensor) -> None:
     _steps((at, q, v, tau), launches(), at.dtype is dt.complex64)
 
 
-def jacobi(w: Tensor, vt: Tensor, max_sweeps: int, tol: float) -> None:
+def jacobi(w: Tensor, vt: Tensor, max_sweeps: int, tol: float, stop: float) -> None:
     """One-sided Jacobi in place on the rows of w (batch, N, M; N ≥ 2, M ≥ 1) until they
     are orthogonal, the rotations accumulated into the rows of vt (batch, N, N): per
     sweep one launch per round of disjoint pairs (every pair of a round in a workgroup of
     its own), a pair rotated only where |w_p·w_q| > tol·‖w_p‖‖w_q‖. Sweeps run until one
-    rotates nothing (checked on the host after every sweep from the fourth on) or for at
-    most max_sweeps."""
+    finds no pair with |w_p·w_q| > stop·‖w_p‖‖w_q‖ (checked on the host after every sweep
+    from the fourth on) or for at most max_sweeps."""
     n, m = w.shape[-2:]
     flags = _zeros(w.shape[:-2] + (max_sweeps + 1,), dt.uint32, w.device)
     ne = n + n % 2
     for s in range(max_sweeps):
-        rounds = (("jacobi_round", (n, m, 0, r, s, max_sweeps + 1, 1, tol, ne), (ne // 2, 1))
+        rounds = (("jacobi_round", (n, m, 0, r, s, max_sweeps + 1, stop, tol, ne), (ne // 2, 1))
                   for r in range(ne - 1))
         _steps((w, vt, flags), rounds, w.dtype is dt.complex64)
         if s >= 3 and _largest(flags, s + 1) == 0:

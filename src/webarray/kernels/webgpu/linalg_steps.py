@@ -267,8 +267,13 @@ def jacobi_round(cplx: bool) -> str:
     """One round of a sweep: pair number wg.x of round r of the round-robin tournament
     over ne (N rounded up to even) players; an index ≥ N is a bye. W holds the N columns
     being orthogonalised as rows of length M; VT the accumulated rotations as rows. With γ = w_pᴴ·w_q = |γ|·e^{iφ}, w_q·e^{-iφ} and w_p are rotated by the
-    real Jacobi angle of (‖w_p‖², ‖w_q‖², |γ|). A pair already orthogonal to tol·‖w_p‖‖w_q‖
-    is left alone; a sweep in which no pair rotated (flag F) makes later sweeps return at once."""
+    real Jacobi angle of (‖w_p‖², ‖w_q‖², |γ|), in Rutishauser's form x − s·(y + τ·x),
+    τ = s/(1 + c): the late sweeps' small rotations then change x by their own small
+    amount, where c·x − s·y would round x once more by c's error (accumulated over a
+    sweep's n − 1 rotations of every row, that made the rows' norms drift by ~1e-5 at
+    n = 200). A pair already orthogonal to tol·‖w_p‖‖w_q‖ (U[7]) is left alone; a sweep in
+    which no pair was further from orthogonal than stop·‖w_p‖‖w_q‖ (U[6]; flag F) makes
+    later sweeps return at once."""
     T = JACOBI_THREADS
     return _SCALAR[cplx] + f"""var<workgroup> red: array<vec4<f32>, {T}>;
 var<workgroup> go: u32;
@@ -298,23 +303,24 @@ var<workgroup> go: u32;
     let tot = red[0];
     let al = tot.x; let be = tot.y;
     let gm = length(tot.zw);
-    if (!(gm > bitcast<f32>(U[7]) * sqrt(al) * sqrt(be))) {{ return; }}
+    let nn = sqrt(al) * sqrt(be);
+    if (t == 0u && gm > bitcast<f32>(U[6]) * nn) {{ F[z * S + s + 1u] = 1u; }}
+    if (!(gm > bitcast<f32>(U[7]) * nn)) {{ return; }}
     let zeta = (be - al) / (2.0 * gm);
     let az = abs(zeta);
     let tt = select(1.0 / (az + sqrt(1.0 + az * az)), 0.5 / az, az > 1e15);
     let tn = select(-tt, tt, zeta >= 0.0);
-    let c = 1.0 / sqrt(1.0 + tn * tn); let sn = tn * c;
+    let c = 1.0 / sqrt(1.0 + tn * tn); let sn = tn * c; let ta = sn / (1.0 + c);
     let ph = {"conjg(vec2<f32>(tot.z, tot.w) / gm)" if cplx else "select(-1.0, 1.0, tot.z >= 0.0)"};
     for (var e = t; e < M; e = e + {T}u) {{
         let x = W[w0 + p * M + e]; let y = mul(W[w0 + q * M + e], ph);
-        W[w0 + p * M + e] = c * x - sn * y; W[w0 + q * M + e] = sn * x + c * y;
+        W[w0 + p * M + e] = x - sn * (y + ta * x); W[w0 + q * M + e] = y + sn * (x - ta * y);
     }}
     let v0 = z * N * N;
     for (var e = t; e < N; e = e + {T}u) {{
         let x = VT[v0 + p * N + e]; let y = mul(VT[v0 + q * N + e], ph);
-        VT[v0 + p * N + e] = c * x - sn * y; VT[v0 + q * N + e] = sn * x + c * y;
+        VT[v0 + p * N + e] = x - sn * (y + ta * x); VT[v0 + q * N + e] = y + sn * (x - ta * y);
     }}
-    if (t == 0u) {{ F[z * S + s + 1u] = 1u; }}
 }}
 """
 
