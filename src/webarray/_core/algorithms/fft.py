@@ -3,9 +3,10 @@ passes of ``Device.kernels.fft`` (kernels/webgpu/fft.py; WebGL2 has none).
 
 The namespace (``fft.py``) checks arguments, moves the transformed axis last, composes
 Bluestein's transform for lengths with other primes and scales; it calls ``rows`` for
-every transform of a length whose prime factors are 2, 3, 5 and 7. Such a length runs as
-one pass per radix of its plan (kernels/specs/fft.py: 1024 by workgroups, then 32, 16, 4,
-2, 3, 5, 7), one dispatch per pass over all rows at once, reading the twiddle table of
+every transform of a length whose prime factors are at most kfft.PRIME_MAX (181). Such a
+length runs as one pass per radix of its plan (kernels/specs/fft.py: 1024 by workgroups,
+then 32, 16, 4, 2, 3, 5, 7, then primes from 11 by the generic pass), one dispatch per
+pass over all rows at once, reading the twiddle table of
 its length. Tables (this module's twiddles and the namespace's chirps) are kept per
 device and key, for the most recent TABLES_KEPT of them.
 """
@@ -46,7 +47,7 @@ def _constant(values, device) -> Tensor:
 def rows(x: Tensor, inverse: bool) -> Tensor | None:
     """The unnormalised DFT (exp(+2 pi i ...) if inverse) of each row of a C-contiguous
     complex64 record of shape (rows, n): a new record of the same shape, or None where n
-    has a prime factor other than 2, 3, 5 and 7 (and there are rows to transform)."""
+    has a prime factor beyond kfft.PRIME_MAX (and there are rows to transform)."""
     batch, n = x.shape
     if batch == 0 or n == 1:
         return _graph.copy_of(x)

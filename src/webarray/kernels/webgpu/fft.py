@@ -1,7 +1,8 @@
 """WGSL generator for one pass of a batched Stockham FFT over complex64 rows.
 
 Rows of length n lie back to back (row b at element b * n). A transform of n = R1 * R2 *
-... is one dispatch per radix R (32, 16, 4, 2, 3, 5 or 7), reading one buffer and writing another;
+... is one dispatch per radix R (32, 16, 4, 2, 3, 5 or 7, or a prime from 11 to
+specs.fft.PRIME_MAX by ``generate_prime``), reading one buffer and writing another;
 the Stockham ordering leaves the result in natural order without a bit-reversal pass.
 In a pass each thread takes one butterfly of one row: with T = n / R and Ns the product of
 the radices of the earlier passes, thread j reads elements j + r * T, multiplies element r
@@ -26,7 +27,7 @@ import math
 
 from ..._dtypes import complex64
 from .. import lanes, wgsl_complex  # noqa: F401  (registers wa_cmul)
-from ..specs.fft import BIG, BIG_GROUP, WORKGROUP
+from ..specs.fft import BIG, BIG_GROUP, RADICES, WORKGROUP
 from ..wgsl_lib import helpers_for
 
 
@@ -91,6 +92,8 @@ def _dft(w, names: list[str], sign: int, tag: str) -> list[str]:
 
 
 def generate(radix: int, inverse: bool) -> str:
+    if radix not in RADICES:
+        return generate_prime(radix, inverse)
     sign = 1 if inverse else -1
     load_x = lambda i: lanes.load(complex64, "X", i)  # noqa: E731
     lines = []
@@ -125,6 +128,60 @@ def generate(radix: int, inverse: bool) -> str:
         w(f"    {lanes.store(complex64, 'Y', f'dst + {q}u * ns', outs[q])}")
     w("}")
     code = "\n".join(lines) + "\n"
+    return code + TWIDDLE + helpers_for(code + TWIDDLE)
+
+
+def generate_prime(p: int, inverse: bool) -> str:
+    """One pass of an odd prime radix p beyond 7 (uniforms as generate's), the p-point DFT
+    by its definition as pocketfft's generic pass computes it: with x_a the twiddled
+    inputs and h = (p − 1)/2, s_a = x_a + x_(p−a) and d_a = x_a − x_(p−a) (a ≤ h),
+    X_q = x_0 + Σ_a c_(aq)·s_a ± i·Σ_a s_(aq)·d_a for q and p − q together, (c_m, s_m) = ω^m
+    read from the twiddle table at m·n/p: h² real-by-complex products per pair of outputs,
+    every constant rounded once from float64. Loops, not straight-line code: h² terms."""
+    h = (p - 1) // 2
+    conj = " * vec2<f32>(1.0, -1.0)" if inverse else ""
+    load_x = lambda i: lanes.load(complex64, "X", i)  # noqa: E731
+    tw = lambda i: f"({lanes.load(complex64, 'W', i)}{conj})"  # noqa: E731
+    store = lambda i, v: lanes.store(complex64, "Y", i, v)  # noqa: E731
+    code = f"""@group(0) @binding(0) var<storage, read> U: array<u32>;
+@group(0) @binding(1) var<storage, read> X: array<u32>;
+@group(0) @binding(2) var<storage, read> W: array<u32>;
+@group(0) @binding(3) var<storage, read_write> Y: array<u32>;
+@compute @workgroup_size({WORKGROUP})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>,
+        @builtin(local_invocation_id) lid: vec3<u32>) {{
+    let g = (wg.y * nw.x + wg.x) * {WORKGROUP}u + lid.x;
+    let n = U[0]; let ns = U[1];
+    if (g >= U[2]) {{ return; }}
+    let t = n / {p}u; let b = g / t; let j = g % t; let k = j % ns;
+    let step = n / (ns * {p}u);
+    let src = U[3] + b * n + j;
+    let dst = b * n + (j / ns) * ns * {p}u + k;
+    let x0 = {load_x("src")};
+    var sm: array<vec2<f32>, {h}>;
+    var df: array<vec2<f32>, {h}>;
+    var tot = x0;
+    for (var a = 1u; a <= {h}u; a = a + 1u) {{
+        let xa = ft_twiddle({load_x("src + a * t")}, {tw("k * a * step")});
+        let xb = ft_twiddle({load_x(f"src + ({p}u - a) * t")}, {tw(f"k * ({p}u - a) * step")});
+        sm[a - 1u] = xa + xb; df[a - 1u] = xa - xb;
+        tot = tot + sm[a - 1u];
+    }}
+    {store("dst", "tot")}
+    for (var q = 1u; q <= {h}u; q = q + 1u) {{
+        var re = vec2<f32>(0.0); var im = vec2<f32>(0.0);
+        var m = 0u;
+        for (var a = 0u; a < {h}u; a = a + 1u) {{
+            m = m + q; if (m >= {p}u) {{ m = m - {p}u; }}
+            let w = {tw(f"m * t")};
+            re = re + w.x * sm[a]; im = im + w.y * df[a];
+        }}
+        let ii = vec2<f32>(-im.y, im.x);
+        {store("dst + q * ns", "x0 + re + ii")}
+        {store(f"dst + ({p}u - q) * ns", "x0 + re - ii")}
+    }}
+}}
+"""
     return code + TWIDDLE + helpers_for(code + TWIDDLE)
 
 
