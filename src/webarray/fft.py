@@ -1,14 +1,14 @@
 """The fft extension of the standard (2025.12).
 
 Every transform reduces to one primitive, an unnormalised complex64 transform of
-contiguous rows (``_rows``): lengths whose prime factors are at most 181 run as Stockham
+contiguous rows (``_rows``): lengths whose prime factors are at most 127 run as Stockham
 passes, one dispatch per pass over all rows at once (``_core/algorithms/fft.py``, which
 launches them and keeps the twiddle and chirp tables); any other length goes through
 Bluestein's chirp-z transform, composed here of namespace operations: a convolution done
 with power-of-two transforms of length >= 2n - 1. Bluestein's error is about twice a
 direct transform's (two transforms of length >= 2n - 1 and a kernel made by a third, all
 in float32, and two chirp products: 2.6e-7 against pocketfft's float32 1.2e-7 at
-465 = 3·5·31 before primes up to 181 got a pass of their own, #22); for the larger primes
+465 = 3·5·31 before primes up to 127 got a pass of their own, #22); for the larger primes
 pocketfft uses Bluestein too, and the two agree within 1.25x. The transformed axis is
 moved last as a view and copied to contiguous rows when it is not already. Only the
 single-precision dtypes exist on this device, so results are complex64 (float32 for the

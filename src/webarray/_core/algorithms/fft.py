@@ -3,7 +3,7 @@ passes of ``Device.kernels.fft`` (kernels/webgpu/fft.py; WebGL2 has none).
 
 The namespace (``fft.py``) checks arguments, moves the transformed axis last, composes
 Bluestein's transform for lengths with other primes and scales; it calls ``rows`` for
-every transform of a length whose prime factors are at most kfft.PRIME_MAX (181). Such a
+every transform of a length whose prime factors are at most kfft.PRIME_MAX (127). Such a
 length runs as one pass per radix of its plan (kernels/specs/fft.py: 1024 by workgroups,
 then 32, 16, 4, 2, 3, 5, 7, then primes from 11 by the generic pass), one dispatch per
 pass over all rows at once, reading the twiddle table of

@@ -18,13 +18,14 @@ RADICES = (32, 16, 4, 2, 3, 5, 7)
 
 
 # Primes 11..PRIME_MAX run as one generic pass (webgpu/fft.py: generate_prime) instead of
-# Bluestein's transform, as pocketfft's passg does up to ~100-200 by its cost model. On
-# lavapipe the pass was as fast as Bluestein or up to 4x faster (64×465 2.6 against 9.1 ms,
-# 256×181 12 against 13 ms), and more accurate at every prime measured (relative L2 error
-# 1.3e-7 against 1.8e-7 at 97, 1.8e-7 against 2.1e-7 at 181; pocketfft's float32 1.1e-7
-# and 2.1e-7). Its loops take (p − 1)²/4 + p − 1 iterations per invocation: 8,280 at
-# 181, a quarter of what lavapipe lets an invocation run (docs/linalg.md).
-PRIME_MAX = 181
+# Bluestein's transform, as pocketfft's passg does up to ~100 by its cost model. Measured
+# on lavapipe, the pass against Bluestein: faster up to 127 (256 rows: 13 against 35 ms at
+# 97, 12 against 16 ms at 127; 64×465 3.7 against 12.9 ms) and more accurate (relative L2
+# error 1.3e-7 against 1.8e-7 at 97, 1.6e-7 against 2.1e-7 at 127; pocketfft's float32
+# 1.1e-7 and 1.9e-7); at 181, where Bluestein's transforms are 512 long as from 129 on,
+# 256 rows took 39 ms against 23. Its loops take (p − 1)²/4 + p − 1 iterations per
+# invocation: 4,095 at 127, an eighth of what lavapipe lets an invocation run.
+PRIME_MAX = 127
 
 
 def factor(n: int) -> list[int] | None:
