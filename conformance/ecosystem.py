@@ -5,8 +5,8 @@ wheels, with webarray as the array backend and with array_api_strict (the refere
 two projects test with), one pytest subprocess per (module, backend), and writes one JSON
 report per (suite, module, backend) to ``conformance/reports/ecosystem/``: the counts
 (passed, failed, error, skipped, xfailed, xpassed), the duration, the versions, the device,
-the date, the failures and skips grouped by exception type and first line, and each test's
-outcome. A table comparing webarray with array_api_strict per module ends the run.
+the date, the failures and skips grouped by exception type and first line, and the
+outcomes per test function. A table comparing webarray with array_api_strict per module ends the run.
 
 Which tests: in SciPy, those that take the ``xp`` fixture (``-m array_api_backends``, SciPy's
 own marker for them) under ``scipy.<module>``; in scikit-learn, the tests parametrized by
@@ -185,8 +185,19 @@ def run_module(suite: str, module: str, backend: str, args, device: dict | None)
         "totals": {o: totals.get(o, 0) for o in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")},
         "failure_groups": groups(tests, ("failed", "error"), 20),
         "skip_groups": groups(tests, ("skipped", "xfailed"), 10),
-        "tests": {t["id"]: t["outcome"] for t in tests},
+        # every test id names its backend (a check that SciPy's conftest did not run NumPy)
+        "ids_naming_backend": sum(backend in t["id"] for t in tests),
+        # outcomes per test function, its parametrizations counted (the ids alone would make
+        # a signal report over a megabyte)
+        "by_test": by_test(tests),
     }
+
+
+def by_test(tests: list[dict]) -> dict[str, dict[str, int]]:
+    out: dict[str, Counter] = {}
+    for t in tests:
+        out.setdefault(t["id"].split("[")[0], Counter())[t["outcome"]] += 1
+    return {k: dict(v) for k, v in sorted(out.items())}
 
 
 def report_path(suite: str, module: str, backend: str) -> Path:

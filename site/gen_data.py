@@ -192,7 +192,7 @@ def conformance() -> dict:
     others = json.loads(others_path.read_text()) if others_path.is_file() else None
     xfails_path = ROOT / "conformance" / "xfails.txt"
     # python -m conformance scipy|sklearn: counts and grouped failures, not each test's outcome
-    ecosystem = [{**{k: v for k, v in json.loads(p.read_text()).items() if k != "tests"}, "file": p.name}
+    ecosystem = [{**{k: v for k, v in json.loads(p.read_text()).items() if k != "by_test"}, "file": p.name}
                  for p in sorted((ROOT / "conformance" / "reports" / "ecosystem").glob("*.json"))]
     return {"reports": reports, "other_libraries": others, "ecosystem": ecosystem,
             "xfails_file": xfails_path.read_text() if xfails_path.is_file() else ""}
