@@ -869,11 +869,11 @@ fn wa_f64_ldexp(x: vec2<u32>, k: i32) -> vec2<u32> {
 }""")
 
 # -- exponentials ----------------------------------------------------------------------------
-# e^r - 1 = r + r^2/2 + r^3 Q(r): Q's Taylor coefficients 1/3! ... 1/14!; for |r| <= 0.35 the
-# first term left out, r^15/15!, is below 2^-63
-_horner("wa_f64_expm1_q", [Fraction(1, math.factorial(n)) for n in range(3, 15)])
-# e^(rh + rl) - 1 as a double-double for |rh| <= 0.35, |rl| <= 2^-40: r + r^2/2 exactly,
-# the rest (below r^2/6) rounded, then added to the leading terms
+# e^r - 1 = r + r^2/2 + r^3 Q(r): Q's Taylor coefficients 1/3! ... 1/8!; for |r| <= 0.0055 the
+# first term left out, r^9/9!, is below 2^-84
+_horner("wa_f64_expm1_q", [Fraction(1, math.factorial(n)) for n in range(3, 9)])
+# e^(rh + rl) - 1 as a double-double for |rh| <= 0.0055, |rl| <= 2^-50: r + r^2/2 exactly,
+# the rest (below r^3/6, 2^-24.6) rounded, then added to the leading terms: about 2^-76 off
 _def("""
 fn wa_f64_expm1_dd(rh: vec2<u32>, rl: vec2<u32>) -> vec4<u32> {
     let sq = wa_f64_two_prod(rh, rh);
@@ -882,36 +882,73 @@ fn wa_f64_expm1_dd(rh: vec2<u32>, rl: vec2<u32>) -> vec4<u32> {
     let tail = wa_f64_fma(wa_f64_mul(rh, sq.xy), wa_f64_expm1_q(rh), wa_f64_fma(rl, rh, rl));
     return wa_f64_fast_two_sum(a.xy, wa_f64_add(wa_f64_add(a.zw, wa_f64_mul(sq.zw, half)), tail));
 }""")
-LN2_HI, LN2_LO = _dd(LN2)
-# x = k ln2 + (rh + rl) for |x| < 746: k = round(x / ln2) as a float64 (wa_f64_exp_k), then
-# rh + rl (wa_f64_exp_r). x - k * LN2_HI is exact: for k != 0 both are multiples of 2^-54 and
-# their difference is below 1/2; k * LN2_LO is rounded 2^-98 off, far below an ulp of e^x.
+C64 = LN2 / 64
+C64_HI, C64_LO = _dd(C64)
+
+
+def _exp2_table() -> list[str]:
+    """2^(j/64), j = 0 ... 63, as double-doubles."""
+    words = []
+    with decimal.localcontext() as ctx:
+        ctx.prec = 40
+        for j in range(64):
+            for v in _dd(Fraction(decimal.Decimal(2) ** (decimal.Decimal(j) / 64))):
+                b = _bits(v)
+                words += [f"{b & 0xffffffff:#x}u", f"{b >> 32:#x}u"]
+    return words
+
+
+# x = k ln2/64 + r for |x| < 746: k = round(64 x / ln2) as a float64 (wa_f64_exp_k), then r
+# as rh + rl (wa_f64_exp_r). x - k * C64_HI is exact: for k != 0 both are multiples of 2^-60
+# and their difference is below 2^-7; k * C64_LO is rounded 2^-150 off.
 _def(f"""
 fn wa_f64_exp_k(x: vec2<u32>) -> vec2<u32> {{
-    return wa_f64_round(wa_f64_mul(x, {_k(float(1 / LN2))}));
+    return wa_f64_round(wa_f64_mul(x, {_k(float(1 / C64))}));
 }}""")
 _def(f"""
 fn wa_f64_exp_r(x: vec2<u32>, k: vec2<u32>) -> vec4<u32> {{
-    let r0 = wa_f64_fma(wa_f64_neg(k), {_k(LN2_HI)}, x);
-    let kl = wa_f64_mul(k, {_k(LN2_LO)});
+    let r0 = wa_f64_fma(wa_f64_neg(k), {_k(C64_HI)}, x);
+    let kl = wa_f64_mul(k, {_k(C64_LO)});
     let rh = wa_f64_sub(r0, kl);
     return vec4<u32>(rh, wa_f64_sub(wa_f64_sub(r0, rh), kl));
 }}""")
-# e^x = 2^k (1 + p): 1 + p rounded once from the double-double, then scaled (once more
-# rounded only where the result is subnormal)
+# e^(x + lo) / 2^K = 2^(j/64) (1 + p) as a double-double in [1, 2), with K = k >> 6 and
+# j = k & 63 for k = round(64 (x + lo) / ln2) (returned as the integer k); |lo| <= 2^-40 |x|
+_def("""
+fn wa_f64_exp_core(x: vec2<u32>, lo: vec2<u32>) -> vec4<u32> {
+    var t = array<u32, 256>(""" + ", ".join(_exp2_table()) + """);
+    let k = wa_f64_exp_k(x);
+    let r = wa_f64_exp_r(x, k);
+    let rh = wa_f64_fast_two_sum(r.xy, wa_f64_add(r.zw, lo));
+    let p = wa_f64_expm1_dd(rh.xy, rh.zw);
+    let j = 4u * (bitcast<u32>(wa_f64_to_i32(k)) & 63u);
+    let th = vec2<u32>(t[j], t[j + 1u]);
+    let q = wa_f64_two_prod(th, p.xy);
+    let ql = wa_f64_add(wa_f64_fma(th, p.zw, vec2<u32>(t[j + 2u], t[j + 3u])), wa_f64_mul(vec2<u32>(t[j + 2u], t[j + 3u]), p.xy));
+    let s = wa_f64_fast_two_sum(th, q.xy);
+    return wa_f64_fast_two_sum(s.xy, wa_f64_add(s.zw, wa_f64_add(q.zw, ql)));
+}""")
+_def("fn wa_f64_exp_big(x: vec2<u32>) -> i32 { return wa_f64_to_i32(wa_f64_exp_k(x)) >> 6u; }")
+# e^x = 2^K e^x / 2^K: rounded once from the double-double, then scaled (once more rounded
+# only where the result is subnormal)
 _def(f"""
 fn wa_f64_exp(x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
     if (wa_f64_lt({_k(709.8)}, x)) {{ return wa_f64_inf(0u); }}
     if (wa_f64_lt(x, {_k(-745.2)})) {{ return vec2<u32>(0u, 0u); }}
-    let k = wa_f64_exp_k(x);
-    let r = wa_f64_exp_r(x, k);
-    let p = wa_f64_expm1_dd(r.xy, r.zw);
-    let s = wa_f64_fast_two_sum({ONE}, p.xy);
-    return wa_f64_ldexp(wa_f64_add(s.xy, wa_f64_add(s.zw, p.zw)), wa_f64_to_i32(k));
+    let e = wa_f64_exp_core(x, vec2<u32>(0u, 0u));
+    return wa_f64_ldexp(wa_f64_add(e.xy, e.zw), wa_f64_exp_big(x));
 }}""")
-# e^x - 1 = (2^k - 1) + 2^k p, summed as double-doubles; e^x itself above 700 (there 1 is
-# 2^-1000 of an ulp), -1 below -38 (e^x is below half an ulp of 1)
+# e^(x + lo) as a double-double for -709 <= x <= 709, |lo| <= 2^-40 |x| (the result's low
+# part may lose bits below 2^-1022)
+_def("""
+fn wa_f64_exp_dd(x: vec2<u32>, lo: vec2<u32>) -> vec4<u32> {
+    let e = wa_f64_exp_core(x, lo);
+    let big = wa_f64_exp_big(x);
+    return vec4<u32>(wa_f64_ldexp(e.xy, big), wa_f64_ldexp(e.zw, big));
+}""")
+# e^x - 1 = e^x as a double-double minus 1; e^x itself above 700 (there 1 is 2^-1000 of an
+# ulp), -1 below -38 (e^x is below half an ulp of 1)
 _def(f"""
 fn wa_f64_expm1(x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
@@ -919,19 +956,18 @@ fn wa_f64_expm1(x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_lt({_k(700.0)}, x)) {{ return wa_f64_exp(x); }}
     if (wa_f64_lt(x, {_k(-38.0)})) {{ return {_k(-1.0)}; }}
     let k = wa_f64_exp_k(x);
-    let r = wa_f64_exp_r(x, k);
-    let p = wa_f64_expm1_dd(r.xy, r.zw);
-    let ki = wa_f64_to_i32(k);
-    if (ki == 0) {{ return wa_f64_add(p.xy, p.zw); }}
-    let scale = wa_f64_pow2(ki);
-    let a = wa_f64_two_sum(scale, {_k(-1.0)});
-    let b = wa_f64_two_sum(a.xy, wa_f64_mul(scale, p.xy));
-    return wa_f64_add(b.xy, wa_f64_add(b.zw, wa_f64_add(a.zw, wa_f64_mul(scale, p.zw))));
+    if (wa_f64_is0(k)) {{
+        let r = wa_f64_exp_r(x, k);
+        let p = wa_f64_expm1_dd(r.xy, r.zw);
+        return wa_f64_add(p.xy, p.zw);
+    }}
+    let e = wa_f64_exp_dd(x, vec2<u32>(0u, 0u));
+    let d = wa_f64_two_sum(e.xy, {_k(-1.0)});
+    return wa_f64_add(d.xy, wa_f64_add(d.zw, e.zw));
 }}""")
 
 # -- logarithms ------------------------------------------------------------------------------
-# x = 2^k (1 + f) with 1 + f in [sqrt(1/2), sqrt(2)), for finite x > 0 (subnormal too): (k, f)
-# as float64s, both exact
+# x = 2^k m with m in [0.75, 1.5), for finite x > 0 (subnormal too): (k as a float64, m)
 _def("""
 fn wa_f64_log_split(x: vec2<u32>) -> vec4<u32> {
     var u = x;
@@ -942,23 +978,50 @@ fn wa_f64_log_split(x: vec2<u32>) -> vec4<u32> {
     }
     k = k + wa_f64_biased_exp(u);
     var m = vec2<u32>(u.x, (u.y & 0xfffffu) | 0x3ff00000u);
-    if (m.y > 0x3ff6a09eu || (m.y == 0x3ff6a09eu && m.x > 0x667f3bccu)) {
+    if (m.y >= 0x3ff80000u) {
         m.y = m.y - 0x100000u;
         k = k + 1;
     }
-    return vec4<u32>(wa_f64_from_i32(k), wa_f64_sub(m, vec2<u32>(0u, 0x3ff00000u)));
+    return vec4<u32>(wa_f64_from_i32(k), m);
 }""")
-# ln(1 + f) = 2 atanh(s) = 2s + s R(s^2) with s = f / (2 + f), R(z) = 2z/3 + 2z^2/5 + ...;
-# since 2s = f - f^2/2 + s f^2/2, ln(1 + f) = f - f^2/2 + s (f^2/2 + R): f - f^2/2 exactly, the
-# rest (below f^3/4) with s rounded. |s| <= 0.172, z <= 0.0295: twelve terms leave 2^-63.
-_horner("wa_f64_log_r", [Fraction(0)] + [Fraction(2, 2 * n + 1) for n in range(1, 13)])
+
+
+def _log_table() -> list[str]:
+    """64 rows (1/c, -ln(1/c) as a double-double) for c at the middle of m's 64 intervals
+    (width 1/64 on [1, 1.5), 1/128 on [0.75, 1)), row j for the top 6 fraction bits of m;
+    c = 1 on the two intervals next to 1, so that ln m keeps its relative accuracy there."""
+    words = []
+    for j in range(64):
+        c = Fraction(2 * j + 1, 128) + 1 if j < 32 else Fraction(1, 2) + Fraction(2 * j + 1, 256)
+        inv = 1.0 if j in (0, 63) else float(1 / c)
+        lh, ll = (0.0, 0.0) if inv == 1.0 else _dd(-_ln(Fraction(inv)))
+        for v in (inv, lh, ll):
+            b = _bits(v)
+            words += [f"{b & 0xffffffff:#x}u", f"{b >> 32:#x}u"]
+    return words
+
+
+# ln(1 + r) = r - r^2/2 + r^3 Q(r): Q's coefficients (-1)^(n+1)/n, n = 3 ... 14; for
+# |r| <= 2^-6 the first term left out is below 2^-80
+_horner("wa_f64_log_q", [Fraction((-1) ** (n + 1), n) for n in range(3, 15)])
+# ln m as a double-double for m in [0.75, 1.5): m = c (1 + r) with c from the table, where
+# r = m/c - 1 = m (1/c) - 1 exactly as a double-double (|r| <= 2^-6); then -ln(1/c) + r -
+# r^2/2 with r^2/2 exact, the rest (below 2^-19) rounded: about 2^-70 off in all
 _def("""
-fn wa_f64_log1p_dd(f: vec2<u32>) -> vec4<u32> {
-    let s = wa_f64_div(f, wa_f64_add(vec2<u32>(0u, 0x40000000u), f));
-    let hf = wa_f64_two_prod(f, wa_f64_mul(f, vec2<u32>(0u, 0x3fe00000u)));
-    let a = wa_f64_fast_two_sum(f, wa_f64_neg(hf.xy));
-    let small = wa_f64_fma(s, wa_f64_add(hf.xy, wa_f64_log_r(wa_f64_mul(s, s))), wa_f64_neg(hf.zw));
-    return wa_f64_fast_two_sum(a.xy, wa_f64_add(a.zw, small));
+fn wa_f64_ln_dd(m: vec2<u32>) -> vec4<u32> {
+    var t = array<u32, 384>(""" + ", ".join(_log_table()) + """);
+    let j = 6u * ((m.y >> 14u) & 0x3fu);
+    let inv = vec2<u32>(t[j], t[j + 1u]);
+    let p = wa_f64_two_prod(m, inv);
+    let r = wa_f64_fast_two_sum(wa_f64_sub(p.xy, vec2<u32>(0u, 0x3ff00000u)), p.zw);
+    let sq = wa_f64_two_prod(r.xy, r.xy);
+    let half = vec2<u32>(0u, 0x3fe00000u);
+    let a = wa_f64_fast_two_sum(r.xy, wa_f64_neg(wa_f64_mul(sq.xy, half)));
+    let sql = wa_f64_fma(wa_f64_add(r.xy, r.xy), r.zw, sq.zw);
+    let tail = wa_f64_fma(wa_f64_mul(r.xy, sq.xy), wa_f64_log_q(r.xy), wa_f64_fma(wa_f64_neg(sql), half, r.zw));
+    let c = wa_f64_two_sum(vec2<u32>(t[j + 2u], t[j + 3u]), a.xy);
+    let rest = wa_f64_add(wa_f64_add(vec2<u32>(t[j + 4u], t[j + 5u]), a.zw), tail);
+    return wa_f64_fast_two_sum(c.xy, wa_f64_add(c.zw, rest));
 }""")
 # NaN, x <= 0 and +inf: the standard's special cases of log, log2 and log10
 _def("""
@@ -973,18 +1036,19 @@ fn wa_f64_log_of_special(x: vec2<u32>) -> vec2<u32> {
     return x;
 }""")
 LN2_HI42, LN2_LO42 = _split(LN2, 42)
-# k ln2 + ln(1 + f) + c: k times LN2_HI42 is exact, the sum of the two leading terms too
+# k ln2 + ln m + c as a double-double: k times LN2_HI42 is exact, the sum of the two
+# leading terms too
 _def(f"""
-fn wa_f64_log_join(kf: vec2<u32>, l: vec4<u32>, c: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_log_join(kf: vec2<u32>, l: vec4<u32>, c: vec2<u32>) -> vec4<u32> {{
     let t = wa_f64_two_sum(wa_f64_mul(kf, {_k(LN2_HI42)}), l.xy);
     let rest = wa_f64_add(wa_f64_add(l.zw, c), wa_f64_mul(kf, {_k(LN2_LO42)}));
-    return wa_f64_add(t.xy, wa_f64_add(t.zw, rest));
+    return wa_f64_fast_two_sum(t.xy, wa_f64_add(t.zw, rest));
 }}""")
 _def("""
 fn wa_f64_log(x: vec2<u32>) -> vec2<u32> {
     if (wa_f64_log_special(x)) { return wa_f64_log_of_special(x); }
     let kf = wa_f64_log_split(x);
-    return wa_f64_log_join(kf.xy, wa_f64_log1p_dd(kf.zw), vec2<u32>(0u, 0u));
+    return wa_f64_log_join(kf.xy, wa_f64_ln_dd(kf.zw), vec2<u32>(0u, 0u)).xy;
 }""")
 # ln(1 + x) with 1 + x = u + c exactly: ln(u) + c / u (the next term, c^2 / 2u^2, is below
 # 2^-106); x itself below 2^-54
@@ -997,9 +1061,9 @@ fn wa_f64_log1p(x: vec2<u32>) -> vec2<u32> {
     if (wa_f64_isinf(x)) { return x; }
     let u = wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), x);
     let kf = wa_f64_log_split(u.xy);
-    return wa_f64_log_join(kf.xy, wa_f64_log1p_dd(kf.zw), wa_f64_div(u.zw, u.xy));
+    return wa_f64_log_join(kf.xy, wa_f64_ln_dd(kf.zw), wa_f64_div(u.zw, u.xy)).xy;
 }""")
-# k + ln(1 + f) / ln2 and k log10(2) + ln(1 + f) / ln10, the constants as double-doubles
+# k + ln m / ln2 and k log10(2) + ln m / ln10, the constants as double-doubles
 _def("""
 fn wa_f64_log_scaled(kh: vec2<u32>, kl: vec2<u32>, l: vec4<u32>, ch: vec2<u32>, cl: vec2<u32>) -> vec2<u32> {
     let p = wa_f64_two_prod(l.xy, ch);
@@ -1014,12 +1078,72 @@ _def(f"""
 fn wa_f64_log2(x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_log_special(x)) {{ return wa_f64_log_of_special(x); }}
     let kf = wa_f64_log_split(x);
-    return wa_f64_log_scaled(kf.xy, vec2<u32>(0u, 0u), wa_f64_log1p_dd(kf.zw), {_k(INV_LN2[0])}, {_k(INV_LN2[1])});
+    return wa_f64_log_scaled(kf.xy, vec2<u32>(0u, 0u), wa_f64_ln_dd(kf.zw), {_k(INV_LN2[0])}, {_k(INV_LN2[1])});
 }}""")
 _def(f"""
 fn wa_f64_log10(x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_log_special(x)) {{ return wa_f64_log_of_special(x); }}
     let kf = wa_f64_log_split(x);
     return wa_f64_log_scaled(wa_f64_mul(kf.xy, {_k(LG2_HI42)}), wa_f64_mul(kf.xy, {_k(LG2_LO42)}),
-                             wa_f64_log1p_dd(kf.zw), {_k(INV_LN10[0])}, {_k(INV_LN10[1])});
+                             wa_f64_ln_dd(kf.zw), {_k(INV_LN10[0])}, {_k(INV_LN10[1])});
+}}""")
+
+# -- functions of two arguments --------------------------------------------------------------
+# the next float64 after x toward y: one step of the bit pattern, away from zero or toward it
+_def("""
+fn wa_f64_nextafter(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+    if (wa_f64_isnan(x) || wa_f64_isnan(y)) { return wa_f64_nan_of(x, y); }
+    if (wa_f64_eq(x, y)) { return y; }
+    if ((x.x | (x.y & 0x7fffffffu)) == 0u) { return vec2<u32>(1u, y.y & 0x80000000u); }
+    let away = wa_f64_lt(x, y) == ((x.y >> 31u) == 0u);
+    return select(wa_sub64(x, vec2<u32>(1u, 0u)), wa_add64(x, vec2<u32>(1u, 0u)), away);
+}""")
+# sqrt(a^2 + b^2) for a >= b >= 0 scaled by 2^s so that 1 <= a < 2 (or a is the scaled
+# smallest normal's multiple): the sum of squares exactly as a double-double, its root
+# rounded once after a Newton correction, scaled back (overflow to inf; a subnormal result
+# is rounded twice). b below 2^-60 a leaves a.
+_def("""
+fn wa_f64_hypot(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+    var a = wa_f64_abs(x);
+    var b = wa_f64_abs(y);
+    if (wa_f64_isinf(a) || wa_f64_isinf(b)) { return wa_f64_inf(0u); }
+    if (wa_f64_isnan(x) || wa_f64_isnan(y)) { return wa_f64_nan_of(x, y); }
+    if (wa_lt_u64(a, b)) {
+        let t = a;
+        a = b;
+        b = t;
+    }
+    let ea = max(wa_f64_biased_exp(a), 1);
+    if (wa_f64_is0(b) || ea - wa_f64_biased_exp(b) > 60) { return a; }
+    let sc = 0x3ff - ea;
+    a = wa_f64_ldexp(a, sc);
+    b = wa_f64_ldexp(b, sc);
+    let a2 = wa_f64_two_prod(a, a);
+    let b2 = wa_f64_two_prod(b, b);
+    let s = wa_f64_fast_two_sum(a2.xy, b2.xy);
+    let q = wa_f64_fast_two_sum(s.xy, wa_f64_add(s.zw, wa_f64_add(a2.zw, b2.zw)));
+    let r = wa_f64_sqrt(q.xy);
+    let rr = wa_f64_two_prod(r, r);
+    let d = wa_f64_add(wa_f64_sub(wa_f64_sub(q.xy, rr.xy), rr.zw), q.zw);
+    let c = wa_f64_div(d, wa_f64_add(r, r));
+    return wa_f64_ldexp(wa_f64_add(r, c), -sc);
+}""")
+# ln(e^a + e^b) = m + ln(1 + e^d), m = max(a, b), d = -|a - b|: d, e^d and 1 + e^d as
+# double-doubles, so that m + ln(1 + e^d) is rounded once even where they cancel; a = b
+# (infinities among them) gives a + ln 2, e^d below 2^-1075 m + 0 (+0 for m = -0, as NumPy)
+_def(f"""
+fn wa_f64_logaddexp(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {{
+    if (wa_f64_isnan(a) || wa_f64_isnan(b)) {{ return wa_f64_nan_of(a, b); }}
+    if (wa_f64_eq(a, b)) {{ return wa_f64_add(a, {_k(float(LN2))}); }}
+    let m = wa_f64_max(a, b);
+    var d = wa_f64_two_sum(a, wa_f64_neg(b));
+    if ((d.y >> 31u) == 0u) {{ d = vec4<u32>(wa_f64_neg(d.xy), wa_f64_neg(d.zw)); }}
+    if (wa_f64_isinf(m) || wa_f64_lt(d.xy, {_k(-746.0)})) {{ return wa_f64_add(m, vec2<u32>(0u, 0u)); }}
+    let t = wa_f64_exp_dd(d.xy, d.zw);
+    let u = wa_f64_fast_two_sum({ONE}, t.xy);
+    let c = wa_f64_add(u.zw, t.zw);
+    let kf = wa_f64_log_split(u.xy);
+    let l = wa_f64_log_join(kf.xy, wa_f64_ln_dd(kf.zw), wa_f64_div(c, u.xy));
+    let z = wa_f64_two_sum(m, l.xy);
+    return wa_f64_add(z.xy, wa_f64_add(z.zw, l.zw));
 }}""")
