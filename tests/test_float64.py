@@ -189,6 +189,14 @@ def test_batched_products_vecdot_tensordot(dev):
     same(host(xp.tensordot(xx, yy, axes=1)), np.tensordot(x, y, axes=1))
 
 
+def test_fft_and_linalg_refuse_float64_rather_than_round_it(dev):
+    x = xp.asarray(np.eye(4) + 0.1, device=dev)
+    for f in (xp.fft.fft, xp.fft.rfft, xp.fft.fftn, xp.linalg.inv, xp.linalg.svdvals):
+        with pytest.raises(TypeError, match="float64"):
+            f(x)
+    assert host(xp.fft.fft(xp.astype(x, xp.float32))).dtype == np.complex64
+
+
 def test_ops_without_a_float64_lane_say_so(dev):
     from webarray.kernels.ops import TABLE
 

@@ -51,6 +51,9 @@ def _input(x, what: str, kinds: str) -> Array:
     if x.dtype.kind not in kinds:
         allowed = {"fc": "a floating-point", "f": "a real-valued floating-point"}[kinds]
         raise TypeError(f"{what} requires {allowed} array, got {x.dtype.name}")
+    if x.dtype.bits == 64 and x.dtype.kind == "f":  # the transforms are complex64 only
+        raise TypeError(f"{what} is not implemented for float64 yet (its result would be "
+                        "complex128, which no device here stores); convert with astype first")
     return x
 
 
