@@ -1147,3 +1147,44 @@ fn wa_f64_logaddexp(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {{
     let z = wa_f64_two_sum(m, l.xy);
     return wa_f64_add(z.xy, wa_f64_add(z.zw, l.zw));
 }}""")
+
+# x^y = e^(y ln x) for x > 0: ln x as a double-double (about 2^-70 off), y ln x as a
+# double-double, e^ of both parts, scaled once (a subnormal result is rounded twice). A
+# negative x with an integer y gives the sign of (-1)^y; the rest are C99's and NumPy's
+# special cases: x^0 = 1 and 1^y = 1 even for NaN, 0^-y = inf, (-1)^±inf = 1, ...
+_def("""
+fn wa_f64_is_int(y: vec2<u32>) -> bool { return wa_f64_eq(wa_f64_trunc(y), y); }""")
+_def("""
+fn wa_f64_is_odd(y: vec2<u32>) -> bool {
+    let h = wa_f64_mul(y, vec2<u32>(0u, 0x3fe00000u));
+    return wa_f64_is_int(y) && !wa_f64_is_int(h);
+}""")
+_def(f"""
+fn wa_f64_pow(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {{
+    let one = {ONE};
+    if (wa_f64_is0(wa_f64_abs(y)) || (x.x == 0u && x.y == 0x3ff00000u)) {{ return one; }}
+    if (wa_f64_isnan(x) || wa_f64_isnan(y)) {{ return wa_f64_nan_of(x, y); }}
+    let ax = wa_f64_abs(x);
+    let neg_y = (y.y >> 31u) == 1u;
+    let odd = wa_f64_is_odd(y);
+    let sign = select(0u, x.y >> 31u, odd);
+    if (wa_f64_isinf(y)) {{
+        if (ax.x == 0u && ax.y == 0x3ff00000u) {{ return one; }}
+        if (wa_f64_lt(ax, one) == neg_y) {{ return wa_f64_inf(0u); }}
+        return vec2<u32>(0u, 0u);
+    }}
+    if (wa_f64_is0(ax) || wa_f64_isinf(ax)) {{
+        let big = wa_f64_is0(ax) == neg_y;
+        return select(wa_f64_zero(sign), wa_f64_inf(sign), big);
+    }}
+    if ((x.y >> 31u) == 1u && !wa_f64_is_int(y)) {{ return wa_f64_default_nan(); }}
+    let kf = wa_f64_log_split(ax);
+    let l = wa_f64_log_join(kf.xy, wa_f64_ln_dd(kf.zw), vec2<u32>(0u, 0u));
+    let p = wa_f64_two_prod(y, l.xy);
+    if (wa_f64_lt({_k(709.8)}, p.xy)) {{ return wa_f64_inf(sign); }}
+    if (wa_f64_lt(p.xy, {_k(-745.2)})) {{ return wa_f64_zero(sign); }}
+    let t = wa_f64_fast_two_sum(p.xy, wa_f64_fma(y, l.zw, p.zw));
+    let e = wa_f64_exp_core(t.xy, t.zw);
+    let r = wa_f64_ldexp(wa_f64_add(e.xy, e.zw), wa_f64_exp_big(t.xy));
+    return vec2<u32>(r.x, r.y | (sign << 31u));
+}}""")
