@@ -145,7 +145,8 @@ ACCURACY = {"exp": 1.0, "expm1": 1.0, "log": 1.0, "log1p": 1.0, "log2": 1.0, "lo
 def test_within_one_ulp(dev, name):
     args = _inputs(name)
     got = run(dev, name, *args)
-    ref = REF.get(name, getattr(np, name))(*(a.astype(L) for a in args))
+    with np.errstate(over="ignore"):  # long double results beyond float64's range
+        ref = REF.get(name, getattr(np, name))(*(a.astype(L) for a in args))
     err = ulp_errors(got, ref)
     if name == "logaddexp":
         # where e^a + e^b is within 2^-10 of 1 the result cancels: absolute error bounded

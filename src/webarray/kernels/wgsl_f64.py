@@ -780,8 +780,9 @@ fn wa_f64_fma(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
 # device does with f32. Accuracy comes from double-double arithmetic (an unevaluated sum
 # hi + lo of two float64, a vec4<u32> (hi, lo)) where one rounding would cost too much: exact
 # products by the fused multiply-add (wa_f64_two_prod), exact sums (wa_f64_two_sum), and the
-# leading term of a result added last. Polynomials are Taylor series on a reduced interval,
-# taken until the first omitted term is below 2^-60 of the result, evaluated by Horner's rule
+# leading term of a result added last. Arguments are reduced with 64-row tables of
+# double-doubles (2^(j/64) for exp, ln(1/c_j) for the logarithms), so polynomials are short
+# Taylor series, taken until the first omitted term is below 2^-80, evaluated by Horner's rule
 # with one fused multiply-add per step in a loop over a constant array (written out, LLVM
 # compiles each wa_f64_fma anew, about half a second each on lavapipe). Constants are bit
 # patterns computed in Python. tests/test_float64_math.py measures the errors against
