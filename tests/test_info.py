@@ -147,7 +147,7 @@ def test_capability_max_dimensions_is_true():
 
 def test_devices():
     devices = INFO.devices()
-    assert isinstance(devices, tuple) and len(devices) >= 1
+    assert isinstance(devices, list) and len(devices) >= 1
     assert DEVICE in devices
     for d in devices:
         x = xp.zeros(3, device=d)

@@ -33,8 +33,9 @@ class Info:
     def default_device(self) -> Device:
         return default_device()
 
-    def devices(self) -> tuple[Device, ...]:
-        return tuple(all_devices())
+    def devices(self) -> list[Device]:
+        """A list, as the standard says (SciPy's test fixtures build on that)."""
+        return list(all_devices())
 
     def default_dtypes(self, *, device=None) -> dict:
         """complex64 is named as the default complex dtype (the standard requires the key)
