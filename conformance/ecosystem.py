@@ -228,15 +228,15 @@ def print_table(suite: str, modules: list[str]) -> None:
 def run(args) -> int:
     suite = args.suite
     backends = BACKENDS if args.backend == "both" else (args.backend,)
-    missing = missing_tests(suite, backends)
-    if missing:
-        print(missing, file=sys.stderr)
-        return 2
     known = list(SCIPY_MODULES) if suite == "scipy" else list(sklearn_modules())
     modules = args.modules.split(",") if args.modules else known
     unknown = [m for m in modules if m not in known]
-    if unknown:
+    if unknown and known:  # a wrong name is refused first, whatever else is missing
         print(f"unknown {suite} module(s) {unknown}; known: {', '.join(known)}", file=sys.stderr)
+        return 2
+    missing = missing_tests(suite, backends)
+    if missing:
+        print(missing, file=sys.stderr)
         return 2
     device = None
     if "webarray" in backends:
