@@ -104,6 +104,52 @@ def test_pending_operands_are_inlined_and_the_chain_is_bounded():
         assert_equal(x, np.full(16, 3 * before, dtype=np.float32))
 
 
+def test_reflected_scalars_unary_ops_and_three_operands_take_their_plans(fusion):
+    values = np.array([-2.5, -0.0, 0.0, 1.5, np.inf, -np.inf, np.nan, 3e38], dtype=np.float32)
+    a = xp.asarray(values)
+    ints = xp.asarray([-128, -1, 0, 127], dtype=xp.int8)
+    for _ in range(2):  # the first round keeps the plans, the second uses them
+        with np.errstate(all="ignore"):
+            assert np.asarray(2.0 - a).tobytes() == (np.float32(2.0) - values).tobytes()
+            assert np.asarray(-a).tobytes() == (-values).tobytes()
+            assert_equal(xp.sqrt(a), np.sqrt(values))  # NaN's sign is not NumPy's (x86's -NaN)
+            assert np.asarray(xp.clip(a, -1.0, 1.0)).tobytes() == np.clip(values, -1, 1).tobytes()
+            assert_equal(3 - ints, np.int8(3) - np.array([-128, -1, 0, 127], dtype=np.int8))
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        200 - ints  # the reflected operand's range is checked by the kept plan too
+    with pytest.raises(TypeError, match="Python float combines only"):
+        1.5 * ints
+
+
+def test_an_operand_computed_just_before_and_a_pending_index_array():
+    """depth 1 (every operand computed) lets a result launch as eager would; an operand
+    computed first, or one pending with no operands of its own (arange), must not pass for
+    it."""
+    with xp.fusion.enabled(True):
+        x = xp.asarray(np.arange(8, dtype=np.float32))
+        n = -x
+        r = n + x
+        assert r._lazy.depth >= 2
+        assert_equal(r, np.zeros(8, dtype=np.float32))
+        i = xp.arange(8, dtype=xp.float32)
+        s = i * x
+        assert_equal(s, np.arange(8, dtype=np.float32) ** 2)
+
+
+def test_the_pending_registry_stays_small_as_temporaries_die():
+    with xp.fusion.enabled(True):
+        a = xp.asarray(np.ones(16, dtype=np.float32))
+        for _ in range(5000):
+            a * 2.0  # a pending result, dropped at once
+        assert len(graph._PENDING) < 200
+        kept = [a + 1.0 for _ in range(300)]
+        assert sum(1 for r in graph._PENDING if r() is not None and r()._b is None) == 300
+        xp.asarray(kept[-1])  # computes the pending arrays of that shape, up to the bindings
+        graph.flush()
+        assert graph._PENDING == [] and all(k._b is not None for k in kept)
+        assert_equal(kept[0], np.full(16, 2, dtype=np.float32))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int8", "uint16", "int64", "complex64", "bool"])
 def test_the_kept_launch_plan_equals_the_general_launch(dtype, monkeypatch):
     """Eager launches of contiguous views reuse a plan per signature (_core/launch.py _plain);

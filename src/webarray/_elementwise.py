@@ -134,36 +134,80 @@ def _nodes(args, compute: dt.DType):
 # The checked form of each (op, operand kinds) seen so far: operand kinds are the arrays'
 # dtypes and the Python scalars' types, which decide validity, the computing dtype and the
 # expression node (hash-consed, so the very node the full path builds). A call whose arrays
-# share one shape and one device then skips the checks it has passed before; a scalar's value
-# is still checked (an int's range) on every call. Subclasses of Array (webarray.cupy's
+# share one shape and one device then skips the checks it has passed before; of a scalar's
+# value only what its type does not decide is checked again: a Python int's range, for integer
+# computing dtypes (``ints``: that range, else None). A node of the op over the operands
+# themselves (``lean``: no casts) takes the graph's hot path. Subclasses of Array (webarray.cupy's
 # ndarray) add no state, so they count as arrays of their dtype.
 _PLANS: dict = {}
 _SCALARS = (bool, int, float, complex)
 
 
+def _planned(name: str, args) -> Array | None:
+    """The result of a call of three or more operands by its kept plan, or None."""
+    key = [name]
+    inputs = []
+    for a in args:
+        if isinstance(a, Array):
+            key.append(a._dtype)
+            inputs.append(a)
+        else:
+            key.append(type(a))
+    plan = _PLANS.get(tuple(key))
+    if plan is None:
+        return None
+    compute, node, ints, lean = plan
+    device, shape = inputs[0]._device, inputs[0]._shape
+    if compute not in device.dtypes:
+        return None
+    for a in inputs:
+        if a._shape != shape or a._device is not device:
+            return None  # broadcasting, or another device: the full path says what to do
+    scalars = []
+    for a in args:
+        if not isinstance(a, Array):
+            if ints is not None and type(a) is int and not ints[0] <= a <= ints[1]:
+                scalar_dtype_check(a, compute, name)  # raises OverflowError
+            scalars.append((compute, a))
+    return (_graph.apply if lean else _lazy_or_run)(device, shape, node, inputs, scalars)
+
+
+def _lazy_or_run(device, shape, node, inputs, scalars) -> Array:
+    return _graph.execute(device, shape, [(node, None)], inputs, scalars)[0]
+
+
 def _apply(name: str, *args, out: Array | None = None) -> Array:
-    if out is None:
-        key = (name,) + tuple([a._dtype if type(a) is Array or isinstance(a, Array) else type(a)
-                               for a in args])
-        plan = _PLANS.get(key)
-        if plan is not None:
-            compute, node = plan
-            inputs = []
-            scalars = []
-            for a in args:
-                if type(a) is Array or isinstance(a, Array):
-                    inputs.append(a)
+    if out is None:  # a kept plan, written out for one and two operands (the operators)
+        if len(args) == 2:
+            x, y = args
+            xa, ya = isinstance(x, Array), isinstance(y, Array)
+            plan = _PLANS.get((name, x._dtype if xa else type(x), y._dtype if ya else type(y)))
+            if plan is not None:
+                compute, node, ints, lean = plan
+                if xa and ya:
+                    device = x._device
+                    if (x._shape == y._shape and y._device is device
+                            and compute in device.dtypes):
+                        return (_graph.apply if lean else _lazy_or_run)(
+                            device, x._shape, node, [x, y], ())
                 else:
-                    scalar_dtype_check(a, compute, name)
-                    scalars.append((compute, a))
-            first = inputs[0]
-            device, shape = first._device, first._shape
-            for a in inputs:
-                if a._shape != shape or a._device is not device:
-                    break  # broadcasting, or another device: the full path says what to do
-            else:
-                if compute in device.dtypes:
-                    return _graph.execute(device, shape, [(node, None)], inputs, scalars)[0]
+                    a, v = (x, y) if xa else (y, x)
+                    if ints is not None and type(v) is int and not ints[0] <= v <= ints[1]:
+                        scalar_dtype_check(v, compute, name)  # raises OverflowError
+                    device = a._device
+                    if compute in device.dtypes:
+                        return (_graph.apply if lean else _lazy_or_run)(
+                            device, a._shape, node, [a], [(compute, v)])
+        elif len(args) == 1:
+            x = args[0]
+            plan = _PLANS.get((name, x._dtype)) if isinstance(x, Array) else None
+            if plan is not None and plan[0] in x._device.dtypes:
+                return (_graph.apply if plan[3] else _lazy_or_run)(
+                    x._device, x._shape, plan[1], [x], ())
+        else:
+            result = _planned(name, args)
+            if result is not None:
+                return result
     op = TABLE[name]
     arrays, compute = _operands(name, args, op.inputs)
     arrays[0].device.check_dtype(compute)
@@ -181,7 +225,8 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
         )
     if out is None and all(isinstance(a, Array) or type(a) in _SCALARS for a in args):
         _PLANS[(name,) + tuple([a._dtype if isinstance(a, Array) else type(a) for a in args])] = \
-            (compute, node)
+            (compute, node, _int_range(compute) if compute.kind in "iu" else None,
+             all(type(x) in (Input, Scalar) for x in node.args))
     return _graph.execute(arrays[0].device, shape, [(node, out)], inputs, scalars)[0]
 
 

@@ -28,19 +28,16 @@ leaf and an array never holds a buffer whose kernel was not recorded.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import weakref
 
-from ..executors.guard import LOCK, critical, finalizer
+from ..executors.guard import LOCK, critical
 from ..kernels.expr import Apply, Cast, Index, Input, Node, Scalar
 from ..kernels import lanes
 from . import storage, tensor
 from .launch import elementwise as _launch
 from .tensor import c_strides, is_contiguous
-
-
 
 
 @critical
@@ -67,13 +64,13 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
                     # every operand is computed: keep the namespace's expression and the
                     # leaves' views, so computing this array alone launches exactly what
                     # eager would
-                    root.expr = (node, [a._lazy.value for a in inputs], scalars)
+                    root.expr = (node, [_leaf(a).value for a in inputs], scalars)
                 return [_pending(device, shape, root)]
             if (not isinstance(out, tuple) and out._shape == shape and node.dtype is out._dtype
                     and _rebindable(out)):
                 root = _lift(node, inputs, scalars, shape)
-                ref = _PENDING.get(id(out)) if out._b is None else None
-                if ref is None:
+                ref = out._lazy.owner if out._b is None else None
+                if ref is None or ref() is not out:
                     ref = _track(out)
                     out._b = None
                 out._lazy = root
@@ -82,6 +79,60 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
                     _bound(out)
                 return [out]
         return _run(device, shape, outputs, inputs, scalars, raw_inputs)
+    finally:
+        LOCK.release()
+
+
+@critical
+def apply(device, shape, node: Apply, inputs, scalars):
+    """``execute(device, shape, [(node, None)], inputs, scalars)[0]`` for the namespace's
+    common case, on its hot path: node applies one op to Input and Scalar slots numbered in
+    argument order (Input i the i-th Input argument, Scalar j the j-th Scalar one), every input
+    has ``shape``, none is empty, and the result dtype is one of the device's. With fusion on
+    it only builds the pending array: one Lazy node over the inputs' nodes, no memo, no list
+    of views (a one-op node over computed arrays finds them in its arguments, ``_expr_views``)."""
+    if not _fusion or 0 in shape:
+        return execute(device, shape, [(node, None)], inputs, scalars)[0]
+    LOCK.acquire()
+    try:
+        args = []
+        depth = 0
+        for x in node.args:
+            if type(x) is Input:
+                a = inputs[x.slot]
+                n = a._lazy
+                if a._b is None:  # depth 2 at least: 1 says every operand is computed
+                    if n.depth >= depth:
+                        depth = n.depth + 1 if n.depth else 2
+                else:
+                    if n is None:
+                        n = _leaf(a)
+                    if depth == 0:
+                        depth = 1
+            else:
+                dtype, value = scalars[x.slot]
+                n = Lazy("scalar", dtype, (), None, None, value)
+                if depth == 0:
+                    depth = 1
+            args.append(n)
+        root = Lazy.__new__(Lazy)
+        root.kind, root.dtype, root.args, root.op, root.compute = (
+            "op", node.dtype, tuple(args), node.op, node.compute)
+        root.value = root.owner = root.error = None
+        root.depth = depth
+        # every operand computed: computing this array alone launches exactly what eager would
+        root.expr = (node, None, scalars) if depth == 1 else None
+        strides = _C_STRIDES.get(shape)
+        if strides is None:
+            strides = _strides(shape)
+        arr = tensor.pending(root, shape, strides, device)
+        root.owner = ref = weakref.ref(arr)
+        _PENDING.append(ref)
+        if len(_PENDING) > _prune_at:
+            _prune()
+        if depth > MAX_DEPTH:
+            _bound(arr)
+        return arr
     finally:
         LOCK.release()
 
@@ -155,22 +206,35 @@ MAX_DEPTH = 32  # a longer chain is lowered: keeps kernels and their compile tim
 MAX_BINDINGS = 16
 
 _fusion = os.environ.get("WEBARRAY_FUSION", "1") != "0"
-# live pending arrays of every device, by id (arrays are unhashable: == is elementwise)
-_PENDING: dict[int, weakref.ref] = {}
+# weak references to the live pending arrays of every device, by the reference's id (arrays
+# are unhashable: == is elementwise; a reference's hash would be its array's)
+_PENDING: list[weakref.ref] = []
+_prune_at = 64  # _PENDING's length at which the references of computed and dead arrays go
 _C_STRIDES: dict = {}  # C-contiguous strides of the shapes seen (a bounded cache)
 
 
 def _track(arr) -> weakref.ref:
     """Register a pending array; the weak reference returned also serves as its node's
-    owner link."""
-    key = id(arr)
-    ref = _PENDING[key] = weakref.ref(arr, functools.partial(_forget, key))
+    owner link. References are not removed one by one (a callback per array costs more than
+    the array): computed and dead arrays' references go when the list has doubled."""
+    ref = weakref.ref(arr)
+    _PENDING.append(ref)
+    if len(_PENDING) > _prune_at:
+        _prune()
     return ref
 
 
-@finalizer
-def _forget(key, _ref) -> None:
-    _PENDING.pop(key, None)
+def _prune() -> None:
+    global _prune_at
+    _PENDING[:] = [r for r in _PENDING if (a := r()) is not None and a._b is None]
+    _prune_at = max(64, 2 * len(_PENDING))
+
+
+def _strides(shape):
+    strides = c_strides(shape)
+    if len(_C_STRIDES) < 4096:
+        _C_STRIDES[shape] = strides
+    return strides
 
 
 class Lazy:
@@ -302,9 +366,7 @@ def _pending(device, shape, root: Lazy):
         device.check_dtype(root.dtype)  # raises, saying which dtypes the device has
     strides = _C_STRIDES.get(shape)
     if strides is None:
-        strides = c_strides(shape)
-        if len(_C_STRIDES) < 4096:
-            _C_STRIDES[shape] = strides
+        strides = _strides(shape)
     arr = tensor.pending(root, shape, strides, device)
     root.owner = _track(arr)
     if root.depth > MAX_DEPTH:
@@ -318,7 +380,7 @@ def _bound(arr) -> None:
     the named values its chain runs through (so the loop's state is written by one kernel
     and arr, often a temporary, is not), then if that was not enough by computing arr."""
     if _depth(arr._lazy, {}) > MAX_DEPTH:
-        for ref in list(_PENDING.values()):
+        for ref in list(_PENDING):
             other = ref()
             if (other is not None and other is not arr and other._b is None
                     and other._lazy.error is None and other._device is arr._device
@@ -332,7 +394,12 @@ def _bound(arr) -> None:
 def _depth(n: Lazy, memo: dict) -> int:
     d = memo.get(id(n))
     if d is None:
-        d = memo[id(n)] = n.depth = (1 + max(_depth(a, memo) for a in n.args)) if n.args else 0
+        d = 0
+        for a in n.args:
+            e = _depth(a, memo) + 1 if a.args else 1  # leaves and scalars: 0, no call
+            if e > d:
+                d = e
+        memo[id(n)] = n.depth = d
     return d
 
 
@@ -383,8 +450,10 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     bindings allow; only target when ``alone``."""
     device, shape = target._device, target._shape
     root = target._lazy
-    if root.expr is not None and len(_PENDING) == 1:  # a single op, nothing else pending
+    if root.expr is not None and _alone():  # a single op, nothing else pending
         node, views, scalars = root.expr
+        if views is None:
+            views = _expr_views(node, root)
         _finish([target], [root], _launch(device, shape, [(node, None)], views, scalars))
         return
     limit = _bindings(device)
@@ -399,7 +468,7 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
         return
     owners = [target] + [o for o in owners if o is not target]
     del owners[1 if alone else max(1, limit - len(bufs)):]
-    for ref in [] if alone else list(_PENDING.values()):
+    for ref in [] if alone else list(_PENDING):
         other = ref()
         if (other is None or other._b is not None or other._lazy.error is not None
                 or other._device is not device
@@ -426,11 +495,22 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     _finish(owners, nodes, results)
 
 
+def _alone() -> bool:
+    """Whether only one array is pending (pruning the references that hide it, if any)."""
+    if len(_PENDING) > 1:
+        _prune()
+    return len(_PENDING) == 1
+
+
+def _expr_views(node: Apply, root: Lazy) -> list:
+    """The views a one-op node built by ``apply`` reads: its arguments' leaves, in slot order."""
+    return [a.value for x, a in zip(node.args, root.args) if type(x) is Input]
+
+
 def _finish(owners, nodes, results) -> None:
     """Hand each computed array its buffer; its node becomes the leaf that reads it."""
     for arr, node, res in zip(owners, nodes, results):
         arr._b = res._b
-        _PENDING.pop(id(arr), None)
         node.become_leaf(View(arr._b, arr._dtype, arr._shape, arr._strides, 0))
         arr._lazy = node
 
@@ -458,7 +538,7 @@ class _Lowering:
                     self.inputs.append(v)
                 e = Input(slot, n.dtype)
             elif kind == "op":
-                e = Apply(n.op, tuple(self.node(a) for a in n.args), n.compute, n.dtype)
+                e = Apply(n.op, tuple([self.node(a) for a in n.args]), n.compute, n.dtype)
             elif kind == "cast":
                 e = Cast(self.node(n.args[0]), n.dtype)
             elif kind == "scalar":
@@ -492,7 +572,7 @@ def flush(device=None) -> None:
     needed, so it cannot break an unrelated operation that flushes; running out of memory
     is raised at once (it may pass, and a write may be waiting for this flush)."""
     with LOCK:
-        for ref in list(_PENDING.values()):
+        for ref in list(_PENDING):
             arr = ref()
             if (arr is not None and arr._b is None and arr._lazy.error is None
                     and (device is None or arr._device == device)):
@@ -503,6 +583,7 @@ def flush(device=None) -> None:
                 except Exception as e:
                     if arr._b is None:
                         arr._lazy.error = e
+        _prune()
 
 
 @critical

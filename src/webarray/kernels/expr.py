@@ -84,7 +84,7 @@ class Apply(Node):
         self.args = args
         self.compute = compute
         self.dtype = dtype
-        self.key = intern(("op", op, compute.name, dtype.name) + tuple(a.key for a in args))
+        self.key = intern(("op", op, compute.name, dtype.name, *[a.key for a in args]))
 
 
 class Gather(Node):
