@@ -1,8 +1,9 @@
 """Sorting functions of the standard: sort and argsort, on the GPU.
 
-Both sort (key, index) pairs with a bitonic network (_core/algorithms/sort.py,
-kernels/webgpu/sort.py),
-ties broken by the original position, so every sort is stable whatever ``stable`` says.
+Both sort (key, index) pairs (_core/algorithms/sort.py): long rows by a stable LSD radix
+sort (kernels/webgpu/radix.py), short rows and WebGL2 by a bitonic network
+(kernels/webgpu/sort.py) whose ties are broken by the original position, so every sort is
+stable whatever ``stable`` says.
 Order conventions (the standard leaves them to the implementation): NaNs sort after +inf,
 so they come last in ascending order and first in descending order; -0.0 and +0.0 compare
 equal and keep their relative order. Descending order keeps equal elements in their

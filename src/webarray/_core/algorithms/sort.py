@@ -1,5 +1,12 @@
 """Launching the sort and search kernels of ``Device.kernels.sort`` (kernels/webgpu/sort.py,
-or its WebGL2 counterpart, whose BLOCK and MAX_FUSED of 1 make every step one launch).
+or its WebGL2 counterpart, whose BLOCK and MAX_FUSED of 1 make every step one launch) and
+the radix sort of ``Device.kernels.radix`` (kernels/webgpu/radix.py; WebGPU only).
+
+Rows of RADIX_MIN elements or more sort by LSD radix sort (``_radix_rows``): 8-bit digits,
+four passes of histogram, scan and scatter over unpadded rows (P = n), stable, so the
+two-word dtypes are simply eight passes, minor word first. On lavapipe it overtakes the
+network at 2^12 elements and is 2.5x faster at 2^18 (benchmarks/NOTES-sort.md). Shorter
+rows, and every row on WebGL2, take the bitonic network:
 
 ``sort_rows`` sorts every row of a C-contiguous (rows, n) block of values into (key,
 index) pairs, rows padded to a power of two P: one ``block_sort`` launch sorts runs of up
@@ -8,7 +15,7 @@ of distances h down to BLOCK (the first a flip step), up to MAX_FUSED of them pe
 then one ``block_merge`` for the distances below BLOCK. All
 launches of a sort go into the same compute pass; nothing is read back.
 
-Two-word dtypes sort in two stable passes, least significant word first: the second
+On the network, two-word dtypes sort in two stable passes, least significant word first: the second
 word (imaginary part of complex64, low word of int64/uint64) and then, gathered in the
 order the first pass found, the first one (real part; high word, signed for int64).
 Since each pass is stable, the result is the stable lexicographic order. float64 values
@@ -29,6 +36,7 @@ from .. import graph as _graph
 from .. import launch
 from .. import tensor
 from ..tensor import Tensor
+from . import reduce as _reduce
 
 _U32 = dt.uint32
 _I32 = dt.int32
@@ -64,8 +72,12 @@ def _word(values: Tensor, word: int, dtype) -> Tensor:
 def sort_rows(values: Tensor, rows: int, n: int, descending: bool = False):
     """Sort each row of the C-contiguous (rows, n) values (a 1-D or 2-D contiguous array
     with any offset). Returns (keys, indices, P): uint32 arrays of rows * P pairs, row r
-    in [r*P, r*P + n), an index being the element's position r*n + i in values. keys is
-    None for the two-word dtypes (their order is not one of 32-bit keys)."""
+    in [r*P, r*P + n), an index being the element's position r*n + i in values; P is n
+    (radix sort) or the power of two the network pads rows to. keys is None for the
+    two-word dtypes (their order is not one of 32-bit keys)."""
+    rx = getattr(values.device.kernels, "radix", None)
+    if rx is not None and n >= RADIX_MIN and rows > 0:
+        return _radix_rows(rx, values, rows, n, descending)
     if values.dtype is dt.float64:
         return _sort_rows_wide(_f64_keys(values), rows, n, descending)
     if values.dtype.name in _WORDS:
@@ -101,6 +113,50 @@ def sort_rows(values: Tensor, rows: int, n: int, descending: bool = False):
                       -(-total // block))
         k *= 2
     return keys, idx, p
+
+
+RADIX_MIN = 1 << 12  # row length from which radix sort is faster (benchmarks/NOTES-sort.md)
+RADIX_BLOCKS = 1024  # about this many workgroups a radix pass (fewer for short rows)
+
+
+def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool):
+    """sort_rows by the LSD radix sort of kernels/webgpu/radix.py: ping-pong between two
+    (key, index) buffer pairs, one histogram, scan and scatter per digit; the two-word
+    dtypes sort by the minor word's key and then, stably, by the major word's."""
+    device = values.device
+    total = rows * n
+    _check_size(device, total, "sorting")
+    bits = rx.BITS
+    if values.dtype is dt.float64:
+        values = _f64_keys(values)
+    if values.dtype.name in _WORDS:
+        (major, major_dt), (minor, minor_dt) = _WORDS[values.dtype.name]
+        words = [(_word(values, minor, minor_dt), False), (_word(values, major, major_dt), True)]
+    else:
+        words = [(values, False)]
+    # a block covers a whole number of tiles of one row
+    tiles = -(-n // rx.TILE)
+    span = rx.TILE * max(1, -(-rows * tiles // RADIX_BLOCKS))
+    blocks = -(-n // span)
+    nb = rows * blocks
+    _check_size(device, nb << bits, "sorting")
+    flip = 0xFFFFFFFF if descending else 0
+    k, i, k2, i2 = (tensor.empty((total,), _U32, device) for _ in range(4))
+    for word, gather in words:
+        launch.kernel(device, ("sort", "radix-keys", word.dtype.name, gather),
+                      lambda w=word, g=gather: rx.keys(w.dtype, g), [word, k, i],
+                      _words(n, blocks, span, nb, 0, total, word._offset, flip),
+                      -(-total // rx.WORKGROUP))
+        for shift in range(0, 32, bits):
+            u = _words(n, blocks, span, nb, shift)
+            h = tensor.empty((nb << bits,), _U32, device)
+            launch.kernel(device, ("sort", "radix-histogram", bits), lambda: rx.histogram(bits),
+                          [k, h], u, nb)
+            s = _reduce.scan(h, 0, "sum", _U32, exclusive=True)
+            launch.kernel(device, ("sort", "radix-scatter", bits), lambda: rx.scatter(bits),
+                          [k, i, s, k2, i2], u, nb)
+            k, i, k2, i2 = k2, i2, k, i
+    return (None if len(words) == 2 else k), i, n
 
 
 _I64_MAX = 2**63 - 1

@@ -1,4 +1,5 @@
-"""WGSL generators for sorting and for searching in sorted keys.
+"""WGSL generators for sorting and for searching in sorted keys (rows of RADIX_MIN elements
+or more sort by the radix sort of ``radix.py`` instead, to the same pairs).
 
 Sorting works on (key, index) pairs held in two u32 buffers. A *key* is a u32 whose
 unsigned order is the sort order of the values: floats have -0.0 folded onto +0.0 and
@@ -28,6 +29,7 @@ from __future__ import annotations
 from ..._dtypes import DType
 from ..ops import lane_of
 from .. import lanes
+from . import radix  # noqa: F401  (Device.kernels.radix: the registry loads sort, radix with it)
 from ..specs.sort import NAN_KEY, NAN_KEY_D, SENTINEL, key_function  # noqa: F401
 
 WORKGROUP = 256

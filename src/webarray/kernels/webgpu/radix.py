@@ -1,0 +1,243 @@
+"""WGSL generators for the LSD radix sort of (key, index) pairs: the WebGPU sort of long
+rows (``_core/algorithms/sort.py`` picks it over the bitonic network of ``sort.py`` from
+RADIX_MIN elements a row).
+
+Keys are the u32 keys of ``specs/sort.py`` (descending order complemented), so one stable
+sort by key is the order the bitonic network gives with its index tie-break. A pass sorts
+stably by one digit of BITS bits, least significant first, in the reduce-then-scan form,
+which needs no forward-progress guarantee between workgroups (no look-back, no spinning):
+
+- ``keys``: the pairs of the first pass, (key of element p, p) from rows of values, or for
+  the second word of a two-word dtype (key of that word of element I[p], I[p]);
+- ``histogram``: every block (a workgroup's run of one row) counts its digits with
+  workgroup atomics into H[(row * R + digit) * blocks + block] (R = 2**BITS);
+- an exclusive sum scan of H (``_core/algorithms/reduce.py``), in that layout, gives every
+  (row, digit, block) its first output position: all earlier rows, then the row's smaller
+  digits, then the same digit in earlier blocks. A row starts at row * n, so the output
+  rows are unpadded;
+- ``scatter``: every block walks its run in tiles of TILE pairs. A tile is sorted stably
+  by the digit in workgroup memory, one 4-bit round at a time: each thread counts the
+  digits of its ITEMS consecutive pairs, an exclusive scan of the (digit, thread) counts
+  in digit-major order gives each thread its first place per digit, and the pairs move
+  there. The counts are two 16-bit halves of a word (digits d and d + 8), so the scan
+  runs over 8 * WORKGROUP words: 4 KiB, next to the tile's 8 KiB. Then each pair of the
+  sorted tile goes to the block's running offset of its digit plus its place within the
+  digit's run in the tile; consecutive pairs land in consecutive words.
+
+No subgroup operations (lavapipe offers none) and no array indexed by a per-thread
+value outside workgroup memory (it would spill to local memory on GPUs, and costs a
+scalar loop per lane on lavapipe): a thread's counts are 4-bit fields of two words.
+BITS = 8 over 4: on lavapipe a 2^20-element pass costs about 100 ms with two rounds and
+60 ms with one, so four 8-bit passes beat eight 4-bit ones (about 460 ms against 540),
+and on a GPU they move half the bytes.
+
+Uniforms (all kernels): n (row length), blocks per row, span (pairs a block covers, a
+multiple of TILE), rows * blocks, digit shift, then for ``keys`` T (rows * n), values
+offset and flip (xor-ed into keys: 0 or 0xffffffff).
+"""
+
+from __future__ import annotations
+
+from ..._dtypes import DType
+from .. import lanes
+from ..specs.sort import key_function
+
+WORKGROUP = 128
+ITEMS = 8  # consecutive pairs a thread ranks
+TILE = WORKGROUP * ITEMS
+RAKE = 16  # threads that scan the thread totals (then one thread theirs): few barriers
+BITS = 8  # digit width of a pass: a multiple of 4
+_ALL = 0xFFFFFFFF
+
+_ENTRY = ("@compute @workgroup_size({wg})\n"
+          "fn main(@builtin(workgroup_id) wid: vec3<u32>, "
+          "@builtin(num_workgroups) nwg: vec3<u32>, "
+          "@builtin(local_invocation_index) lid: u32) {{\n"
+          "    let g = wid.x + wid.y * nwg.x;\n")
+
+_BLOCK = ("    let n = U[0]; let B = U[1]; let span = U[2]; let shift = U[4];\n"
+          "    if (g >= U[3]) { return; }\n"
+          "    let r = g / B; let b = g - r * B;\n"
+          "    let start = r * n + b * span; let end = r * n + min(b * span + span, n);\n")
+
+
+def keys(dtype: DType, gather: bool) -> str:
+    """The first pass's pairs: K[p] = key of X[off + i] ^ flip, I[p] = i, where i is p,
+    or with gather I[p] (kept).
+
+    Bindings: 1 values (read), 2 keys (write), 3 indices (read-write)."""
+    src = "I[p]" if gather else "p"
+    w = [
+        "@group(0) @binding(0) var<storage, read> U: array<u32>;",
+        "@group(0) @binding(1) var<storage, read> X: array<u32>;",
+        "@group(0) @binding(2) var<storage, read_write> K: array<u32>;",
+        "@group(0) @binding(3) var<storage, read_write> I: array<u32>;",
+        key_function(dtype),
+        _ENTRY.format(wg=WORKGROUP),
+        f"    let p = g * {WORKGROUP}u + lid;",
+        "    if (p >= U[5]) { return; }",
+        f"    let i = {src};",
+        f"    K[p] = sk_key({lanes.load(dtype, 'X', 'U[6] + i')}) ^ U[7];",
+        *([] if gather else ["    I[p] = i;"]),
+        "}",
+    ]
+    return "\n".join(w) + "\n"
+
+
+def histogram(bits: int = BITS) -> str:
+    """Digit counts of every block of keys.
+
+    Bindings: 1 keys (read), 2 counts H (write, rows * R * blocks words)."""
+    r = 1 << bits
+    w = [
+        "@group(0) @binding(0) var<storage, read> U: array<u32>;",
+        "@group(0) @binding(1) var<storage, read> K: array<u32>;",
+        "@group(0) @binding(2) var<storage, read_write> H: array<u32>;",
+        f"var<workgroup> C: array<atomic<u32>, {r}>;",
+        _ENTRY.format(wg=WORKGROUP),
+        _BLOCK,
+        f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{ atomicStore(&C[d], 0u); }}",
+        "    workgroupBarrier();",
+        f"    for (var p = start + lid; p < end; p = p + {WORKGROUP}u) {{",
+        f"        atomicAdd(&C[(K[p] >> shift) & {r - 1}u], 1u);",
+        "    }",
+        "    workgroupBarrier();",
+        f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{",
+        f"        H[(r * {r}u + d) * B + b] = atomicLoad(&C[d]);",
+        "    }",
+        "}",
+    ]
+    return "\n".join(w) + "\n"
+
+
+def _pick(d: str) -> str:
+    """c<d>, for d in 0..7, as a tree of selects (no indexing by a per-thread value)."""
+    level = [f"c{j}" for j in range(8)]
+    bit = 1
+    while len(level) > 1:
+        level = [f"select({level[j]}, {level[j + 1]}, ({d} & {bit}u) != 0u)"
+                 for j in range(0, len(level), 2)]
+        bit *= 2
+    return level[0]
+
+
+def _round(s: int) -> list[str]:
+    """One stable 4-bit counting round over the tile in SK/SI: bits shift + s .. + 3.
+
+    A thread's digit counts are 4-bit fields of two words, lo (digits 0-7) and hi
+    (8-15), and its places are picked by selects: no array is indexed by a digit."""
+    per = WORKGROUP // RAKE
+    nib = f"(k[i] >> (shift + {s}u)) & 15u"
+    count = ("let sel = d >= 8u; let f = (d & 7u) * 4u; "
+             "let inc = 1u << f;")
+    return [
+        "    {",
+        f"        var k: array<u32, {ITEMS}>; var v: array<u32, {ITEMS}>;",
+        "        var lo = 0u; var hi = 0u;",
+        f"        for (var i = 0u; i < {ITEMS}u; i = i + 1u) {{",
+        f"            k[i] = SK[lid * {ITEMS}u + i]; v[i] = SI[lid * {ITEMS}u + i];",
+        f"            let d = {nib}; {count}",
+        "            lo = lo + select(inc, 0u, sel); hi = hi + select(0u, inc, sel);",
+        "        }",
+        # word j holds this thread's count of digit j (low half) and of digit j + 8
+        "        for (var j = 0u; j < 8u; j = j + 1u) {",
+        f"            CNT[j * {WORKGROUP}u + lid] = ((lo >> (j * 4u)) & 15u) | (((hi >> (j * 4u)) & 15u) << 16u);",
+        "        }",
+        "        workgroupBarrier();",
+        # exclusive scan of the 8 * WORKGROUP words in order: 8 per thread, then the
+        # thread totals (RAKE threads scan WORKGROUP / RAKE each, one thread their sums)
+        "        var run = 0u;",
+        "        for (var j = 0u; j < 8u; j = j + 1u) {",
+        "            let x = CNT[lid * 8u + j]; CNT[lid * 8u + j] = run; run = run + x;",
+        "        }",
+        "        TS[lid] = run;",
+        "        workgroupBarrier();",
+        f"        if (lid < {RAKE}u) {{",
+        "            var acc = 0u;",
+        f"            for (var q = lid * {per}u; q < lid * {per}u + {per}u; q = q + 1u) {{",
+        "                let x = TS[q]; TS[q] = acc; acc = acc + x;",
+        "            }",
+        "            TT[lid] = acc;",
+        "        }",
+        "        workgroupBarrier();",
+        "        if (lid == 0u) {",
+        "            var acc = 0u;",
+        f"            for (var q = 0u; q <= {RAKE}u; q = q + 1u) {{",
+        f"                let x = select(0u, TT[q], q < {RAKE}u); TT[q] = acc; acc = acc + x;",
+        "            }",
+        "        }",
+        "        workgroupBarrier();",
+        f"        let pre = TS[lid] + TT[lid / {per}u];",
+        f"        let low = TT[{RAKE}u] & 0xffffu;",  # pairs with digits below 8
+        "        for (var j = 0u; j < 8u; j = j + 1u) { CNT[lid * 8u + j] = CNT[lid * 8u + j] + pre; }",
+        "        workgroupBarrier();",
+        *(f"        let c{j} = CNT[{j * WORKGROUP}u + lid];" for j in range(8)),
+        "        lo = 0u; hi = 0u;",
+        f"        for (var i = 0u; i < {ITEMS}u; i = i + 1u) {{",
+        f"            let d = {nib}; {count}",
+        f"            let x = {_pick('d')};",
+        "            let at = select(x & 0xffffu, (x >> 16u) + low, sel) + ((select(lo, hi, sel) >> f) & 15u);",
+        "            lo = lo + select(inc, 0u, sel); hi = hi + select(0u, inc, sel);",
+        "            SK[at] = k[i]; SI[at] = v[i];",
+        "        }",
+        "        workgroupBarrier();",
+        "    }",
+    ]
+
+
+def scatter(bits: int = BITS) -> str:
+    """One pass: every block's pairs, tile by tile, to their places in the output.
+
+    Bindings: 1 keys, 2 indices (read), 3 exclusive scan of H (read), 4 keys, 5 indices
+    (write)."""
+    r = 1 << bits
+    dig = f"((SK[{{}}] >> shift) & {r - 1}u)"
+    w = [
+        "@group(0) @binding(0) var<storage, read> U: array<u32>;",
+        "@group(0) @binding(1) var<storage, read> KI: array<u32>;",
+        "@group(0) @binding(2) var<storage, read> II: array<u32>;",
+        "@group(0) @binding(3) var<storage, read> S: array<u32>;",
+        "@group(0) @binding(4) var<storage, read_write> KO: array<u32>;",
+        "@group(0) @binding(5) var<storage, read_write> IO: array<u32>;",
+        f"var<workgroup> SK: array<u32, {TILE}>;",
+        f"var<workgroup> SI: array<u32, {TILE}>;",
+        # the rounds' counts; after them, where each digit's run starts in the tile
+        f"var<workgroup> CNT: array<u32, {max(8 * WORKGROUP, r)}>;",
+        f"var<workgroup> TS: array<u32, {WORKGROUP}>;",
+        f"var<workgroup> TT: array<u32, {RAKE + 1}>;",
+        f"var<workgroup> OFF: array<u32, {r}>;",
+        _ENTRY.format(wg=WORKGROUP),
+        _BLOCK,
+        f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{ OFF[d] = S[(r * {r}u + d) * B + b]; }}",
+        f"    for (var t0 = start; t0 < end; t0 = t0 + {TILE}u) {{",
+        f"    let valid = min({TILE}u, end - t0);",
+        # pairs past the run get the largest digit in every round: they stay last
+        f"    for (var j = lid; j < {TILE}u; j = j + {WORKGROUP}u) {{",
+        "        if (j < valid) { SK[j] = KI[t0 + j]; SI[j] = II[t0 + j]; }",
+        f"        else {{ SK[j] = {_ALL}u; }}",
+        "    }",
+        "    workgroupBarrier();",
+    ]
+    for s in range(0, bits, 4):
+        w += _round(s)
+    w += [
+        f"    for (var j = lid; j < valid; j = j + {WORKGROUP}u) {{",
+        f"        let d = {dig.format('j')};",
+        f"        if (j == 0u || {dig.format('j - 1u')} != d) {{ CNT[d] = j; }}",
+        "    }",
+        "    workgroupBarrier();",
+        f"    for (var j = lid; j < valid; j = j + {WORKGROUP}u) {{",
+        f"        let d = {dig.format('j')};",
+        "        let at = OFF[d] + j - CNT[d];",
+        "        KO[at] = SK[j]; IO[at] = SI[j];",
+        "    }",
+        "    workgroupBarrier();",
+        f"    for (var j = lid; j < valid; j = j + {WORKGROUP}u) {{",
+        f"        let d = {dig.format('j')};",
+        f"        if (j + 1u == valid || {dig.format('j + 1u')} != d) {{ OFF[d] = OFF[d] + j + 1u - CNT[d]; }}",
+        "    }",
+        "    workgroupBarrier();",
+        "    }",
+        "}",
+    ]
+    return "\n".join(w) + "\n"
