@@ -33,6 +33,7 @@ from ._set import *  # noqa: F401,F403
 from ._utility import *  # noqa: F401,F403
 from . import _indexing, _manipulation, _searching, _set, _sorting, _statistical, _utility
 from . import fft, fusion, linalg, memory
+from ._jit import TraceError, jit
 
 e = 2.718281828459045
 inf = float("inf")
@@ -42,6 +43,7 @@ pi = 3.141592653589793
 
 __all__ = (
     ["__array_api_version__", "__array_namespace_info__", "Array", "Device", "fusion", "memory",
+     "jit", "TraceError",
      "e", "inf", "nan", "newaxis", "pi",
      "bool", "complex64", "complex128", "float32", "float64", "int8", "int16", "int32",
      "int64", "uint8", "uint16", "uint32", "uint64"]

@@ -107,6 +107,8 @@ class Device:
             if b.nbytes > limit:
                 launch.pieces(self, key, make_source, buffers, uniforms, grid)
                 return
+        if launch.recording is not None:
+            launch.recording.hold(buffers)
         self.executor.dispatch(self.kernel(key, make_source), [b.handle for b in buffers],
                                uniforms, grid)
 

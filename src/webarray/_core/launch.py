@@ -54,6 +54,9 @@ from . import tensor
 from .tensor import broadcast_strides, is_contiguous
 
 PIECE_BYTES = 128 << 20  # at most this many bytes of one operand per dispatch
+# while a call is recorded (replay.py): told of the Buffers each launch binds, since the
+# executor sees only their handles
+recording = None
 _MAX_PIECES = 1 << 16
 _WIDE = ("int64", "uint64", "float64", "complex64")
 
@@ -255,6 +258,8 @@ def _plain(device, shape, outputs, inputs, scalars):
         if b.nbytes > big:  # a pooled output buffer of a larger size class: in pieces
             device.launch(key, make, bound, uniforms, grid)
             return results
+    if recording is not None:
+        recording.hold(bound)
     ex.dispatch(kid, [b.handle for b in bound], uniforms, grid)
     return results
 
@@ -286,6 +291,8 @@ def piece_bytes(executor) -> int:
 
 def pieces(device, key, make_source, buffers, uniforms: bytes, grid) -> None:
     ex = device.executor
+    if recording is not None:
+        recording.hold(buffers)
     cap = piece_bytes(ex)
     planner = _PLANNERS.get(key[0]) if getattr(ex, "binding_ranges", False) else None
     plan = planner(device, key, buffers, uniforms, cap) if planner else f"{key[0]} kernels"
