@@ -1,4 +1,4 @@
-"""The radix sort of long rows (kernels/webgpu/radix.py, from RADIX_MIN elements a row)
+"""The radix sort of long rows (kernels/webgpu/radix.py, from the crossover row length on)
 against NumPy's stable sort and argsort, and against the bitonic network it replaces
 there: the same (key, index) pairs for every dtype, both orders, any row count. Special
 values (NaN, ±inf, ±0, integer limits), many ties (stability), sizes around the crossover
@@ -19,6 +19,7 @@ from webarray._core.algorithms import sort as impl
 from webarray._core.device import Device, default_device
 from webarray.kernels.webgpu import radix
 
+CROSS = impl._radix_plan(xp.__array_namespace_info__().default_device())[0]
 WIDE = {"int64": np.int64, "uint64": np.uint64}
 NAMES = ["int8", "int16", "int32", "uint8", "uint16", "uint32", "float32", "int64", "uint64"]
 FLOAT_SPECIAL = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 1e-45, -3e38]
@@ -26,7 +27,8 @@ FLOAT_SPECIAL = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 1e-45, 
 
 @contextlib.contextmanager
 def radix_from(n: int):
-    """Sorts take the radix path from rows of n elements (the network below)."""
+    """Sorts take the radix path from rows of n elements (the network below), whatever
+    the adapter."""
     old = impl.RADIX_MIN
     impl.RADIX_MIN = n
     try:
@@ -99,8 +101,8 @@ def test_radix_pairs_equal_the_networks(name, rows, n, descending, ties, seed):
             np.testing.assert_array_equal(g, w)
 
 
-@pytest.mark.parametrize("n", [impl.RADIX_MIN - 1, impl.RADIX_MIN, impl.RADIX_MIN + 1,
-                               impl.RADIX_MIN + radix.TILE + 3])
+@pytest.mark.parametrize("n", [CROSS - 1, CROSS, CROSS + 1,
+                               CROSS + radix.TILE + 3])
 def test_sizes_around_the_crossover(n):
     rng = np.random.default_rng(n)
     a = draw_values(rng, "float32", (n,))
@@ -110,7 +112,7 @@ def test_sizes_around_the_crossover(n):
 @pytest.mark.parametrize("name", NAMES)
 def test_every_dtype_in_long_rows(name):
     rng = np.random.default_rng(len(name))
-    n = impl.RADIX_MIN + 777
+    n = CROSS + 777
     a = draw_values(rng, name, (n,))
     check_sorts(xp.asarray(a), a, 0)
     t = draw_values(rng, name, (n,), distinct=4)  # ties everywhere: stability
@@ -128,7 +130,7 @@ def test_rows_and_axes(shape, axis):
 
 def test_views_are_sorted_as_their_values():
     rng = np.random.default_rng(5)
-    a = draw_values(rng, "int16", (2, 3 * impl.RADIX_MIN))
+    a = draw_values(rng, "int16", (2, 3 * CROSS))
     x = xp.asarray(a)[:, ::-3]
     check_sorts(x, a[:, ::-3].copy(), -1)
 
@@ -151,7 +153,7 @@ def dev64():
 
 def test_float64(dev64):
     rng = np.random.default_rng(64)
-    n = impl.RADIX_MIN + 1001
+    n = CROSS + 1001
     a = rng.standard_normal(n) * 1e300
     special = [np.nan, np.inf, -np.inf, 0.0, -0.0, 5e-324, -5e-324, 1.7976931348623157e308]
     at = rng.random(n) < 0.05
@@ -164,7 +166,7 @@ def test_float64(dev64):
 @pytest.mark.parametrize("name", ["bool", "int8", "uint32", "float32", "int64", "uint64"])
 def test_unique_isin_searchsorted(name):
     rng = np.random.default_rng(len(name) + 1)
-    n = impl.RADIX_MIN + 999
+    n = CROSS + 999
     a = (rng.random(n) < 0.3 if name == "bool"
          else draw_values(rng, name, (n,), distinct=300))
     x = xp.asarray(a)
@@ -194,7 +196,7 @@ def test_unique_isin_searchsorted(name):
 
 def test_complex64_unique():
     rng = np.random.default_rng(9)
-    n = impl.RADIX_MIN + 5
+    n = CROSS + 5
     re_, im = rng.integers(-3, 3, (2, n)).astype(np.float32)
     a = (re_ + 1j * im).astype(np.complex64)
     assert_equal(xp.unique_values(xp.asarray(a)), np.unique(a))

@@ -2,11 +2,12 @@
 or its WebGL2 counterpart, whose BLOCK and MAX_FUSED of 1 make every step one launch) and
 the radix sort of ``Device.kernels.radix`` (kernels/webgpu/radix.py; WebGPU only).
 
-Rows of RADIX_MIN elements or more sort by LSD radix sort (``_radix_rows``): 8-bit digits,
-four passes of histogram, scan and scatter over unpadded rows (P = n), stable, so the
+Rows from the crossover of ``_radix_plan`` on sort by LSD radix sort (``_radix_rows``):
+8-bit digits, four passes of histogram, scan and scatter over unpadded rows (P = n), stable, so the
 two-word dtypes are simply eight passes, minor word first. On lavapipe it overtakes the
-network at 2^12 elements and is 2.5x faster at 2^18 (benchmarks/NOTES-sort.md). Shorter
-rows, and every row on WebGL2, take the bitonic network:
+network at 2^12 elements and is 2.5x faster at 2^18; on an H100 at 2^21, 1.7x faster at
+2^24 (benchmarks/NOTES-sort.md). Shorter rows, and every row on WebGL2, take the bitonic
+network:
 
 ``sort_rows`` sorts every row of a C-contiguous (rows, n) block of values into (key,
 index) pairs, rows padded to a power of two P: one ``block_sort`` launch sorts runs of up
@@ -76,7 +77,7 @@ def sort_rows(values: Tensor, rows: int, n: int, descending: bool = False):
     (radix sort) or the power of two the network pads rows to. keys is None for the
     two-word dtypes (their order is not one of 32-bit keys)."""
     rx = getattr(values.device.kernels, "radix", None)
-    if rx is not None and n >= RADIX_MIN and rows > 0:
+    if rx is not None and n >= _radix_plan(values.device)[0] and rows > 0:
         return _radix_rows(rx, values, rows, n, descending)
     if values.dtype is dt.float64:
         return _sort_rows_wide(_f64_keys(values), rows, n, descending)
@@ -115,8 +116,20 @@ def sort_rows(values: Tensor, rows: int, n: int, descending: bool = False):
     return keys, idx, p
 
 
-RADIX_MIN = 1 << 12  # row length from which radix sort is faster (benchmarks/NOTES-sort.md)
-RADIX_BLOCKS = 1024  # about this many workgroups a radix pass (fewer for short rows)
+# (row length from which radix sort beats the network, about how many workgroups a radix
+# pass has), measured in benchmarks/NOTES-sort.md. A CPU adapter (lavapipe) pays per
+# element, so radix wins early; a GPU pays per launch (a radix sort makes 21, the network
+# a handful below 2^20), so the network stays ahead up to 2^21 on an H100, where more
+# blocks fill the chip.
+RADIX_CPU = (1 << 12, 1024)
+RADIX_GPU = (1 << 21, 4096)
+RADIX_MIN = None  # set: radix sort from this row length on every adapter (tests)
+
+
+def _radix_plan(device) -> tuple[int, int]:
+    cpu = device.executor.adapter_info.get("adapter_type", "").upper() == "CPU"
+    lo, blocks = RADIX_CPU if cpu else RADIX_GPU
+    return (lo if RADIX_MIN is None else RADIX_MIN), blocks
 
 
 def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool):
@@ -136,7 +149,7 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool):
         words = [(values, False)]
     # a block covers a whole number of tiles of one row
     tiles = -(-n // rx.TILE)
-    span = rx.TILE * max(1, -(-rows * tiles // RADIX_BLOCKS))
+    span = rx.TILE * max(1, -(-rows * tiles // _radix_plan(device)[1]))
     blocks = -(-n // span)
     nb = rows * blocks
     _check_size(device, nb << bits, "sorting")

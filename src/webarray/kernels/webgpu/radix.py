@@ -1,6 +1,6 @@
 """WGSL generators for the LSD radix sort of (key, index) pairs: the WebGPU sort of long
 rows (``_core/algorithms/sort.py`` picks it over the bitonic network of ``sort.py`` from
-RADIX_MIN elements a row).
+a crossover row length).
 
 Keys are the u32 keys of ``specs/sort.py`` (descending order complemented), so one stable
 sort by key is the order the bitonic network gives with its index tie-break. A pass sorts

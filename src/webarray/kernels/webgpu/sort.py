@@ -1,4 +1,4 @@
-"""WGSL generators for sorting and for searching in sorted keys (rows of RADIX_MIN elements
+"""WGSL generators for sorting and for searching in sorted keys (rows from a crossover length
 or more sort by the radix sort of ``radix.py`` instead, to the same pairs).
 
 Sorting works on (key, index) pairs held in two u32 buffers. A *key* is a u32 whose
