@@ -5,7 +5,8 @@
     python -m benchmarks.mandelbrot --no-browser
 
 Rows: the NumPy-style function (examples/mandelbrot_numpy_style.py: one whole-array step
-per iteration, fused by the lazy graph) and the custom ElementwiseKernel
+per iteration, fused by the lazy graph; and the same function under ``cupy.fuse``, that is
+``webarray.jit``: its kernels recorded once, then replayed) and the custom ElementwiseKernel
 (examples/mandelbrot_kernel.py: one thread per pixel, in its C-like, WGSL and GLSL
 forms), on the native device (wgpu), in headless Chromium on WebGPU and on WebGL2
 (``python -m webarray.browser run``), next to NumPy on the CPU (and CuPy where a CUDA
@@ -100,6 +101,9 @@ def main(argv=None) -> int:
         out = {}
         t = _time(lambda: out.__setitem__("c", mandelbrot(real, imag, iters)), sync, rounds)
         add("numpy-style", "native", "-", t, checksum(out["c"]))
+        traced = cp.fuse(mandelbrot)  # webarray.jit: recorded at the first call, then replayed
+        t = _time(lambda: out.__setitem__("c", traced(real, imag, iters)), sync, rounds)
+        add("numpy-style", "native", "jit", t, checksum(out["c"]))
         for form in BODIES:
             kern = make_kernel(form)
             t = _time(lambda: out.__setitem__("c", kern(real, imag, iters)), sync, rounds)
