@@ -314,6 +314,11 @@ def test_static_page_renders_its_data(pages, name):
     clean(page)
     if name == "conformance":
         assert result["totals"] == report_totals()
+        ecosystem = {}
+        for p in (ROOT / "conformance" / "reports" / "ecosystem").glob("*.json"):
+            r = json.loads(p.read_text())
+            ecosystem[f"{r['suite']}-{r['module']}-{r['backend']}"] = r["totals"].get("passed", 0)
+        assert result["ecosystem"] == ecosystem and len(ecosystem) >= 10
         assert result["skipped"] == sum(t.get("skipped", 0) for t in report_totals().values())
     elif name == "api":
         api = json.loads((SITE / "dist" / "data" / "api.json").read_text())

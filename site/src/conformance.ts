@@ -2,7 +2,9 @@
  * The conformance dashboard: the stored reports of `python -m conformance run`
  * (conformance/reports/*.json, committed data, collected at build time): totals per
  * target, per spec category and per function, the failures with their excerpts, the
- * versions and hardware of each run, and published results of other libraries.
+ * versions and hardware of each run, and published results of other libraries; and the
+ * counts of SciPy's and scikit-learn's own array-API tests on webarray next to
+ * array_api_strict (`python -m conformance scipy|sklearn`, conformance/reports/ecosystem/).
  */
 
 import { el, errorText, header, loadData, reportResult } from "./common";
@@ -44,9 +46,27 @@ interface OtherLibraries {
   libraries: { name: string; expected_failures: number; skipped: number; by_module: Record<string, number>; url?: string; note?: string }[];
 }
 
+/** One run of `python -m conformance scipy|sklearn` (conformance/reports/ecosystem/). */
+interface EcosystemRun {
+  file: string;
+  suite: string;
+  module: string;
+  backend: string;
+  date: string;
+  duration_s: number;
+  cut_at_timeout_s: number | null;
+  command: string;
+  patched: string;
+  versions: Record<string, string | null>;
+  device?: { backend?: string; adapter?: Record<string, string> };
+  totals: Counts;
+  failure_groups: { outcome: string; reason: string; count: number; examples: string[] }[];
+}
+
 interface Data {
   reports: Report[];
   other_libraries: OtherLibraries | null;
+  ecosystem?: EcosystemRun[];
 }
 
 header("conformance.html");
@@ -193,6 +213,49 @@ function skippedSection(reports: Report[]): HTMLElement {
   return section;
 }
 
+/** SciPy's and scikit-learn's own array-API tests with webarray as the backend, next to
+ * array_api_strict's count from the same runner: one row per (suite, module). */
+function ecosystemSection(runs: EcosystemRun[]): HTMLElement {
+  const section = el("section", {}, el("h2", {}, "SciPy and scikit-learn array-API tests"),
+    el("p", { class: "muted" }, "Their own test suites, run by python -m conformance scipy|sklearn with webarray ",
+      "registered as an array-API backend (and with array_api_strict, the reference), from the reports in ",
+      "conformance/reports/ecosystem/. The aim is webarray within 5% of array_api_strict's passed count per module."));
+  if (!runs.length) {
+    section.append(el("p", { class: "muted" }, "No reports yet: run python -m conformance scipy."));
+    return section;
+  }
+  const key = (r: EcosystemRun): string => `${r.suite} ${r.module}`;
+  const modules = [...new Set(runs.map(key))].sort();
+  const find = (m: string, backend: string): EcosystemRun | undefined => runs.find((r) => key(r) === m && r.backend === backend);
+  const cell = (r: EcosystemRun | undefined): HTMLElement => {
+    if (!r) return el("td", { class: "muted" }, "not run");
+    const cut = r.cut_at_timeout_s ? ` (cut at ${r.cut_at_timeout_s} s)` : "";
+    return el("td", {}, countsText(r.totals) + cut);
+  };
+  section.append(el("div", { class: "table-wrap" }, el("table", { id: "ecosystem" },
+    el("thead", {}, el("tr", {}, el("th", {}, "suite / module"), el("th", {}, "webarray"), el("th", {}, "array_api_strict"),
+      el("th", { class: "num" }, "passed, webarray / strict"), el("th", {}, ""))),
+    el("tbody", {}, ...modules.map((m) => {
+      const w = find(m, "webarray");
+      const s = find(m, "array_api_strict");
+      const wp = w?.totals.passed ?? 0;
+      const sp = s?.totals.passed ?? 0;
+      const ratio = w && s && sp ? wp / sp : null;
+      return el("tr", {}, el("td", {}, el("b", {}, m)), cell(w), cell(s),
+        el("td", { class: `num ${ratio !== null && ratio < 0.95 ? "bad" : ""}` }, ratio === null ? "–" : `${(100 * ratio).toFixed(1)}%`),
+        el("td", {}, w ? bar(w.totals) : ""));
+    })))));
+  for (const r of runs.filter((x) => x.backend === "webarray")) {
+    const groups = r.failure_groups.slice(0, 12);
+    section.append(el("details", { class: "ecosystem-failures" },
+      el("summary", {}, `${key(r)}: the most common failures (${r.failure_groups.length} groups)`),
+      el("p", { class: "muted mono" }, r.command, ` — ${r.date}, ${r.duration_s.toFixed(0)} s, scipy ${r.versions.scipy ?? "?"}, scikit-learn ${r.versions["scikit-learn"] ?? "?"}`),
+      ...groups.map((g) => el("p", {}, el("b", {}, `${g.count} × ${g.outcome}: `), g.reason,
+        el("br"), el("span", { class: "muted mono" }, g.examples.slice(0, 2).join(", "))))));
+  }
+  return section;
+}
+
 function othersSection(data: Data): HTMLElement {
   const section = el("section", {}, el("h2", {}, "Other libraries"));
   const o = data.other_libraries;
@@ -243,12 +306,14 @@ loadData<Data>("conformance").then((data) => {
         }
       }
     }
-    main.append(totalsSection(reports), categoriesSection(reports), functionsSection(reports, categoryOf),
-      failuresSection(reports), skippedSection(reports), versionsSection(reports), othersSection(data));
+    main.append(totalsSection(reports), ecosystemSection(data.ecosystem ?? []), categoriesSection(reports),
+      functionsSection(reports, categoryOf), failuresSection(reports), skippedSection(reports),
+      versionsSection(reports), othersSection(data));
   }
   reportResult({
     state: "done",
     totals: Object.fromEntries(reports.map((r) => [r.target, r.summary.totals])),
+    ecosystem: Object.fromEntries((data.ecosystem ?? []).map((r) => [`${r.suite}-${r.module}-${r.backend}`, r.totals.passed ?? 0])),
     failures: document.querySelectorAll("details.failure").length,
     skipped: [...document.querySelectorAll("details.skipped pre")]
       .reduce((n, e) => n + (e.textContent ?? "").split("\n").length, 0),
