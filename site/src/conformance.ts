@@ -287,7 +287,7 @@ function othersSection(data: Data): HTMLElement {
           el("td", {}, modules(l.by_module)),
           el("td", {}, l.note ?? "")))))),
     el("p", { class: "muted" }, "Not a like-for-like score: the suites' versions, hypothesis settings and dtypes differ ",
-      "(webarray's GPU devices have no float64, so those cases are not drawn), and a list entry may stand for several cases."));
+      "(float64 is opt-in on webarray's devices and the reports above ran without it, so those cases are not drawn), and a list entry may stand for several cases."));
   return section;
 }
 
