@@ -222,3 +222,48 @@ def test_a_raw_kernel_writes_its_source_once_per_layout():
     s = cp.asarray([1.0, -1.0] * 4, dtype=cp.float32)  # s as an array: another layout
     assert k(a, s, 8).tolist() == [((i + 1) % 8) * (1.0 if i % 2 == 0 else -1.0) for i in range(8)]
     assert len(_raw_elementwise._SOURCES) == kept + 1
+
+
+def test_where_keeps_a_plan_and_refuses_as_before(fusion):
+    c = xp.asarray([True, False, True, False])
+    x = xp.asarray([1.0, -0.0, np.nan, np.inf], dtype=xp.float32)
+    y = xp.asarray([-1.0, 0.0, 2.0, -np.inf], dtype=xp.float32)
+    i = xp.asarray([1, 2, 3, 4], dtype=xp.int8)
+    for _ in range(2):  # the first call keeps the plan, the second takes it
+        assert np.asarray(xp.where(c, x, y)).tobytes() == np.where(
+            [True, False, True, False], np.asarray(x), np.asarray(y)).tobytes()
+        assert_equal(xp.where(c, x, 5.0), np.array([1.0, 5.0, np.nan, 5.0], dtype=np.float32))
+        assert_equal(xp.where(c, -7, i), np.array([-7, 2, -7, 4], dtype=np.int8))
+    assert ("where" not in _elementwise._PLANS) and len(xp._searching._WHERE_PLANS) >= 3
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        xp.where(c, 300, i)
+    with pytest.raises(TypeError):
+        xp.where(c, 1.5, i)
+    with pytest.raises(TypeError, match="condition must have dtype bool"):
+        xp.where(i, x, y)
+    assert_equal(xp.where(c[:2], x[:2], xp.reshape(y, (2, 2))),
+                 np.where([True, False], np.float32([1.0, -0.0]), np.asarray(y).reshape(2, 2)))
+
+
+def test_in_place_ops_keep_a_plan_and_refuse_as_before(fusion):
+    x = xp.asarray(np.array([1, 2, 3, 4], dtype=np.int8))
+    y = xp.asarray(np.array([10, 20, 30, 40], dtype=np.int8))
+    want = np.array([1, 2, 3, 4], dtype=np.int8)
+    for _ in range(3):  # the first call keeps the plan, the others take it
+        x += y
+        x -= 3
+        want = want + np.int8([10, 20, 30, 40]) - np.int8(3)
+    assert_equal(x, want)
+    assert ("add", xp.int8, xp.int8) in _elementwise._INPLACE
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        x += 1000
+    with pytest.raises(TypeError):
+        x += 1.5
+    with pytest.raises(ValueError, match="would change x's shape"):
+        x += xp.ones((2, 4), dtype=xp.int8)
+    with pytest.raises(TypeError, match="would change x's dtype"):
+        x += xp.ones(4, dtype=xp.int16)
+    assert_equal(x, want)
+    v = x[1:]  # a view: the in-place op writes where the view sees it
+    x += y
+    assert_equal(v, (want + np.int8([10, 20, 30, 40]))[1:])

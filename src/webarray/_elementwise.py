@@ -223,6 +223,12 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
         raise ValueError(
             f"the result of {name} has shape {shape}, which does not fit the output {out.shape}"
         )
+    if (out is not None and len(args) == 2 and args[0] is out and node.dtype is out._dtype
+            and (isinstance(args[1], Array) and args[1]._shape == out._shape
+                 or type(args[1]) in _SCALARS)):
+        _INPLACE[(name, out._dtype,
+                  args[1]._dtype if isinstance(args[1], Array) else type(args[1]))] = (
+            node, _int_range(compute) if compute.kind in "iu" else None)
     if out is None and all(isinstance(a, Array) or type(a) in _SCALARS for a in args):
         _PLANS[(name,) + tuple([a._dtype if isinstance(a, Array) else type(a) for a in args])] = \
             (compute, node, _int_range(compute) if compute.kind in "iu" else None,
@@ -230,10 +236,26 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
     return _graph.execute(arrays[0].device, shape, [(node, out)], inputs, scalars)[0]
 
 
+# x op= other's checked node per (op, x's dtype, other's dtype or Python type), kept by
+# _apply's full path for an other of x's shape (or a Python scalar): (node, int range)
+_INPLACE: dict = {}
+
+
 def _inplace(name: str, x: Array, other) -> Array:
     """x op= other: the result keeps x's dtype and shape, or the operation is refused."""
     if name in ("bitwise_left_shift", "bitwise_right_shift"):
         _check_shift(other, name)
+    oa = isinstance(other, Array)
+    plan = _INPLACE.get((name, x._dtype, other._dtype if oa else type(other)))
+    if plan is not None:
+        node, ints = plan
+        if oa:
+            if other._shape == x._shape and other._device is x._device:
+                _graph.execute(x._device, x._shape, [(node, x)], [x, other], ())
+                return x
+        elif ints is None or type(other) is not int or ints[0] <= other <= ints[1]:
+            _graph.execute(x._device, x._shape, [(node, x)], [x], [(x._dtype, other)])
+            return x
     op = TABLE[name]
     arrays, compute = _operands(name, (x, other), op.inputs)
     if compute is not x.dtype:

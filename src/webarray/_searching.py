@@ -14,7 +14,8 @@ from .kernels.expr import Apply, Index, Input, Scalar
 from ._core import graph as _graph
 from ._core.algorithms import sort as impl
 from ._creation import asarray
-from ._elementwise import _nodes, _operands, broadcast_shapes, scalar_dtype_check
+from ._elementwise import (_SCALARS, _int_range, _nodes, _operands, broadcast_shapes,
+                           scalar_dtype_check)
 
 __all__ = ["argmax", "argmin", "count_nonzero"]
 
@@ -159,10 +160,36 @@ def searchsorted(x1: Array, x2: Array | int | float, /, *, side: str = "left",
     return reshape(out, x2.shape)
 
 
+# where's checked form per (x1 kind, x2 kind), as _elementwise._PLANS keeps the table ops':
+# (computing dtype, node, the int range a Python int scalar must fit, or None). Its node reads
+# x1 and x2 (arrays) as inputs 0 and 1 and the condition as the last input.
+_WHERE_PLANS: dict = {}
+
+
 def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | float | bool,
           /) -> Array:
     """condition must be a bool array; x1 and x2 promote as in the standard's table, with
     Python scalars taking the other operand's dtype."""
+    if isinstance(condition, Array) and condition._dtype is dt.bool:
+        a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
+        plan = _WHERE_PLANS.get((x1._dtype if a1 else type(x1), x2._dtype if a2 else type(x2)))
+        if plan is not None:
+            compute, node, ints = plan
+            device, shape = condition._device, condition._shape
+            inputs, scalars = [], []
+            for x, a in ((x1, a1), (x2, a2)):
+                if a:
+                    if x._shape != shape or x._device is not device:
+                        break
+                    inputs.append(x)
+                else:
+                    if ints is not None and type(x) is int and not ints[0] <= x <= ints[1]:
+                        break  # the full path raises
+                    scalars.append((compute, x))
+            else:
+                if compute in device.dtypes and 0 not in shape:
+                    inputs.append(condition)
+                    return _graph.apply(device, shape, node, inputs, scalars)
 
     if not isinstance(condition, Array):
         raise TypeError(f"where: condition must be an array, got {type(condition).__name__}")
@@ -179,5 +206,9 @@ def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | fl
     nodes, inputs, scalars = _nodes((x1, x2), compute)
     # _nodes numbered its inputs from 0; condition takes the next slot
     node = Apply("where", (Input(len(inputs), dt.bool), nodes[0], nodes[1]), compute, compute)
+    if (all(type(n) in (Input, Scalar) for n in nodes)
+            and all(isinstance(x, Array) or type(x) in _SCALARS for x in (x1, x2))):
+        _WHERE_PLANS[tuple(x._dtype if isinstance(x, Array) else type(x) for x in (x1, x2))] = (
+            compute, node, _int_range(compute) if compute.kind in "iu" else None)
     return _graph.execute(condition.device, shape, [(node, None)], inputs + [condition],
                           scalars)[0]

@@ -34,6 +34,7 @@ import weakref
 
 from ..executors.guard import LOCK, critical
 from ..kernels.expr import Apply, Cast, Index, Input, Node, Scalar
+from ..kernels.expr import apply as _apply_node, slot as _slot_node
 from ..kernels import lanes
 from . import storage, tensor
 from .launch import elementwise as _launch
@@ -86,9 +87,9 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
 @critical
 def apply(device, shape, node: Apply, inputs, scalars):
     """``execute(device, shape, [(node, None)], inputs, scalars)[0]`` for the namespace's
-    common case, on its hot path: node applies one op to Input and Scalar slots numbered in
-    argument order (Input i the i-th Input argument, Scalar j the j-th Scalar one), every input
-    has ``shape``, none is empty, and the result dtype is one of the device's. With fusion on
+    common case, on its hot path: node applies one op to Input and Scalar slots (each input
+    slot read by one argument), every input has ``shape``, none is empty, and the result dtype
+    is one of the device's. With fusion on
     it only builds the pending array: one Lazy node over the inputs' nodes, no memo, no list
     of views (a one-op node over computed arrays finds them in its arguments, ``_expr_views``)."""
     if not _fusion or 0 in shape:
@@ -503,8 +504,9 @@ def _alone() -> bool:
 
 
 def _expr_views(node: Apply, root: Lazy) -> list:
-    """The views a one-op node built by ``apply`` reads: its arguments' leaves, in slot order."""
-    return [a.value for x, a in zip(node.args, root.args) if type(x) is Input]
+    """The views a one-op node built by ``apply`` reads: its arguments' leaves, by slot."""
+    views = {x.slot: a.value for x, a in zip(node.args, root.args) if type(x) is Input}
+    return [views[i] for i in range(len(views))]
 
 
 def _finish(owners, nodes, results) -> None:
@@ -529,20 +531,26 @@ class _Lowering:
         e = self._memo.get(id(n))
         if e is None:
             kind = n.kind
-            if kind == "leaf":
+            if kind == "op":
+                args = n.args
+                if len(args) == 2:
+                    e = _apply_node(n.op, (self.node(args[0]), self.node(args[1])), n.compute,
+                                    n.dtype)
+                else:
+                    e = _apply_node(n.op, tuple([self.node(a) for a in args]), n.compute,
+                                    n.dtype)
+            elif kind == "leaf":
                 v = n.value
                 where = (id(v._buf), v._offset, v._strides, v._shape)
                 slot = self._slots.get(where)
                 if slot is None:
                     slot = self._slots[where] = len(self.inputs)
                     self.inputs.append(v)
-                e = Input(slot, n.dtype)
-            elif kind == "op":
-                e = Apply(n.op, tuple([self.node(a) for a in n.args]), n.compute, n.dtype)
+                e = _slot_node(Input, slot, n.dtype)
             elif kind == "cast":
                 e = Cast(self.node(n.args[0]), n.dtype)
             elif kind == "scalar":
-                e = Scalar(len(self.scalars), n.dtype)
+                e = _slot_node(Scalar, len(self.scalars), n.dtype)
                 self.scalars.append((n.dtype, n.value))
             else:
                 e = Index(n.dtype)

@@ -9,6 +9,7 @@ result as ``ndarray``. ``out=`` is honoured by writing the result into ``out``.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import webarray as _wa
@@ -48,8 +49,21 @@ _BOOL_AS = {"add": "logical_or", "multiply": "logical_and", "maximum": "logical_
             "minimum": "logical_and"}
 
 
+_PY_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+
+
 def _ufunc(name: str, strict: str, nin: int):
+    # per operand kinds (array dtypes, Python scalar types): the computing dtype and the strict
+    # function, which the checks below decide from the kinds alone (as _elementwise's plans)
+    plans: dict = {}
+
     def fn(*args, out=None, dtype=None, **kwargs):
+        if out is None and dtype is None and not kwargs:
+            plan = plans.get(tuple([a._dtype if isinstance(a, Array) else type(a) for a in args]))
+            if plan is not None:
+                compute, call = plan
+                return wrap(call(*[a if isinstance(a, Array) and a._dtype is compute
+                                   else cast_to(a, compute) for a in args]))
         if kwargs:
             raise TypeError(f"{name}: unsupported arguments {sorted(kwargs)}")
         if len(args) != nin:
@@ -69,8 +83,13 @@ def _ufunc(name: str, strict: str, nin: int):
         ops = [cast_to(a, compute) for a in ops]
         strict_fn = getattr(_wa, op, None)
         if strict_fn is None:  # a table op outside the standard (CuPy's own): applied as is
-            return _finish(_apply(op, *ops), out, name)
-        return _finish(strict_fn(*ops), out, name)
+            strict_fn = functools.partial(_apply, op)
+        res = strict_fn(*ops)
+        if (dtype is None and builtins.any(isinstance(a, Array) for a in args)
+                and builtins.all(isinstance(a, Array) or type(a) in _PY_SCALARS for a in args)):
+            plans[tuple([a._dtype if isinstance(a, Array) else type(a) for a in args])] = (
+                compute, strict_fn)
+        return _finish(res, out, name)
 
     fn.__name__ = name
     fn.__doc__ = f"NumPy's ``{name}`` (computes with the strict ``{strict}``)."
@@ -109,24 +128,34 @@ def inplace(fn, x: Array, other):
     """x op= other, NumPy style: the result is cast back to x's dtype under NumPy's
     'same_kind' rule (float into an integer array raises), and written into x."""
     other = operand(other, fn.__name__)
+    name = fn.__name__
+    if name in _BINARY and isinstance(x, Array) and (
+            not isinstance(other, Array) or other._shape == x._shape
+            or _fits(other._shape, x._shape)):
+        strict = _BINARY[name]
+        if x._dtype is dt.bool:  # NumPy's logic on bool arrays: *= is an and
+            strict = _BOOL_AS.get(name, strict)
+        # an operation whose promotion keeps x's dtype runs as the strict in-place op,
+        # which the lazy graph can fuse
+        if _compute_dtype(name, strict, [x, other]) is x._dtype:
+            _elementwise._inplace(strict, x, cast_to(other, x._dtype))
+            return x
     res = fn(x, other)
     if res.dtype is not x.dtype:
         if _kind_rank(res.dtype) > _kind_rank(x.dtype):
             raise TypeError(
                 f"Cannot cast ufunc '{fn.__name__}' output from {res.dtype.name} to "
                 f"{x.dtype.name} with casting rule 'same_kind'")
-    if fn.__name__ in _BINARY and x.shape == res.shape:
-        strict = _BINARY[fn.__name__]
-        if x.dtype is dt.bool:  # NumPy's logic on bool arrays: *= is an and
-            strict = _BOOL_AS.get(fn.__name__, strict)
-        # an operation whose promotion keeps x's dtype runs as the strict in-place op,
-        # which the lazy graph can fuse
-        compute = _compute_dtype(fn.__name__, strict, [x, other])
-        if compute is x.dtype and res.dtype is x.dtype:
-            _elementwise._inplace(strict, x, cast_to(other, x.dtype))
-            return x
     x[...] = res if res.dtype is x.dtype else _wa.astype(res, x.dtype)
     return x
+
+
+def _fits(shape, into) -> bool:
+    """Whether an operand of shape broadcasts to into without changing it."""
+    try:
+        return _elementwise.broadcast_shapes(shape, into) == into
+    except ValueError:
+        return False
 
 
 def _kind_rank(d: dt.DType) -> int:

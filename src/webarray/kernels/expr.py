@@ -87,6 +87,32 @@ class Apply(Node):
         self.key = intern(("op", op, compute.name, dtype.name, *[a.key for a in args]))
 
 
+_APPLIES: dict = {}
+_SLOTS: dict = {}
+
+
+def slot(cls: type, slot: int, dtype: DType):
+    """``Input(slot, dtype)`` or ``Scalar(slot, dtype)`` (cls), made once per structure as
+    ``apply`` makes Apply nodes."""
+    k = (cls, slot, dtype)
+    node = _SLOTS.get(k)
+    if node is None:
+        node = _SLOTS.setdefault(k, cls(slot, dtype))
+    return node
+
+
+
+def apply(op: str, args: tuple, compute: DType, dtype: DType) -> Apply:
+    """``Apply(op, args, compute, dtype)``, or the equal node made before (nodes are immutable
+    and compared by key, so one object serves every use of a structure): what lowering a
+    fused DAG calls once per node."""
+    k = (op, compute, dtype, *[a.key for a in args])
+    node = _APPLIES.get(k)
+    if node is None:
+        node = _APPLIES.setdefault(k, Apply(op, args, compute, dtype))
+    return node
+
+
 class Gather(Node):
     """The element of raw input ``slot`` at the word index given by an int32 node."""
 
