@@ -1,0 +1,282 @@
+"""The browser path's figures, measured from inside Python: the same script runs in Pyodide
+under Node on Dawn (benchmarks/dawn/run.mjs) and in CPython on wgpu-native, so the two paths
+are measured the same way in the same run.
+
+    node benchmarks/dawn/run.mjs benchmarks/dawn/measure.py [--quick] [--parts host,readback,...]
+    PYTHONPATH=src python3 benchmarks/dawn/measure.py [--quick]          # the native path
+
+Parts (each prints a line ``WEBARRAY_DAWN_PART <name> <json>`` as soon as it is done, so a
+crash later in the run keeps what came before; the last line, ``WEBARRAY_DAWN_JSON <json>``,
+holds them all):
+
+- info: the adapter, the transport, Python's version;
+- ping: a request that does no GPU work (the transport's round trip), µs;
+- host: issue-only µs per op of ``c = a + b`` (independent, every result kept) and
+  ``x = x + b`` (dependent) on 16-element float32 arrays, fused (lazy, the default) and eager
+  (``fusion.set_enabled(False)``: one dispatch per op), as benchmarks/host.py times them;
+- readback: ``executor.read`` of 64 B (median, 95th percentile, slowest) and 4 MiB, µs;
+- upload: ``executor.write`` of 4 MiB (in the executor's ring-sized pieces), ms and GB/s;
+- mandelbrot: examples/mandelbrot_numpy_style.py (plain loop, fused by the lazy graph) and its
+  ``cupy.fuse`` (webarray.jit) form, ms per call, with the examples' checksum;
+- kernel: examples/mandelbrot_kernel.py's ElementwiseKernel in its WGSL form, ms per call;
+- matmul: float32 ``A @ A`` at 1024 and 4096 (data made on the device), GFLOP/s, with a
+  check of one row against a dot product computed in Python from read-back data.
+
+Times are medians of rounds that end with a device sync, after a warm-up that compiles the
+kernels (benchmarks/_common.py's method).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import struct
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "examples"))
+
+import webarray as xp  # noqa: E402
+import webarray.cupy as cp  # noqa: E402
+from webarray import fusion  # noqa: E402
+
+PARTS = ("info", "ping", "host", "readback", "upload", "mandelbrot", "kernel", "matmul")
+now = time.perf_counter
+med = statistics.median
+dev = xp.__array_namespace_info__().default_device()
+ex = dev.executor
+
+
+def sync():
+    fusion.flush()
+    dev.synchronize()
+
+
+def timed(fn, rounds: int, target_s: float = 0.25) -> float:
+    """Seconds per call: median of rounds, each of enough calls to last about target_s and
+    ending with a sync, after a compiling call and a sizing call."""
+    fn()
+    sync()
+    t0 = now()
+    fn()
+    sync()
+    once = now() - t0
+    iters = max(1, min(200, round(target_s / max(once, 1e-6))))
+    ts = []
+    for _ in range(rounds):
+        t0 = now()
+        for _ in range(iters):
+            fn()
+        sync()
+        ts.append((now() - t0) / iters)
+    return med(ts)
+
+
+def part_info(cfg):
+    import platform
+
+    return {"adapter": dict(ex.adapter_info), "transport": getattr(ex, "transport", "native"),
+            "executor": type(ex).__module__, "python": sys.version.split()[0],
+            "platform": sys.platform, "machine": platform.machine(),
+            "webarray": getattr(xp, "__version__", None)}
+
+
+def part_ping(cfg):
+    if not hasattr(ex, "ping"):
+        return {"skipped": "this executor has no ping"}
+    for _ in range(50):
+        ex.ping()
+    n = cfg["pings"]
+
+    def one():
+        t = now()
+        for _ in range(n):
+            ex.ping()
+        return (now() - t) / n * 1e6
+
+    return {"ping_us": med(one() for _ in range(cfg["rounds"]))}
+
+
+def _loop(kind, a, b, count):
+    if kind == "independent":
+        keep = []
+        t0 = now()
+        for _ in range(count):
+            keep.append(a + b)
+        return now() - t0
+    x = a
+    t0 = now()
+    for _ in range(count):
+        x = x + b
+    return now() - t0
+
+
+def part_host(cfg):
+    out = {}
+    count = cfg["ops"]
+    for mode, fused in (("fused", True), ("eager", False)):
+        fusion.set_enabled(fused)
+        try:
+            a, b = xp.ones(16, dtype=xp.float32), xp.ones(16, dtype=xp.float32)
+            for kind in ("independent", "dependent"):
+                _loop(kind, a, b, min(count, 200))
+                sync()
+                ts = []
+                for _ in range(cfg["rounds"]):
+                    ts.append(_loop(kind, a, b, count) / count * 1e6)
+                    sync()
+                out[f"{kind}_{mode}_us"] = med(ts)
+                out[f"{kind}_{mode}_rounds_us"] = ts
+        finally:
+            fusion.set_enabled(True)
+    out["count"] = count
+    return out
+
+
+def part_readback(cfg):
+    big = 4 << 20
+    h = ex.alloc(big)
+    try:
+        ex.write(h, 0, bytes(big))
+        ex.sync() if hasattr(ex, "sync") else None
+
+        def each(nbytes, times):
+            ts = []
+            for _ in range(times):
+                t = now()
+                ex.read(h, 0, nbytes)
+                ts.append((now() - t) * 1e6)
+            return ts
+
+        each(64, 5)
+        r = sorted(each(64, cfg["reads"]))
+        each(big, 2)
+        big_ts = each(big, cfg["big_reads"])
+        return {"read64_us": med(r), "read64_p95_us": r[int(0.95 * (len(r) - 1))], "read64_max_us": r[-1],
+                "read4MiB_us": med(big_ts), "read4MiB_GBps": big / med(big_ts) / 1e3}
+    finally:
+        ex.free(h)
+
+
+def part_upload(cfg):
+    n = 4 << 20
+    data = bytes(range(256)) * (n // 256)
+    h = ex.alloc(n)
+    try:
+        ts = []
+        for _ in range(cfg["big_reads"]):
+            t = now()
+            ex.write(h, 0, data)
+            ex.read(h, 0, 4)  # the write has landed
+            ts.append(now() - t)
+        ok = ex.read(h, 0, n) == data
+        return {"write4MiB_ms": med(ts) * 1e3, "write4MiB_GBps": n / med(ts) / 1e9, "roundtrip_ok": ok}
+    finally:
+        ex.free(h)
+
+
+def part_mandelbrot(cfg):
+    from mandelbrot_numpy_style import checksum, grid, mandelbrot
+
+    size, iters = cfg["size"], cfg["iters"]
+    real, imag = grid(cp, size)
+    out = {"size": size, "iters": iters}
+    res = {}
+    res["c"] = mandelbrot(real, imag, iters)  # a whole call first: every chain compiled
+    sync()
+    ts = []
+    for _ in range(cfg["mandel_rounds"]):
+        t = now()
+        res["c"] = mandelbrot(real, imag, iters)
+        sync()
+        ts.append(now() - t)
+    out["plain_ms"] = med(ts) * 1e3
+    out["plain_rounds_ms"] = [t * 1e3 for t in ts]
+    out["plain_checksum"] = checksum(res["c"])
+    try:
+        traced = cp.fuse(mandelbrot)
+        out["jit_ms"] = timed(lambda: res.__setitem__("c", traced(real, imag, iters)), cfg["rounds"]) * 1e3
+        out["jit_checksum"] = checksum(res["c"])
+    except Exception as e:  # the jit row is extra: keep the rest
+        out["jit_error"] = f"{type(e).__name__}: {e}"
+    return out
+
+
+def part_kernel(cfg):
+    from mandelbrot_kernel import make_kernel
+    from mandelbrot_numpy_style import checksum, grid
+
+    size, iters = cfg["size"], cfg["iters"]
+    real, imag = grid(cp, size)
+    kern = make_kernel("wgsl")
+    res = {}
+    t = timed(lambda: res.__setitem__("c", kern(real, imag, iters)), cfg["rounds"])
+    return {"size": size, "iters": iters, "wgsl_ms": t * 1e3, "wgsl_checksum": checksum(res["c"])}
+
+
+def _floats(arr):
+    return list(struct.unpack(f"<{arr.size}f", cp.asarray(arr).tobytes()))
+
+
+def part_matmul(cfg):
+    out = {}
+    for n in cfg["matmul"]:
+        a = xp.reshape(xp.sin(xp.arange(n * n, dtype=xp.float32) * 0.001), (n, n))
+        b = xp.reshape(xp.cos(xp.arange(n * n, dtype=xp.float32) * 0.0007), (n, n))
+        sync()
+        res = {}
+        t = timed(lambda: res.__setitem__("c", a @ b), cfg["rounds"], target_s=0.3)
+        out[f"{n}_GFLOPs"] = 2 * n**3 / t / 1e9
+        out[f"{n}_ms"] = t * 1e3
+        # one row of the product against Python's own dot products over read-back data
+        i = n // 3
+        row = _floats(a[i, :])
+        cols = [_floats(b[:, j]) for j in (0, n // 2, n - 1)]
+        got = _floats(res["c"][i, :])
+        err = 0.0
+        for j, col in zip((0, n // 2, n - 1), cols):
+            ref = sum(x * y for x, y in zip(row, col))
+            err = max(err, abs(got[j] - ref) / max(1.0, abs(ref)))
+        out[f"{n}_max_rel_err"] = err
+        del a, b, res
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="fewer rounds, Mandelbrot 256^2x100")
+    p.add_argument("--parts", default=",".join(PARTS), help="comma-separated: " + ", ".join(PARTS))
+    p.add_argument("--size", type=int)
+    p.add_argument("--iters", type=int)
+    p.add_argument("--matmul", default="1024,4096", help="matmul sizes, comma-separated")
+    args = p.parse_args(argv)
+    cfg = ({"rounds": 3, "pings": 200, "ops": 2000, "reads": 30, "big_reads": 3, "mandel_rounds": 1,
+            "size": 256, "iters": 100} if args.quick else
+           {"rounds": 5, "pings": 2000, "ops": 10000, "reads": 200, "big_reads": 10, "mandel_rounds": 3,
+            "size": 1024, "iters": 500})
+    cfg["size"] = args.size or cfg["size"]
+    cfg["iters"] = args.iters or cfg["iters"]
+    cfg["matmul"] = [int(s) for s in args.matmul.split(",") if s]
+    results = {"settings": cfg}
+    status = 0
+    for name in args.parts.split(","):
+        t0 = now()
+        try:
+            r = globals()[f"part_{name}"](cfg)
+        except Exception as e:
+            traceback.print_exc()
+            r = {"error": f"{type(e).__name__}: {e}"}
+            status = 1
+        r["part_seconds"] = now() - t0
+        results[name] = r
+        print(f"WEBARRAY_DAWN_PART {name} {json.dumps(r)}", flush=True)
+    print("WEBARRAY_DAWN_JSON " + json.dumps(results), flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
