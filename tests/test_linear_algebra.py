@@ -148,3 +148,25 @@ def test_matmul_float32_tiles(m, k, n, batch, layout, seed):
         y = xp.asarray(full)[4:]
     expected = (a.astype(np.float64) @ b).astype(np.float32)
     assert_equal(x @ y, expected, rtol=1e-5, atol=1e-5 * k)
+
+
+@pytest.mark.parametrize("m, k, n, batch", [(256, 1024, 256, ()), (100, 700, 36, (2,)),
+                                             (64, 1030, 128, ()), (1, 2048, 1, ())])
+def test_matmul_split_k_keeps_a_gpu_busy(m, k, n, batch, monkeypatch):
+    """On a GPU adapter a deep K of a product with few 128x128 tiles is cut into chunks computed
+    side by side and summed; forced here on the CPU adapter."""
+    from webarray._core.algorithms import matmul as impl
+
+    dev = xp.asarray(0.0).device
+    monkeypatch.setitem(dev.executor.adapter_info, "adapter_type", "DiscreteGPU")
+    monkeypatch.setattr(impl, "MIN_CHUNK", 64)
+    assert impl._busy_chunk(dev, m, n, k, max(1, int(np.prod(batch))), xp.float32) > 0
+    rng = np.random.default_rng(k)
+    a = rng.standard_normal(batch + (m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    expected = (a.astype(np.float64) @ b).astype(np.float32)
+    assert_equal(xp.asarray(a) @ xp.asarray(b), expected, rtol=1e-5, atol=1e-5 * k)
+    assert_equal(xp.asarray(a) @ xp.asarray(np.ascontiguousarray(b.T)).mT, expected,
+                 rtol=1e-5, atol=1e-5 * k)
+    assert impl._busy_chunk(dev, 4096, 4096, 4096, 1, xp.float32) == 0  # enough tiles
+    assert impl._busy_chunk(dev, m, n, k, 1, xp.int32) == 0

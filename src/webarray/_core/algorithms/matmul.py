@@ -6,7 +6,8 @@ passes records here; this module binds them to a tiled matmul kernel of
 where the generator's ``fast_applies`` says so, the register-blocked 128×128 one (vec4
 loads where rows are 16-byte aligned), otherwise the general 64×64 one, which also takes
 every other dtype. A K beyond the generator's MAX_K is cut into chunks whose products
-are summed.
+are summed, and so is a deep K of a float32 product too small to keep a GPU busy
+(``_busy_chunk``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ def matmul(a, b, batch_shape, out_dtype):
     limit = mm.max_k(out_dtype)
     if k > limit:
         return _split_k(a, b, batch_shape, out_dtype, limit)
+    chunk = _busy_chunk(device, m, n, k, batch, out_dtype)
+    if chunk:
+        return _split_k(a, b, batch_shape, out_dtype, chunk)
     nb = len(batch_shape)
     a_b = broadcast_strides(a, tuple(batch_shape) + a.shape[-2:])[:nb]
     b_b = broadcast_strides(b, tuple(batch_shape) + b.shape[-2:])[:nb]
@@ -60,6 +64,31 @@ def matmul(a, b, batch_shape, out_dtype):
                    lambda z0: mspec.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b),
                    tile=(gx, gy))
     return out
+
+
+# A GPU runs one workgroup of the float32 kernel per 128x128 tile of C: a 1024x1024 product is
+# 64 workgroups, which leaves most of an H100's 132 multiprocessors idle. Where the tiles are
+# fewer than BUSY_WORKGROUPS and K is deep, K is cut into chunks (at least MIN_CHUNK deep)
+# computed side by side as one more batch dimension, then summed (_split_k). Not on CPU
+# adapters, where every workgroup already has a core's worth of work.
+BUSY_WORKGROUPS = 256
+MIN_CHUNK = 256
+
+
+def _busy_chunk(device, m: int, n: int, k: int, batch: int, out_dtype) -> int:
+    """The K chunk that keeps the device busy, or 0 to run the product as one launch."""
+    if out_dtype is not dt.float32 or k < 2 * MIN_CHUNK:
+        return 0
+    if device.executor.adapter_info.get("adapter_type", "").upper() == "CPU":
+        return 0
+    tiles = -(-m // mspec.FAST_TILE) * -(-n // mspec.FAST_TILE) * batch
+    if tiles >= BUSY_WORKGROUPS:
+        return 0
+    parts = min(k // MIN_CHUNK, -(-BUSY_WORKGROUPS // tiles))
+    if parts < 2:
+        return 0
+    chunk = -(-k // parts)
+    return (chunk + 7) // 8 * 8  # a multiple of 8: vec4 rows stay 16-byte aligned
 
 
 def _split_k(a, b, batch_shape, out_dtype, chunk: int):
