@@ -270,8 +270,8 @@ def run(args) -> int:
 
     def save(final=False):
         """The record so far (a step that hangs past the machine's limit keeps the rest)."""
-        gpu = next((a.get("description") or a.get("device") for a in rec["adapters"].values()
-                    if isinstance(a, dict) and a.get("description")), None)
+        gpu = next((a.get("device") or a.get("description") for a in rec["adapters"].values()
+                    if isinstance(a, dict) and (a.get("device") or a.get("description"))), None)
         native_dev = ((rec["native"] or {}).get("results", {}).get("info", {}).get("adapter", {}).get("device"))
         rec["hardware"]["dawn_adapter"] = gpu
         rec["hardware"]["native_adapter"] = native_dev
@@ -293,13 +293,25 @@ def run(args) -> int:
         if "failed" in rec["adapters"][v] or "error" in rec["adapters"][v]:
             rec["browser"][v] = {"skipped": "dawn.node did not load or found no adapter"}
             continue
-        extra = [] if i == 0 else ["--quick"]
+        extra = [] if i == 0 or args.full_all else ["--quick"]
         r = _proc([node, str(HERE / "run.mjs"), "--dawn", paths["dawn"][v], "--pyodide", paths["pyodide"],
                    "--lib", paths["lib"], "--wheel", paths["wheel"], "--timeout", str(args.timeout),
                    str(HERE / "measure.py"), *measure_args, *[a for a in extra if a not in measure_args]],
                   args.timeout + 30, dawn_env)
         rec["browser"][v] = {"results": _measured(r), "run": r}
         save()
+    if args.shared_writes:
+        # the whole stack with writeBuffer handed the ring's shared memory as is
+        rec["shared_writes"] = {}
+        for v in versions:
+            if "failed" in rec["adapters"][v] or "error" in rec["adapters"][v]:
+                continue
+            r = _proc([node, str(HERE / "run.mjs"), "--shared-writes", "--dawn", paths["dawn"][v],
+                       "--pyodide", paths["pyodide"], "--lib", paths["lib"], "--wheel", paths["wheel"],
+                       "--timeout", "60", str(HERE / "measure.py"), "--quick", "--parts", "info,upload"],
+                      90, dawn_env)
+            rec["shared_writes"][v] = {"results": _measured(r), "run": r}
+            save()
     if not args.no_native:
         r = _proc([sys.executable, str(HERE / "measure.py"), *measure_args], args.timeout,
                   {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))})
@@ -319,7 +331,7 @@ def run(args) -> int:
     text = report(rec, versions)
     path = save(final=True)
     if out_dir:
-        (out_dir / "dawn-table.txt").write_text(text + "\n")
+        (out_dir / f"dawn-table-{path.stem}.txt").write_text(text + "\n")
     print(text)
     print(f"\nwritten {path}")
     return 0
@@ -391,6 +403,10 @@ def report(rec: dict, versions: list[str]) -> str:
                     what = (f"status {run_['status']} {run_.get('signal', '')}: " + _why(run_))[:200]
                 srows.append([v, case, f"{r['MiB'] if r else '?'}", what])
         out.append(c.table(["webgpu", "case", "MiB", "result"], srows, "raw dawn.node cases (stress.mjs)"))
+    for v, sw in (rec.get("shared_writes") or {}).items():
+        run_ = sw["run"]
+        errors.append(f"webgpu {v} with --shared-writes: status {run_['status']} {run_.get('signal', '')} "
+                      f"after parts {[k for k in sw['results'] if k != 'settings']}: {_why(run_) if run_['status'] else 'ran'}")
     if errors:
         out.append("errors:\n  " + "\n  ".join(errors))
     return "\n\n".join(out)
@@ -412,6 +428,9 @@ def main(argv=None) -> int:
     pr.add_argument("--flag", action="append", default=[], help="a Dawn flag for create(), repeatable")
     pr.add_argument("--adapter", help="JSON options merged into requestAdapter()")
     pr.add_argument("--matmul", help="matmul sizes (default 1024,4096)")
+    pr.add_argument("--full-all", action="store_true", help="the full measure with every version, not the first only")
+    pr.add_argument("--shared-writes", action="store_true",
+                    help="also run the upload part with run.mjs --shared-writes (shows dawn.node's crash)")
     pr.add_argument("--no-native", action="store_true", help="skip the wgpu-native rows")
     pr.add_argument("--no-stress", action="store_true", help="skip the raw dawn.node cases")
     pr.add_argument("--timeout", type=float, default=240, help="seconds per step")
