@@ -425,16 +425,17 @@ def _owner(n: Lazy):
     return None
 
 
-def _scan(root: Lazy, seen: set):
+def _scan(root: Lazy, seen: set, new: set | None = None):
     """The buffers and the live pending owners of the nodes under root not yet in seen
-    (which receives them)."""
+    (which receives them; or, given ``new``, new receives them and seen stays as it is)."""
     bufs, owners = set(), []
     stack = [root]
+    into = seen if new is None else new
     while stack:
         n = stack.pop()
-        if id(n) in seen:
+        if id(n) in seen or id(n) in into:
             continue
-        seen.add(id(n))
+        into.add(id(n))
         if n.kind == "leaf":
             bufs.add(id(n.value._buf))
             continue
@@ -469,19 +470,26 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
         return
     owners = [target] + [o for o in owners if o is not target]
     del owners[1 if alone else max(1, limit - len(bufs)):]
-    for ref in [] if alone else list(_PENDING):
+    # other pending arrays of the shape, newest first, while bindings are left: at most
+    # _CANDIDATES of them looked at, so computing each of n pending arrays costs O(n) at most
+    # (a flush of n is not quadratic in the DAGs' sizes)
+    tried = 0
+    for ref in [] if alone else reversed(_PENDING):
+        if len(bufs) + len(owners) >= limit or tried >= _CANDIDATES:
+            break
         other = ref()
         if (other is None or other._b is not None or other._lazy.error is not None
                 or other._device is not device
                 or other._shape != shape or id(other._lazy) in seen):
             continue
-        trial = set(seen)
-        more_bufs, more_owners = _scan(other._lazy, trial)
+        tried += 1
+        new: set = set()
+        more_bufs, more_owners = _scan(other._lazy, seen, new)
         more_owners = [other] + [o for o in more_owners if o is not other]
         if len(bufs | more_bufs) + len(owners) + len(more_owners) <= limit:
             bufs |= more_bufs
             owners += more_owners
-            seen = trial
+            seen |= new
 
     low = _Lowering()
     nodes = [o._lazy for o in owners]
@@ -556,6 +564,9 @@ class _Lowering:
                 e = Index(n.dtype)
             self._memo[id(n)] = e
         return e
+
+
+_CANDIDATES = 64  # other pending arrays _compute looks at for a kernel's spare bindings
 
 
 def _bindings(device) -> int:
