@@ -279,11 +279,13 @@ class Lazy:
 class View:
     """A snapshot of an array's view (what a leaf reads), shaped like a record for binding."""
 
-    __slots__ = ("_buf", "dtype", "_shape", "_strides", "_offset")
+    # _b and _dtype as a computed record has them (launch.py reads records and views alike)
+    __slots__ = ("_buf", "_b", "dtype", "_dtype", "_shape", "_strides", "_offset")
 
     def __init__(self, buf, dtype, shape, strides, offset):
-        self._buf, self.dtype, self._shape, self._strides, self._offset = (
-            buf, dtype, shape, strides, offset)
+        self._buf = self._b = buf
+        self.dtype = self._dtype = dtype
+        self._shape, self._strides, self._offset = shape, strides, offset
 
     @property
     def ndim(self) -> int:

@@ -175,6 +175,7 @@ def _wide(d) -> bool:
     return w
 
 _PACKERS: dict = {}  # struct.Struct of n u32 words, by n
+_C_STRIDES: dict = {}  # C-contiguous strides by shape (a bounded cache)
 
 
 def _plain(device, shape, outputs, inputs, scalars):
@@ -196,17 +197,25 @@ def _plain(device, shape, outputs, inputs, scalars):
     where: dict = {}
     slots = []
     aligned = n % 4 == 0
+    contiguous = _C_STRIDES.get(shape)
+    if contiguous is None:
+        contiguous = tensor.c_strides(shape)
+        if len(_C_STRIDES) < 4096:
+            _C_STRIDES[shape] = contiguous
     for a in inputs:
-        if a._shape != shape or not is_contiguous(shape, a._strides):
+        if a._shape != shape or (a._strides != contiguous
+                                 and not is_contiguous(shape, a._strides)):
             return None
-        buf = a._buf
+        buf = a._b
+        if buf is None:  # a pending record (a user kernel's input): computed first
+            buf = a._buf
         if buf.nbytes > big:
             return None
         b = where.get(id(buf))
         if b is None:
             b = where[id(buf)] = first + len(buffers)
             buffers.append(buf)
-        d = a.dtype
+        d = a._dtype
         slots.append((d, b))
         if a._offset % 4 or _wide(d):
             aligned = False
