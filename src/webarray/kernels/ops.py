@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import wgsl_complex, wgsl_f64, wgsl_int64  # noqa: F401 (define the two-word lanes' helpers)
+from . import wgsl_complex, wgsl_f64, wgsl_f64_math, wgsl_int64  # noqa: F401 (define the two-word lanes' helpers)
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,9 @@ TABLE: dict[str, OpDef] = {
         _op("sqrt", 1, "floating-point", "same", {"f": "wa_sqrt({0})", "c": "wa_csqrt({0})",
                                                   "D": "wa_f64_sqrt({0})"}),
         # not in the standard (no webarray.cbrt): NumPy's, CuPy's and CUDA's cube root
-        _op("cbrt", 1, "real floating-point", "same", {"f": "wa_cbrt({0})"}, c=("cbrt", "cbrtf")),
+        _op("cbrt", 1, "real floating-point", "same", {"f": "wa_cbrt({0})",
+                                                       "D": "wa_f64_cbrt({0})"},
+            c=("cbrt", "cbrtf")),
         _op("reciprocal", 1, "floating-point", "same", {"f": "(1.0 / {0})",
                                                         "c": "wa_creciprocal({0})",
                                                         "D": "wa_f64_div(vec2<u32>(0u, 0x3ff00000u), {0})"}),
@@ -154,25 +156,38 @@ TABLE: dict[str, OpDef] = {
         _op("log10", 1, "floating-point", "same", {"f": "wa_log10({0})", "c": "wa_clog10({0})",
                                                 "D": "wa_f64_log10({0})"}),
         # -- trigonometric and hyperbolic -------------------------------------------------
-        _op("sin", 1, "floating-point", "same", {"f": "wa_sin({0})", "c": "wa_csin({0})"}),
-        _op("cos", 1, "floating-point", "same", {"f": "wa_cos({0})", "c": "wa_ccos({0})"}),
-        _op("tan", 1, "floating-point", "same", {"f": "wa_tan({0})", "c": "wa_ctan({0})"}),
-        _op("asin", 1, "floating-point", "same", {"f": "wa_asin({0})", "c": "wa_casin({0})"},
+        _op("sin", 1, "floating-point", "same", {"f": "wa_sin({0})", "c": "wa_csin({0})",
+                                                 "D": "wa_f64_sin({0})"}),
+        _op("cos", 1, "floating-point", "same", {"f": "wa_cos({0})", "c": "wa_ccos({0})",
+                                                 "D": "wa_f64_cos({0})"}),
+        _op("tan", 1, "floating-point", "same", {"f": "wa_tan({0})", "c": "wa_ctan({0})",
+                                                 "D": "wa_f64_tan({0})"}),
+        _op("asin", 1, "floating-point", "same", {"f": "wa_asin({0})", "c": "wa_casin({0})",
+                                                  "D": "wa_f64_asin({0})"},
             numpy=("asin", "arcsin")),
-        _op("acos", 1, "floating-point", "same", {"f": "wa_acos({0})", "c": "wa_cacos({0})"},
+        _op("acos", 1, "floating-point", "same", {"f": "wa_acos({0})", "c": "wa_cacos({0})",
+                                                  "D": "wa_f64_acos({0})"},
             numpy=("acos", "arccos")),
-        _op("atan", 1, "floating-point", "same", {"f": "wa_atan({0})", "c": "wa_catan({0})"},
+        _op("atan", 1, "floating-point", "same", {"f": "wa_atan({0})", "c": "wa_catan({0})",
+                                                  "D": "wa_f64_atan({0})"},
             numpy=("atan", "arctan")),
-        _op("atan2", 2, "real floating-point", "same", {"f": "wa_atan2({0}, {1})"},
+        _op("atan2", 2, "real floating-point", "same", {"f": "wa_atan2({0}, {1})",
+                                                          "D": "wa_f64_atan2({0}, {1})"},
             numpy=("atan2", "arctan2")),
-        _op("sinh", 1, "floating-point", "same", {"f": "wa_sinh({0})", "c": "wa_csinh({0})"}),
-        _op("cosh", 1, "floating-point", "same", {"f": "wa_cosh({0})", "c": "wa_ccosh({0})"}),
-        _op("tanh", 1, "floating-point", "same", {"f": "wa_tanh({0})", "c": "wa_ctanh({0})"}),
-        _op("asinh", 1, "floating-point", "same", {"f": "wa_asinh({0})", "c": "wa_casinh({0})"},
+        _op("sinh", 1, "floating-point", "same", {"f": "wa_sinh({0})", "c": "wa_csinh({0})",
+                                                  "D": "wa_f64_sinh({0})"}),
+        _op("cosh", 1, "floating-point", "same", {"f": "wa_cosh({0})", "c": "wa_ccosh({0})",
+                                                  "D": "wa_f64_cosh({0})"}),
+        _op("tanh", 1, "floating-point", "same", {"f": "wa_tanh({0})", "c": "wa_ctanh({0})",
+                                                  "D": "wa_f64_tanh({0})"}),
+        _op("asinh", 1, "floating-point", "same", {"f": "wa_asinh({0})", "c": "wa_casinh({0})",
+                                                   "D": "wa_f64_asinh({0})"},
             numpy=("asinh", "arcsinh")),
-        _op("acosh", 1, "floating-point", "same", {"f": "wa_acosh({0})", "c": "wa_cacosh({0})"},
+        _op("acosh", 1, "floating-point", "same", {"f": "wa_acosh({0})", "c": "wa_cacosh({0})",
+                                                   "D": "wa_f64_acosh({0})"},
             numpy=("acosh", "arccosh")),
-        _op("atanh", 1, "floating-point", "same", {"f": "wa_atanh({0})", "c": "wa_catanh({0})"},
+        _op("atanh", 1, "floating-point", "same", {"f": "wa_atanh({0})", "c": "wa_catanh({0})",
+                                                   "D": "wa_f64_atanh({0})"},
             numpy=("atanh", "arctanh")),
         # -- complex parts (real dtypes here; complex lanes arrive with complex64) ------------
         _op("conj", 1, "numeric", "same", {"num": "{0}", "wide": "{0}",
