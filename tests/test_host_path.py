@@ -121,9 +121,9 @@ def test_reflected_scalars_unary_ops_and_three_operands_take_their_plans(fusion)
         1.5 * ints
 
 
-def test_an_operand_computed_just_before_and_a_pending_index_array():
+def test_an_operand_computed_just_before_and_a_pending_fill():
     """depth 1 (every operand computed) lets a result launch as eager would; an operand
-    computed first, or one pending with no operands of its own (arange), must not pass for
+    computed first, or one pending with no operands of its own (full), must not pass for
     it."""
     with xp.fusion.enabled(True):
         x = xp.asarray(np.arange(8, dtype=np.float32))
@@ -131,9 +131,14 @@ def test_an_operand_computed_just_before_and_a_pending_index_array():
         r = n + x
         assert r._lazy.depth >= 2
         assert_equal(r, np.zeros(8, dtype=np.float32))
-        i = xp.arange(8, dtype=xp.float32)
-        s = i * x
-        assert_equal(s, np.arange(8, dtype=np.float32) ** 2)
+        for make in (lambda i: i * x, lambda i: x * i):  # the pending operand second, too
+            s = make(xp.arange(8, dtype=xp.float32))
+            assert s._lazy.depth >= 2
+            assert_equal(s, np.arange(8, dtype=np.float32) ** 2)
+            f = xp.full(8, 3.0)  # pending, its node a scalar of depth 0
+            s = make(f)
+            assert f._b is None and s._lazy.depth >= 2
+            assert_equal(s, np.arange(8, dtype=np.float32) * 3)
 
 
 def test_the_pending_registry_stays_small_as_temporaries_die():

@@ -89,9 +89,9 @@ def apply(device, shape, node: Apply, inputs, scalars):
     """``execute(device, shape, [(node, None)], inputs, scalars)[0]`` for the namespace's
     common case, on its hot path: node applies one op to Input and Scalar slots (each input
     slot read by one argument), every input has ``shape``, none is empty, and the result dtype
-    is one of the device's. With fusion on
-    it only builds the pending array: one Lazy node over the inputs' nodes, no memo, no list
-    of views (a one-op node over computed arrays finds them in its arguments, ``_expr_views``)."""
+    is one of the device's. With fusion on it only builds the pending array: one Lazy node
+    over the inputs' nodes, no memo, no list of views (a one-op node over computed arrays
+    finds them in its arguments, ``_expr_views``)."""
     if not _fusion or 0 in shape:
         return execute(device, shape, [(node, None)], inputs, scalars)[0]
     LOCK.acquire()
@@ -103,8 +103,9 @@ def apply(device, shape, node: Apply, inputs, scalars):
                 a = inputs[x.slot]
                 n = a._lazy
                 if a._b is None:  # depth 2 at least: 1 says every operand is computed
-                    if n.depth >= depth:
-                        depth = n.depth + 1 if n.depth else 2
+                    e = n.depth + 1 if n.depth else 2
+                    if e > depth:
+                        depth = e
                 else:
                     if n is None:
                         n = _leaf(a)
@@ -207,8 +208,8 @@ MAX_DEPTH = 32  # a longer chain is lowered: keeps kernels and their compile tim
 MAX_BINDINGS = 16
 
 _fusion = os.environ.get("WEBARRAY_FUSION", "1") != "0"
-# weak references to the live pending arrays of every device, by the reference's id (arrays
-# are unhashable: == is elementwise; a reference's hash would be its array's)
+# weak references to the pending arrays of every device, oldest first; references of arrays
+# computed or gone since are dropped in bulk (_prune), not one by one
 _PENDING: list[weakref.ref] = []
 _prune_at = 64  # _PENDING's length at which the references of computed and dead arrays go
 _C_STRIDES: dict = {}  # C-contiguous strides of the shapes seen (a bounded cache)
