@@ -84,18 +84,19 @@ LN2 = _ln(Fraction(2))
 LN10 = _ln(Fraction(10))
 ONE = _k(1.0)
 
-# double-double steps: (a + b) and (a * b) exactly, as (rounded, error)
-_def("""
-fn wa_f64_two_sum(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
-    let s = wa_f64_add(a, b);
-    let bb = wa_f64_sub(s, a);
-    return vec4<u32>(s, wa_f64_add(wa_f64_sub(a, wa_f64_sub(s, bb)), wa_f64_sub(b, bb)));
-}""")
-# for |a| >= |b| (or a = 0)
+# double-double steps: (a + b) and (a * b) exactly, as (rounded, error). fast_two_sum needs
+# |a| >= |b| (or a = 0); two_sum orders its operands by magnitude (integer comparison of the
+# bits) for it: the same sum and error as Knuth's six operations, with three (every software
+# operation is inlined, and compile time on lavapipe grows faster than the code)
 _def("""
 fn wa_f64_fast_two_sum(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
     let s = wa_f64_add(a, b);
     return vec4<u32>(s, wa_f64_sub(b, wa_f64_sub(s, a)));
+}""")
+_def("""
+fn wa_f64_two_sum(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    let swap = wa_lt_u64(vec2<u32>(a.x, a.y & 0x7fffffffu), vec2<u32>(b.x, b.y & 0x7fffffffu));
+    return wa_f64_fast_two_sum(select(a, b, swap), select(b, a, swap));
 }""")
 _def("""
 fn wa_f64_two_prod(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
