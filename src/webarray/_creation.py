@@ -108,7 +108,7 @@ def _default_for(value) -> dt.DType:
     if isinstance(value, float):
         return _DEFAULT_FLOAT
     if isinstance(value, complex):
-        return dt.complex64
+        return dt.complex_of(_DEFAULT_FLOAT)
     raise TypeError(f"expected a bool, int, float or complex, got {type(value).__name__}")
 
 
@@ -148,7 +148,7 @@ def _infer(flat) -> dt.DType:
     if all(isinstance(v, bool) for v in flat):
         return dt.bool
     if any(isinstance(v, complex) for v in flat):
-        return dt.complex64
+        return dt.complex_of(_DEFAULT_FLOAT)
     if any(isinstance(v, float) for v in flat):
         return _DEFAULT_FLOAT
     return _DEFAULT_INT
@@ -406,17 +406,19 @@ def linspace(start, stop, /, num: int, *, dtype=None, device=None, endpoint: boo
         raise ValueError(f"linspace: num must be non-negative, got {num}")
     dtype = _dtype_arg(dtype)
     if dtype is None:
-        dtype = dt.complex64 if isinstance(start, complex) or isinstance(stop, complex) else _DEFAULT_FLOAT
+        dtype = (dt.complex_of(_DEFAULT_FLOAT) if isinstance(start, complex) or isinstance(stop, complex)
+                 else _DEFAULT_FLOAT)
     dt.check_category(dtype, "floating-point", "linspace")
     device = resolve(device)
     device.check_dtype(dtype)
     if dtype.kind == "c":
         # a complex ramp is two real ramps, one per part, joined on the device
         start, stop = complex(start), complex(stop)
-        parts = [linspace(getattr(start, p), getattr(stop, p), num, dtype=dt.float32,
+        real = dt.real_of(dtype)
+        parts = [linspace(getattr(start, p), getattr(stop, p), num, dtype=real,
                           device=device, endpoint=endpoint) for p in ("real", "imag")]
-        node = Apply("add", (Cast(Input(0, dt.float32), dtype),
-                             Apply("multiply", (Cast(Input(1, dt.float32), dtype), Scalar(0, dtype)), dtype, dtype)),
+        node = Apply("add", (Cast(Input(0, real), dtype),
+                             Apply("multiply", (Cast(Input(1, real), dtype), Scalar(0, dtype)), dtype, dtype)),
                      dtype, dtype)
         return _graph.execute(device, (num,), [(node, None)], parts, [(dtype, 1j)])[0]
     div = (num - 1) if endpoint else num

@@ -121,7 +121,7 @@ def _host_bytes(x) -> bytes:
         return bytes(1 if v else 0 for v in x._host_flat())
     raw = x._raw()
     width = x.dtype.bits // 8
-    if width in (4, 8):
+    if width in (4, 8, 16):
         return raw  # stored at the dtype's own width already (complex64 as 2 x float32)
     fmt = {("i", 1): "b", ("i", 2): "h", ("u", 1): "B", ("u", 2): "H"}[x.dtype.kind, width]
     return array.array(fmt, memoryview(raw).cast("i" if x.dtype.kind == "i" else "I").tolist()).tobytes()

@@ -38,12 +38,14 @@ class Info:
         return list(all_devices())
 
     def default_dtypes(self, *, device=None) -> dict:
-        """complex64 is named as the default complex dtype (the standard requires the key)
-        even where ``dtypes()`` shows that the device cannot store it."""
+        """The default complex dtype is the complex one of the default real floating dtype
+        (complex64, or complex128 with WEBARRAY_DEFAULT_FLOAT=float64); complex64 is named
+        even where ``dtypes()`` shows that the device cannot store it (the standard requires
+        the key)."""
         resolve(device)
         return {
             "real floating": DEFAULT_FLOAT,
-            "complex floating": dt.complex64,
+            "complex floating": dt.complex_of(DEFAULT_FLOAT),
             "integral": dt.int32,
             "indexing": dt.int32,
         }

@@ -26,6 +26,13 @@ def _check(x1, x2, name: str):
         raise ValueError(f"{name}: arrays are on different devices ({x1.device!r}, {x2.device!r})")
     out = dt.promote(x1.dtype, x2.dtype)
     x1.device.check_dtype(out)
+    if out is dt.complex128:
+        # the product kernels have no four-word lane (issue #20): refused, not computed wrong
+        raise TypeError(
+            f"{name} does not support complex128 on {x1.device!r} yet; complex128 has the "
+            "elementwise arithmetic and sum/prod/mean, so xp.sum(x1[..., :, :, None] * "
+            "x2[..., None, :, :], axis=-2) computes a matrix product"
+        )
     return out
 
 

@@ -54,6 +54,9 @@ def _input(x, what: str, kinds: str) -> Array:
     if x.dtype.bits == 64 and x.dtype.kind == "f":  # the transforms are complex64 only
         raise TypeError(f"{what} is not implemented for float64 yet (its result would be "
                         "complex128, which no device here stores); convert with astype first")
+    if x.dtype.bits == 128:  # complex128 (issue #20): refused, not rounded to complex64
+        raise TypeError(f"{what} is not implemented for complex128 yet (the transforms are "
+                        "complex64 only); convert with astype first")
     return x
 
 

@@ -24,8 +24,9 @@ _WIDE = (dt.int64, dt.uint64, dt.complex64)
 # float64 as software binary64 on word pairs (kernels/wgsl_f64.py), opted into with
 # WEBARRAY_FLOAT64=1 (or Device(..., float64=True)) while its lane covers only part of the
 # namespace (issue #20): with it, float64 arrays exist, convert, and run the ops whose
-# table entries have a float64 lane; the others raise TypeError saying so.
-_F64 = (dt.float64,)
+# table entries have a float64 lane; the others raise TypeError saying so. complex128 is
+# two such float64 parts (kernels/wgsl_complex128.py) and comes with it.
+_F64 = (dt.float64, dt.complex128)
 
 
 def _default_float() -> dt.DType:

@@ -58,7 +58,7 @@ PIECE_BYTES = 128 << 20  # at most this many bytes of one operand per dispatch
 # executor sees only their handles
 recording = None
 _MAX_PIECES = 1 << 16
-_WIDE = ("int64", "uint64", "float64", "complex64")
+_WIDE = {"int64": 2, "uint64": 2, "float64": 2, "complex64": 2, "complex128": 4}  # words
 
 
 launches = 0  # elementwise kernels dispatched so far (tests count fusion with it)
@@ -364,7 +364,7 @@ def _window(lo: int, hi: int, unit: int, align: int, nbytes: int) -> tuple[int, 
 
 
 def _dtype_words(name: str) -> int:
-    return 2 if name in _WIDE else 1
+    return _WIDE.get(name, 1)
 
 
 _STRUCTURES: dict[int, tuple] = {}

@@ -3,7 +3,8 @@
 Every dtype of 32 bits or less takes one little-endian 32-bit word per element (bool as
 0/1, narrow integers sign- or zero-extended); int64 and uint64 take two words (low word
 first), float64 its two IEEE words (low first) and complex64 two float32 words (real
-first), which is exactly NumPy's layout of those dtypes. Nothing here needs NumPy; the NumPy fast paths use ``NUMPY_STORAGE``.
+first), complex128 four words (its two float64 parts, real first), which is exactly NumPy's
+layout of those dtypes. Nothing here needs NumPy; the NumPy fast paths use ``NUMPY_STORAGE``.
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from .. import _dtypes as dt
 from ..kernels.lanes import f32_bytes
 
 _TYPECODE = {"b": "I", "i": "i", "u": "I", "f": "f"}
-_WIDE = {dt.int64: "q", dt.uint64: "Q", dt.float64: "d", dt.complex64: "f"}
+_WIDE = {dt.int64: "q", dt.uint64: "Q", dt.float64: "d", dt.complex64: "f", dt.complex128: "d"}
 
 NUMPY_STORAGE = {"b": "<u4", "i": "<i4", "u": "<u4", "f": "<f4"}
-_NUMPY_WIDE = {dt.int64: "<i8", dt.uint64: "<u8", dt.float64: "<f8", dt.complex64: "<c8"}
+_NUMPY_WIDE = {dt.int64: "<i8", dt.uint64: "<u8", dt.float64: "<f8", dt.complex64: "<c8",
+               dt.complex128: "<c16"}
 
 
 def element_bytes(dtype: dt.DType) -> int:
-    return 8 if dtype in _WIDE else 4
+    return 16 if dtype is dt.complex128 else 8 if dtype in _WIDE else 4
 
 
 def numpy_storage(dtype: dt.DType) -> str:
@@ -48,7 +50,7 @@ def encode(values, dtype: dt.DType) -> bytes:
         for v in values:
             v = complex(v)
             parts += [v.real, v.imag]
-        return encode(parts, dt.float32)
+        return encode(parts, dt.float64 if dtype is dt.complex128 else dt.float32)
     if dtype is dt.float64:
         return _pyarray.array("d", [float(v) for v in values]).tobytes()
     if dtype.kind == "f":

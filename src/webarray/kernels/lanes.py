@@ -5,7 +5,8 @@ elements through these functions. Buffers are always bound as ``array<u32>``; an
 of a two-word dtype occupies words 2i and 2i+1: int64 and uint64 as ``vec2<u32>`` (low word
 first, two's complement), float64 as ``vec2<u32>`` holding its IEEE bits (low word first;
 its arithmetic is software binary64, ``wgsl_f64.py``), complex64 as ``vec2<f32>`` (real
-part first).
+part first). complex128 takes four words, 4i to 4i+3, as a ``vec4<u32>``: its real part's
+float64 bits, then its imaginary part's (``wgsl_complex128.py``).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import struct
 
 from .._dtypes import DType
 from .._dtypes import float32 as _F32
+from .._dtypes import float64 as _F64
 from .ops import lane_of
 
 _TYPE = {"b": "bool", "i": "i32", "u": "u32", "f": "f32",
-         "I": "vec2<u32>", "U": "vec2<u32>", "D": "vec2<u32>", "c": "vec2<f32>"}
+         "I": "vec2<u32>", "U": "vec2<u32>", "D": "vec2<u32>", "c": "vec2<f32>",
+         "Z": "vec4<u32>"}
 _PAIR = "IUDc"  # lanes of two words
 _WRAP = {"int8": "(({0} << 24u) >> 24u)", "int16": "(({0} << 16u) >> 16u)",
          "uint8": "({0} & 0xffu)", "uint16": "({0} & 0xffffu)"}
@@ -30,12 +33,17 @@ def wgsl_type(dtype: DType) -> str:
 
 def words(dtype: DType) -> int:
     """u32 words per stored element."""
-    return 2 if lane_of(dtype) in _PAIR else 1
+    lane = lane_of(dtype)
+    return 4 if lane == "Z" else 2 if lane in _PAIR else 1
 
 
 def load(dtype: DType, buf: str, index: str) -> str:
     """Expression reading element ``index`` (an element index, u32) of binding ``buf``."""
     lane = lane_of(dtype)
+    if lane == "Z":
+        at = f"4u * ({index})"
+        return (f"vec4<u32>({buf}[{at}], {buf}[{at} + 1u], {buf}[{at} + 2u], "
+                f"{buf}[{at} + 3u])")
     if lane in _PAIR:
         pair = f"vec2<u32>({buf}[2u * ({index})], {buf}[2u * ({index}) + 1u])"
         return f"bitcast<vec2<f32>>({pair})" if lane == "c" else pair
@@ -46,6 +54,10 @@ def load(dtype: DType, buf: str, index: str) -> str:
 def store(dtype: DType, buf: str, index: str, value: str) -> str:
     """Statement writing ``value`` (a register of dtype) to element ``index`` of ``buf``."""
     lane = lane_of(dtype)
+    if lane == "Z":
+        at = f"4u * ({index})"
+        return (f"{{ let st_v = ({value}); {buf}[{at}] = st_v.x; {buf}[{at} + 1u] = st_v.y; "
+                f"{buf}[{at} + 2u] = st_v.z; {buf}[{at} + 3u] = st_v.w; }}")
     if lane in _PAIR:
         v = f"bitcast<vec2<u32>>({value})" if lane == "c" else f"({value})"
         return (f"{{ let st_v = {v}; {buf}[2u * ({index})] = st_v.x; "
@@ -77,6 +89,9 @@ def literal(dtype: DType, value) -> str:
     if lane == "c":
         v = complex(value)
         return f"vec2<f32>(f32({v.real!r}), f32({v.imag!r}))"
+    if lane == "Z":
+        w = scalar_words(dtype, value)
+        return f"vec4<u32>({w[0]}u, {w[1]}u, {w[2]}u, {w[3]}u)"
     return f"f32({float(value)!r})"
 
 
@@ -89,12 +104,22 @@ def cast(src: DType, dst: DType, v: str) -> str:
     a, b = lane_of(src), lane_of(dst)
     if a == b and src.bits <= dst.bits:
         return v  # widening within a lane, or the same lane
+    if a == "Z" and b not in "bZ":  # complex128 to complex64 by parts, to a real its real part
+        if b == "c":
+            return (f"vec2<f32>({cast(_F64, _F32, f'({v}).xy')}, "
+                    f"{cast(_F64, _F32, f'({v}).zw')})")
+        return cast(_F64, dst, f"({v}).xy")
+    if b == "Z":
+        if a == "c":
+            return f"vec4<u32>(wa_f64_from_f32(({v}).x), wa_f64_from_f32(({v}).y))"
+        return f"vec4<u32>({cast(src, _F64, v)}, 0u, 0u)"
     if b == "b":
         return {"i": f"({v} != 0)", "u": f"({v} != 0u)",
                 "f": f"((bitcast<u32>({v}) & 0x7fffffffu) != 0u)",
                 "I": f"(({v}).x != 0u || ({v}).y != 0u)", "U": f"(({v}).x != 0u || ({v}).y != 0u)",
                 "D": f"((({v}).x | (({v}).y & 0x7fffffffu)) != 0u)",
-                "c": f"(((bitcast<u32>(({v}).x) | bitcast<u32>(({v}).y)) & 0x7fffffffu) != 0u)"}[a]
+                "c": f"(((bitcast<u32>(({v}).x) | bitcast<u32>(({v}).y)) & 0x7fffffffu) != 0u)",
+                "Z": f"((({v}).x | (({v}).y & 0x7fffffffu) | ({v}).z | (({v}).w & 0x7fffffffu)) != 0u)"}[a]
     if b == "f":
         return {"b": f"select(0.0, 1.0, {v})", "i": f"f32({v})", "u": f"f32({v})",
                 "I": f"wa_i64_to_f32({v})", "U": f"wa_u64_to_f32({v})",
@@ -139,12 +164,17 @@ def scalar_words(dtype: DType, value) -> list[int]:
         return [v & 0xFFFFFFFF, v >> 32]
     if lane == "D":
         return list(struct.unpack("<2I", struct.pack("<d", float(value))))
+    if lane == "Z":
+        v = complex(value)
+        return list(struct.unpack("<4I", struct.pack("<2d", v.real, v.imag)))
     return [int(value) & 0xFFFFFFFF]
 
 
 def scalar_expr(dtype: DType, at: int) -> str:
     """Expression reading a scalar of dtype from uniform words at ``at``."""
     lane = lane_of(dtype)
+    if lane == "Z":
+        return f"vec4<u32>(U[{at}], U[{at + 1}], U[{at + 2}], U[{at + 3}])"
     if lane in _PAIR:
         pair = f"vec2<u32>(U[{at}], U[{at + 1}])"
         return f"bitcast<vec2<f32>>({pair})" if lane == "c" else pair

@@ -5,7 +5,8 @@ Each entry gives the op's arity, the dtype category its inputs must belong to (a
 expression per shader language and *lane*. A lane is how a dtype is held in a shader
 register: ``b`` bool, ``i`` i32 (int8/int16/int32), ``u`` u32 (uint8/uint16/uint32), ``f`` f32,
 ``I`` int64 and ``U`` uint64 (``vec2<u32>``, low word first), ``D`` float64 (``vec2<u32>``
-holding its IEEE bits, computed in software: ``wgsl_f64.py``), ``c`` complex64 (``vec2<f32>``).
+holding its IEEE bits, computed in software: ``wgsl_f64.py``), ``c`` complex64 (``vec2<f32>``),
+``Z`` complex128 (``vec4<u32>``: two float64 parts, real first: ``wgsl_complex128.py``).
 Expressions name their arguments ``{0}``, ``{1}``, ... and may call helpers ``wa_*`` from
 the language's helper library; the generators pull in only the helpers a kernel uses.
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import wgsl_complex, wgsl_f64, wgsl_f64_math, wgsl_int64  # noqa: F401 (define the two-word lanes' helpers)
+from . import wgsl_complex, wgsl_complex128, wgsl_f64, wgsl_f64_math, wgsl_int64  # noqa: F401 (define the wide lanes' helpers)
 
 
 @dataclass(frozen=True)
@@ -57,24 +58,28 @@ TABLE: dict[str, OpDef] = {
         # -- arithmetic -------------------------------------------------------------------
         _op("abs", 1, "numeric", "real", {"i": "abs({0})", "u": "{0}", "f": "abs({0})",
                                           "I": "wa_abs_i64({0})", "U": "{0}", "c": "wa_cabs({0})",
-                                          "D": "wa_f64_abs({0})"},
+                                          "D": "wa_f64_abs({0})", "Z": "wa_z_abs({0})"},
             numpy=("abs", "absolute", "fabs")),
         _op("positive", 1, "numeric", "same", {"num": "{0}", "wide": "{0}", "c": "{0}",
-                                               "D": "{0}"}),
+                                               "D": "{0}", "Z": "{0}"}),
         _op("negative", 1, "numeric", "same", {"i": "-{0}", "u": "(0u - {0})", "f": "-{0}",
                                                "wide": "wa_neg64({0})", "c": "(-{0})",
-                                               "D": "wa_f64_neg({0})"}),
+                                               "D": "wa_f64_neg({0})", "Z": "wa_z_neg({0})"}),
         _op("add", 2, "numeric", "same", {"num": "({0} + {1})", "wide": "wa_add64({0}, {1})",
                                           "c": "wa_cadd({0}, {1})",
-                                          "D": "wa_f64_add({0}, {1})"}),
+                                          "D": "wa_f64_add({0}, {1})",
+                                          "Z": "wa_z_add({0}, {1})"}),
         _op("subtract", 2, "numeric", "same", {"num": "({0} - {1})", "wide": "wa_sub64({0}, {1})",
                                                "c": "wa_csub({0}, {1})",
-                                               "D": "wa_f64_sub({0}, {1})"}),
+                                               "D": "wa_f64_sub({0}, {1})",
+                                               "Z": "wa_z_sub({0}, {1})"}),
         _op("multiply", 2, "numeric", "same", {"num": "({0} * {1})", "wide": "wa_mul64({0}, {1})",
                                                "c": "wa_cmul({0}, {1})",
-                                               "D": "wa_f64_mul({0}, {1})"}),
+                                               "D": "wa_f64_mul({0}, {1})",
+                                               "Z": "wa_z_mul({0}, {1})"}),
         _op("divide", 2, "floating-point", "same", {"f": "({0} / {1})", "c": "wa_cdiv({0}, {1})",
-                                                    "D": "wa_f64_div({0}, {1})"},
+                                                    "D": "wa_f64_div({0}, {1})",
+                                                    "Z": "wa_z_div({0}, {1})"},
             numpy=("divide", "true_divide")),
         _op("floor_divide", 2, "real numeric", "same",
             {"i": "wa_floordiv_i({0}, {1})", "u": "select(0u, {0} / {1}, {1} != 0u)",
@@ -93,21 +98,24 @@ TABLE: dict[str, OpDef] = {
             numpy=("pow", "power")),
         _op("square", 1, "numeric", "same", {"num": "({0} * {0})", "wide": "wa_mul64({0}, {0})",
                                              "c": "wa_csquare({0})",
-                                             "D": "wa_f64_mul({0}, {0})"}),
+                                             "D": "wa_f64_mul({0}, {0})",
+                                             "Z": "wa_z_square({0})"}),
         _op("sqrt", 1, "floating-point", "same", {"f": "wa_sqrt({0})", "c": "wa_csqrt({0})",
-                                                  "D": "wa_f64_sqrt({0})"}),
+                                                  "D": "wa_f64_sqrt({0})", "Z": "wa_z_sqrt({0})"}),
         # not in the standard (no webarray.cbrt): NumPy's, CuPy's and CUDA's cube root
         _op("cbrt", 1, "real floating-point", "same", {"f": "wa_cbrt({0})",
                                                        "D": "wa_f64_cbrt({0})"},
             c=("cbrt", "cbrtf")),
         _op("reciprocal", 1, "floating-point", "same", {"f": "(1.0 / {0})",
                                                         "c": "wa_creciprocal({0})",
-                                                        "D": "wa_f64_div(vec2<u32>(0u, 0x3ff00000u), {0})"}),
+                                                        "D": "wa_f64_div(vec2<u32>(0u, 0x3ff00000u), {0})",
+                                                        "Z": "wa_z_reciprocal({0})"}),
         _op("sign", 1, "numeric", "same",
             {"i": "sign({0})", "u": "select(0u, 1u, {0} > 0u)", "f": "wa_sign_f({0})",
              "I": "wa_sign_i64({0})", "U": "wa_sign_u64({0})", "c": "wa_csign({0})",
              "D": "select(select(vec2<u32>(0u, ({0}.y & 0x80000000u) | 0x3ff00000u), "
-                   "vec2<u32>(0u, 0u), wa_f64_eq({0}, vec2<u32>(0u, 0u))), {0}, wa_f64_isnan({0}))"}),
+                   "vec2<u32>(0u, 0u), wa_f64_eq({0}, vec2<u32>(0u, 0u))), {0}, wa_f64_isnan({0}))",
+             "Z": "wa_z_sign({0})"}),
         _op("maximum", 2, "real numeric", "same", {"int": "max({0}, {1})",
                                                    "f": "wa_max_f({0}, {1})",
                                                    "I": "wa_max_i64({0}, {1})",
@@ -144,11 +152,11 @@ TABLE: dict[str, OpDef] = {
                                             "D": "wa_f64_round({0})"}, numpy=("rint",)),
         # -- exponentials and logarithms --------------------------------------------------
         _op("exp", 1, "floating-point", "same", {"f": "wa_exp({0})", "c": "wa_cexp({0})",
-                                                "D": "wa_f64_exp({0})"}),
+                                                "D": "wa_f64_exp({0})", "Z": "wa_z_exp({0})"}),
         _op("expm1", 1, "floating-point", "same", {"f": "wa_expm1({0})", "c": "wa_cexpm1({0})",
                                                 "D": "wa_f64_expm1({0})"}),
         _op("log", 1, "floating-point", "same", {"f": "wa_log({0})", "c": "wa_clog({0})",
-                                                "D": "wa_f64_log({0})"}),
+                                                "D": "wa_f64_log({0})", "Z": "wa_z_log({0})"}),
         _op("log1p", 1, "floating-point", "same", {"f": "wa_log1p({0})", "c": "wa_clog1p({0})",
                                                 "D": "wa_f64_log1p({0})"}),
         _op("log2", 1, "floating-point", "same", {"f": "wa_log2({0})", "c": "wa_clog2({0})",
@@ -189,34 +197,35 @@ TABLE: dict[str, OpDef] = {
         _op("atanh", 1, "floating-point", "same", {"f": "wa_atanh({0})", "c": "wa_catanh({0})",
                                                    "D": "wa_f64_atanh({0})"},
             numpy=("atanh", "arctanh")),
-        # -- complex parts (real dtypes here; complex lanes arrive with complex64) ------------
+        # -- complex parts --------------------------------------------------------------------
         _op("conj", 1, "numeric", "same", {"num": "{0}", "wide": "{0}",
                                            "c": "vec2<f32>({0}.x, -{0}.y)",
-                                           "D": "{0}"},
+                                           "D": "{0}", "Z": "wa_z_conj({0})"},
             numpy=("conj", "conjugate")),
         _op("real", 1, "numeric", "real", {"num": "{0}", "wide": "{0}", "c": "{0}.x",
-                                           "D": "{0}"}, numpy=()),
-        _op("imag", 1, "complex floating-point", "real", {"c": "{0}.y"}, numpy=()),
+                                           "D": "{0}", "Z": "{0}.xy"}, numpy=()),
+        _op("imag", 1, "complex floating-point", "real", {"c": "{0}.y", "Z": "{0}.zw"}, numpy=()),
         # -- classification ---------------------------------------------------------------
         _op("isnan", 1, "numeric", "bool", {"int": "false", "f": "wa_isnan({0})", "wide": "false",
                                             "c": "wa_cisnan({0})",
-                                            "D": "wa_f64_isnan({0})"}),
+                                            "D": "wa_f64_isnan({0})", "Z": "wa_z_isnan({0})"}),
         _op("isinf", 1, "numeric", "bool", {"int": "false", "f": "wa_isinf({0})", "wide": "false",
                                             "c": "wa_cisinf({0})",
-                                            "D": "wa_f64_isinf({0})"}),
+                                            "D": "wa_f64_isinf({0})", "Z": "wa_z_isinf({0})"}),
         _op("isfinite", 1, "numeric", "bool", {"int": "true", "f": "wa_isfinite({0})",
                                                "wide": "true", "c": "wa_cisfinite({0})",
-                                               "D": "wa_f64_isfinite({0})"}),
+                                               "D": "wa_f64_isfinite({0})",
+                                               "Z": "wa_z_isfinite({0})"}),
         _op("signbit", 1, "real floating-point", "bool", {"f": "((bitcast<u32>({0}) >> 31u) == 1u)",
                                                           "D": "wa_f64_signbit({0})"}),
         # -- comparison (NaN compares unequal and unordered, as IEEE says) ---------------------
         _op("equal", 2, "any", "bool", {"all": "({0} == {1})", "f": "wa_eq({0}, {1})",
                                         "wide": "wa_eq64({0}, {1})", "c": "wa_ceq({0}, {1})",
-                                        "D": "wa_f64_eq({0}, {1})"}),
+                                        "D": "wa_f64_eq({0}, {1})", "Z": "wa_z_eq({0}, {1})"}),
         _op("not_equal", 2, "any", "bool",
             {"all": "({0} != {1})", "f": "!wa_eq({0}, {1})", "wide": "!wa_eq64({0}, {1})",
              "c": "!wa_ceq({0}, {1})",
-             "D": "!wa_f64_eq({0}, {1})"}),
+             "D": "!wa_f64_eq({0}, {1})", "Z": "!wa_z_eq({0}, {1})"}),
         _op("less", 2, "real numeric", "bool", {"num": "({0} < {1})", "f": "wa_lt({0}, {1})",
                                                 "I": "wa_lt_i64({0}, {1})",
                                                 "U": "wa_lt_u64({0}, {1})",
@@ -267,9 +276,10 @@ TABLE: dict[str, OpDef] = {
         _op("where", 3, "any", "same", {"all": "select({2}, {1}, {0})",
                                         "wide": "select({2}, {1}, {0})",
                                         "c": "select({2}, {1}, {0})",
-                                        "D": "select({2}, {1}, {0})"}, numpy=()),
+                                        "D": "select({2}, {1}, {0})",
+                                        "Z": "select({2}, {1}, {0})"}, numpy=()),
         _op("copy", 1, "any", "same", {"all": "{0}", "wide": "{0}", "c": "{0}",
-                                       "D": "{0}"}, numpy=()),
+                                       "D": "{0}", "Z": "{0}"}, numpy=()),
     ]
 }
 
@@ -281,4 +291,4 @@ def lane_of(dtype) -> str:
 
 _LANES = {"bool": "b", "int8": "i", "int16": "i", "int32": "i", "uint8": "u", "uint16": "u",
           "uint32": "u", "float32": "f", "int64": "I", "uint64": "U", "float64": "D",
-          "complex64": "c"}
+          "complex64": "c", "complex128": "Z"}

@@ -187,9 +187,9 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
             if arg:
                 part_idx = tensor.empty((m * chunks,), dt.int32, device)
                 bindings.append(part_idx._buf)
-        if spec.transform != "none" and acc is dt.float64:
+        if spec.transform != "none" and acc in (dt.float64, dt.complex128):
             # the divisor in float64: f32 bits would round counts past 2**24
-            tail = tuple(lanes.scalar_words(acc, divisor))
+            tail = tuple(lanes.scalar_words(dt.float64, divisor))
         uniforms = rspec.pack_uniforms(
             m, cols, chunks, group, colmode, rows.offset // div, rows.stride, rows.fold,
             means._offset if means is not None else 0, _f32_word(divisor),
@@ -427,7 +427,7 @@ def _flat_in(f: Tensor, y_shape, x_shape, op: str) -> Tensor:
 
 
 def mean(x: Tensor, axes, keepdims: bool = False) -> Tensor:
-    """Arithmetic mean over axes of a float32, float64 or complex64 array: a tree sum
+    """Arithmetic mean over axes of a floating-point array (complex too): a tree sum
     divided by the count in the last pass. NaN (NaN + NaN j) where the count is zero."""
     axes = tuple(axes)
     shape = _out_shape(x.shape, axes, keepdims)

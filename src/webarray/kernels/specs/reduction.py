@@ -150,9 +150,12 @@ def scan_neutral(combine: str, dtype: DType) -> str:
 
 def sum_start(combine: str, dtype: DType, v: str) -> str:
     """A reduction's value v as NumPy's would end: a float64 sum starts from +0.0, so
-    +0.0 + v (a sum of -0.0 alone is +0.0 whatever the tree did; every other v stays)."""
+    +0.0 + v (a sum of -0.0 alone is +0.0 whatever the tree did; every other v stays);
+    a complex128 sum from +0 + 0j, part by part."""
     if lane_of(dtype) == "D" and combine == "add":
         return f"wa_f64_add(vec2<u32>(0u, 0u), {v})"
+    if lane_of(dtype) == "Z" and combine == "add":
+        return f"wa_z_add(vec4<u32>(0u), {v})"
     return v
 
 
@@ -230,8 +233,12 @@ def sqdev(dtype: DType, x: str, mean: str) -> str:
 
 
 def divided(dtype: DType, acc: str, divisor: str, sqrt: bool) -> str:
-    """The final transform of a float64 accumulator (div, div_sqrt): acc / divisor (its
-    square root), NaN where divisor (a float64 register) is not positive."""
+    """The final transform of a float64 or complex128 accumulator (div, div_sqrt): acc /
+    divisor (its square root), NaN where divisor (a float64 register) is not positive; a
+    complex128 one (a mean) divided part by part."""
+    if lane_of(dtype) == "Z":
+        return (f"select(wa_z_nan(), wa_z_div_real({acc}, {divisor}), "
+                f"wa_f64_lt(vec2<u32>(0u, 0u), {divisor}))")
     nan = "vec2<u32>(0u, 0xfff80000u)"  # x86's default NaN, which NumPy's float64 gives
     res = f"select({nan}, wa_f64_div({acc}, {divisor}), wa_f64_lt(vec2<u32>(0u, 0u), {divisor}))"
     return f"wa_f64_sqrt({res})" if sqrt else res

@@ -95,7 +95,7 @@ def generate(spec: ElementwiseSpec) -> str:
                 dtype, opnd = spec.inputs[n.slot]
                 w = f"w{n.slot}_{k}"
                 at_ = index_of(in_at[n.slot], opnd, j)
-                if lanes.words(dtype) == 2:
+                if lanes.words(dtype) != 1:
                     body.append(f"    let {w} = {lanes.load(dtype, f'B{opnd.binding}', at_)};")
                 else:
                     body.append(f"    let {w} = B{opnd.binding}[{at_}];")
@@ -109,7 +109,7 @@ def generate(spec: ElementwiseSpec) -> str:
                 lane = lane_of(n.dtype) if n.dtype is not None else None  # None: a UserCall
                 if isinstance(n, Input):
                     w = loaded[n.slot, k]
-                    e = w if lanes.words(n.dtype) == 2 else _from_word(lane, w + sfx)
+                    e = w if lanes.words(n.dtype) != 1 else _from_word(lane, w + sfx)
                 elif isinstance(n, Scalar):
                     e = lanes.scalar_expr(n.dtype, sc_at[n.slot])
                 elif isinstance(n, Index):

@@ -177,7 +177,7 @@ def generate(spec: ReduceSpec) -> str:
             w(f"        {lanes.store(spec.out_dtype, out, 'r', index)}")
         else:
             res = sum_start(spec.combine, acc, "acc")
-            if spec.transform != "none" and lane_of(acc) == "D":
+            if spec.transform != "none" and lane_of(acc) in "DZ":
                 # the float64 divisor: two words after the row dimensions
                 w("        let ub = 15u + 2u * U[14];")
                 w("        let dv = vec2<u32>(U[ub], U[ub + 1u]);")

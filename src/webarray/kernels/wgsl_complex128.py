@@ -1,0 +1,234 @@
+"""complex128 in WGSL: two software float64 parts (issue #20).
+
+A complex128 value is a ``vec4<u32>``: the IEEE bits of its real part in ``.xy`` and of its
+imaginary part in ``.zw``, low words first, as NumPy stores complex128. Every helper here is
+built on the ``wa_f64_*`` helpers (``wgsl_f64.py``, ``wgsl_f64_math.py``), so its cost is
+theirs: a kernel that calls exp, sin and cos of float64 compiles for tens of seconds on
+lavapipe. The helpers are ``wa_z_<op>``, registered in ``wgsl_lib.LIB`` like the others, so
+``helpers_for`` pulls them in by name and the WebGL2 translator could take them.
+
+Which results NumPy's are, bit for bit (tests/test_complex128.py):
+
+- add, subtract by parts; multiply ``(ac - bd, ad + bc)`` and square ``(a² - b², ab + ba)``
+  with every product and sum rounded on its own, as CPython's complex and NumPy's scalars
+  compute them (NumPy's array loops on CPUs with FMA fuse ``ac - bd`` into one rounding, so
+  a product whose parts cancel can differ by an ulp there);
+- divide is Smith's algorithm as NumPy writes it: ``r = d/c``, ``s = 1/(c + d r)``,
+  ``((a + b r) s, (b - a r) s)`` for ``|c| >= |d|`` (and the mirror image), ``(a/|c|, b/|c|)``
+  for a zero divisor; reciprocal NumPy's ``1/(c + d r)`` and ``-r/(c + d r)``;
+- sign is ``z / |z|`` (the direction of an infinite part, NaN for two infinite parts) with
+  the parts scaled by 1/4 where ``|z|`` overflows.
+
+abs is ``wa_f64_hypot``; exp is ``e^a (cos b, sin b)`` with e^(a/2) applied twice above
+a = 709 (so that Re exp(710 + 1j) is finite); log is ``(ln|z|, atan2(b, a))`` with ln|z| the
+logarithm of the double-double ``a² + b²`` (scaled by a power of two), accurate near |z| = 1
+too; sqrt is ``t = sqrt((|a| + |z|)/2)``, ``(t, b/2t)`` for a >= 0 and ``(|b|/2t, ±t)``
+otherwise, scaled by powers of two at the ends of the range. The special cases are C99's
+(Annex G), as NumPy returns them.
+"""
+
+from __future__ import annotations
+
+from .wgsl_lib import _def
+
+# -- arithmetic --------------------------------------------------------------------------
+_def("""
+fn wa_z_add(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    return vec4<u32>(wa_f64_add(a.xy, b.xy), wa_f64_add(a.zw, b.zw));
+}""")
+_def("""
+fn wa_z_sub(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    return vec4<u32>(wa_f64_sub(a.xy, b.xy), wa_f64_sub(a.zw, b.zw));
+}""")
+_def("fn wa_z_neg(a: vec4<u32>) -> vec4<u32> { return a ^ vec4<u32>(0u, 0x80000000u, 0u, 0x80000000u); }")
+_def("fn wa_z_conj(a: vec4<u32>) -> vec4<u32> { return a ^ vec4<u32>(0u, 0u, 0u, 0x80000000u); }")
+_def("""
+fn wa_z_mul(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    return vec4<u32>(wa_f64_sub(wa_f64_mul(a.xy, b.xy), wa_f64_mul(a.zw, b.zw)),
+                     wa_f64_add(wa_f64_mul(a.xy, b.zw), wa_f64_mul(a.zw, b.xy)));
+}""")
+# (p + q r) s and (u - v r) s: Smith's two parts, one helper for both branches
+_def("""
+fn wa_z_smith(p: vec2<u32>, q: vec2<u32>, u: vec2<u32>, v: vec2<u32>, r: vec2<u32>, s: vec2<u32>) -> vec4<u32> {
+    return vec4<u32>(wa_f64_mul(wa_f64_add(p, wa_f64_mul(q, r)), s),
+                     wa_f64_mul(wa_f64_sub(u, wa_f64_mul(v, r)), s));
+}""")
+_def("""
+fn wa_z_div(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    let c = b.xy;
+    let d = b.zw;
+    let ac = wa_f64_abs(c);
+    let one = vec2<u32>(0u, 0x3ff00000u);
+    if (wa_f64_le(wa_f64_abs(d), ac)) {
+        if (wa_f64_is0(ac) && wa_f64_is0(wa_f64_abs(d))) {
+            return vec4<u32>(wa_f64_div(a.xy, ac), wa_f64_div(a.zw, ac));
+        }
+        let r = wa_f64_div(d, c);
+        let s = wa_f64_div(one, wa_f64_add(c, wa_f64_mul(d, r)));
+        return wa_z_smith(a.xy, a.zw, a.zw, a.xy, r, s);
+    }
+    let r = wa_f64_div(c, d);
+    let s = wa_f64_div(one, wa_f64_add(d, wa_f64_mul(c, r)));
+    return wa_z_smith(a.zw, a.xy, wa_f64_neg(a.xy), wa_f64_neg(a.zw), r, s);
+}""")
+_def("""
+fn wa_z_reciprocal(a: vec4<u32>) -> vec4<u32> {
+    let one = vec2<u32>(0u, 0x3ff00000u);
+    if (wa_f64_le(wa_f64_abs(a.zw), wa_f64_abs(a.xy))) {
+        let r = wa_f64_div(a.zw, a.xy);
+        let d = wa_f64_add(a.xy, wa_f64_mul(a.zw, r));
+        return vec4<u32>(wa_f64_div(one, d), wa_f64_neg(wa_f64_div(r, d)));
+    }
+    let r = wa_f64_div(a.xy, a.zw);
+    let d = wa_f64_add(wa_f64_mul(a.xy, r), a.zw);
+    return vec4<u32>(wa_f64_div(r, d), wa_f64_neg(wa_f64_div(one, d)));
+}""")
+_def("""
+fn wa_z_square(a: vec4<u32>) -> vec4<u32> {
+    let t = wa_f64_mul(a.xy, a.zw);
+    return vec4<u32>(wa_f64_sub(wa_f64_mul(a.xy, a.xy), wa_f64_mul(a.zw, a.zw)), wa_f64_add(t, t));
+}""")
+# a complex128 with both parts divided by one float64 (mean's last step)
+_def("""
+fn wa_z_div_real(a: vec4<u32>, d: vec2<u32>) -> vec4<u32> {
+    return vec4<u32>(wa_f64_div(a.xy, d), wa_f64_div(a.zw, d));
+}""")
+
+# -- comparison and classification -------------------------------------------------------
+_def("""
+fn wa_z_eq(a: vec4<u32>, b: vec4<u32>) -> bool {
+    return wa_f64_eq(a.xy, b.xy) && wa_f64_eq(a.zw, b.zw);
+}""")
+_def("fn wa_z_isnan(a: vec4<u32>) -> bool { return wa_f64_isnan(a.xy) || wa_f64_isnan(a.zw); }")
+_def("fn wa_z_isinf(a: vec4<u32>) -> bool { return wa_f64_isinf(a.xy) || wa_f64_isinf(a.zw); }")
+_def("fn wa_z_isfinite(a: vec4<u32>) -> bool { return wa_f64_isfinite(a.xy) && wa_f64_isfinite(a.zw); }")
+_def("""
+fn wa_z_nan() -> vec4<u32> {
+    return vec4<u32>(wa_f64_default_nan(), wa_f64_default_nan());
+}""")
+
+# -- abs and sign --------------------------------------------------------------------------
+_def("fn wa_z_abs(a: vec4<u32>) -> vec2<u32> { return wa_f64_hypot(a.xy, a.zw); }")
+# ±1 with the sign of x (x's sign bit on the bits of 1.0)
+_def("fn wa_z_unit(x: vec2<u32>) -> vec2<u32> { return vec2<u32>(0u, (x.y & 0x80000000u) | 0x3ff00000u); }")
+_def("""
+fn wa_z_sign(a: vec4<u32>) -> vec4<u32> {
+    let zero = vec2<u32>(0u, 0u);
+    if (wa_f64_isinf(a.xy)) {
+        if (wa_f64_isinf(a.zw)) { return wa_z_nan(); }
+        return vec4<u32>(wa_z_unit(a.xy), zero);
+    }
+    if (wa_f64_isinf(a.zw)) { return vec4<u32>(zero, wa_z_unit(a.zw)); }
+    if (wa_z_isnan(a)) { return wa_z_nan(); }
+    if (wa_f64_is0(wa_f64_abs(a.xy)) && wa_f64_is0(wa_f64_abs(a.zw))) { return vec4<u32>(0u); }
+    var x = a.xy;
+    var y = a.zw;
+    var h = wa_f64_hypot(x, y);
+    if (wa_f64_isinf(h)) {
+        x = wa_f64_ldexp(x, -2);
+        y = wa_f64_ldexp(y, -2);
+        h = wa_f64_hypot(x, y);
+    }
+    return vec4<u32>(wa_f64_div(x, h), wa_f64_div(y, h));
+}""")
+
+# -- sqrt ------------------------------------------------------------------------------------
+_def("""
+fn wa_z_sqrt(z: vec4<u32>) -> vec4<u32> {
+    let a = z.xy;
+    let b = z.zw;
+    let inf = wa_f64_inf(0u);
+    if (wa_f64_isinf(b)) { return vec4<u32>(inf, b); }
+    if (wa_f64_isnan(a)) {
+        return vec4<u32>(wa_f64_default_nan(), wa_f64_default_nan());
+    }
+    if (wa_f64_isinf(a)) {
+        if (wa_f64_signbit(a)) {
+            if (wa_f64_isnan(b)) { return vec4<u32>(wa_f64_default_nan(), inf); }
+            return vec4<u32>(0u, 0u, wa_f64_with_sign(inf, b));
+        }
+        return vec4<u32>(a, select(wa_f64_with_sign(vec2<u32>(0u, 0u), b), b, wa_f64_isnan(b)));
+    }
+    if (wa_f64_isnan(b)) {
+        return vec4<u32>(wa_f64_default_nan(), wa_f64_default_nan());
+    }
+    if (wa_f64_is0(wa_f64_abs(a)) && wa_f64_is0(wa_f64_abs(b))) { return vec4<u32>(0u, 0u, b); }
+    // scale so that |a| + |z| neither overflows nor loses bits below the normal range
+    let e = max(wa_f64_biased_exp(a), wa_f64_biased_exp(b));
+    var k = 0;
+    if (e > 0x7fd) { k = -2; }
+    if (e < 0x100) { k = 600; }
+    let x = wa_f64_ldexp(a, k);
+    let y = wa_f64_ldexp(b, k);
+    let half = vec2<u32>(0u, 0x3fe00000u);
+    let t = wa_f64_sqrt(wa_f64_mul(wa_f64_add(wa_f64_abs(x), wa_f64_hypot(x, y)), half));
+    let q = wa_f64_div(wa_f64_abs(y), wa_f64_add(t, t));
+    let back = -k / 2;
+    if (wa_f64_signbit(a)) {
+        return vec4<u32>(wa_f64_ldexp(q, back), wa_f64_with_sign(wa_f64_ldexp(t, back), b));
+    }
+    return vec4<u32>(wa_f64_ldexp(t, back), wa_f64_with_sign(wa_f64_ldexp(q, back), b));
+}""")
+
+# -- exp and log -----------------------------------------------------------------------------
+_def("""
+fn wa_z_exp(z: vec4<u32>) -> vec4<u32> {
+    let a = z.xy;
+    let b = z.zw;
+    if (wa_f64_isnan(a)) {
+        if (wa_f64_is0(wa_f64_abs(b))) { return vec4<u32>(wa_f64_quiet(a), b); }
+        return wa_z_nan();
+    }
+    if (wa_f64_is0(wa_f64_abs(b))) { return vec4<u32>(wa_f64_exp(a), b); }
+    if (!wa_f64_isfinite(b)) {
+        if (wa_f64_isinf(a)) {
+            if (wa_f64_signbit(a)) {  // ±0 as NumPy: the sign of b (+ for NaN)
+                return vec4<u32>(0u, 0u, select(wa_f64_with_sign(vec2<u32>(0u, 0u), b), vec2<u32>(0u, 0u), wa_f64_isnan(b)));
+            }
+            return vec4<u32>(a, wa_f64_default_nan());
+        }
+        return wa_z_nan();
+    }
+    let c = wa_f64_cos(b);
+    let s = wa_f64_sin(b);
+    if (wa_f64_lt(vec2<u32>(0u, 0x40862000u), a) && wa_f64_isfinite(a)) {
+        // above 708: e^(a/2) twice, so that a part below the overflow threshold stays finite
+        let h = wa_f64_exp(wa_f64_ldexp(a, -1));
+        return vec4<u32>(wa_f64_mul(wa_f64_mul(h, c), h), wa_f64_mul(wa_f64_mul(h, s), h));
+    }
+    let e = wa_f64_exp(a);
+    return vec4<u32>(wa_f64_mul(e, c), wa_f64_mul(e, s));
+}""")
+# ln|z| for finite, not both zero parts: ln of the double-double a² + b² of the parts scaled
+# to [1, 2), halved
+_def("""
+fn wa_z_ln_abs(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+    var a = wa_f64_abs(x);
+    var b = wa_f64_abs(y);
+    if (wa_lt_u64(a, b)) {
+        let t = a;
+        a = b;
+        b = t;
+    }
+    let sc = 0x3ff - max(wa_f64_biased_exp(a), 1);
+    a = wa_f64_ldexp(a, sc);
+    b = wa_f64_ldexp(b, sc);
+    let a2 = wa_f64_two_prod(a, a);
+    let b2 = wa_f64_two_prod(b, b);
+    let s = wa_f64_two_sum(a2.xy, b2.xy);
+    let q = wa_f64_fast_two_sum(s.xy, wa_f64_add(s.zw, wa_f64_add(a2.zw, b2.zw)));
+    let l = wa_f64_ln_of_dd(q, wa_f64_from_i32(-2 * sc));
+    return wa_f64_ldexp(l.xy, -1);
+}""")
+_def("""
+fn wa_z_log(z: vec4<u32>) -> vec4<u32> {
+    let a = z.xy;
+    let b = z.zw;
+    let im = wa_f64_atan2(b, a);
+    if (wa_f64_isinf(a) || wa_f64_isinf(b)) { return vec4<u32>(wa_f64_inf(0u), im); }
+    if (wa_z_isnan(z)) { return wa_z_nan(); }
+    if (wa_f64_is0(wa_f64_abs(a)) && wa_f64_is0(wa_f64_abs(b))) {
+        return vec4<u32>(wa_f64_inf(1u), im);
+    }
+    return vec4<u32>(wa_z_ln_abs(a, b), im);
+}""")

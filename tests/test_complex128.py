@@ -1,0 +1,400 @@
+"""complex128 arrays (issue #20): two software float64 parts (kernels/wgsl_complex128.py) on a
+device with float64. Bit for bit against NumPy where the operation is exact (add, subtract,
+multiply and square with each product rounded, Smith's divide and NumPy's reciprocal, sign,
+conj/real/imag, comparisons, casts), within 2 ulp per part for abs, sqrt, exp and log; special
+values (inf and NaN parts, signed zeros), views, reductions, fusion on and off, and the
+refusals (no float64, WebGL2, matmul, fft).
+
+The first run compiles the software float64 kernels (minutes on lavapipe: exp's alone takes
+about 170 s); Mesa's shader cache makes later runs fast."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import struct
+import subprocess
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import webarray as xp
+from webarray import fusion
+from webarray._core.device import _SUPPORTED, Device, default_device
+
+inf, nan = math.inf, math.nan
+PARTS = [0.0, -0.0, 5e-324, -2.2250738585072014e-308, 1.0, -1.5, 0.1, 3.0, 1e300, -1e-300,
+         1.7976931348623157e308, inf, -inf, nan]
+EDGE = np.array([complex(a, b) for a in PARTS for b in PARTS])
+
+
+@pytest.fixture(scope="module")
+def dev():
+    return Device(default_device().executor, float64=True)
+
+
+def host(x) -> np.ndarray:
+    return np.from_dlpack(x)
+
+
+def up(a, dev):
+    return xp.asarray(np.asarray(a, dtype=np.complex128), device=dev)
+
+
+def same(got: np.ndarray, want: np.ndarray) -> None:
+    """Bit for bit per part; any NaN matches any NaN."""
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+    g = np.ascontiguousarray(got).reshape(-1).view(np.float64 if got.dtype.kind == "c" else got.dtype)
+    w = np.ascontiguousarray(want).reshape(-1).view(g.dtype)
+    if g.dtype.kind != "f":
+        assert (g == w).all(), (got, want)
+        return
+    nan_ = np.isnan(w)
+    bad = (np.isnan(g) != nan_) | (~nan_ & (g.view(np.uint64) != w.view(np.uint64)))
+    assert not bad.any(), list(zip(got.reshape(-1)[bad.reshape(-1, 2).any(1)][:5],
+                                   want.reshape(-1)[bad.reshape(-1, 2).any(1)][:5]))
+
+
+def ulps(got: np.ndarray, want: np.ndarray) -> float:
+    """The largest error per part in units of the last place of NumPy's part (NaN and
+    infinities must match exactly)."""
+    g = got.reshape(-1).view(np.float64)
+    w = want.reshape(-1).view(np.float64)
+    special = ~np.isfinite(w) | ~np.isfinite(g)
+    same(np.where(special, g, 0.0), np.where(special, w, 0.0))
+    fin = ~special
+    return float(np.max(np.abs(g[fin] - w[fin]) / np.spacing(np.abs(w[fin])), initial=0.0))
+
+
+def special_same(got: np.ndarray, want: np.ndarray) -> None:
+    """Infinite, NaN and zero parts bit for bit (signs of zeros too), others within 2 ulp."""
+    g, w = got.reshape(-1).view(np.float64), want.reshape(-1).view(np.float64)
+    exact = ~np.isfinite(w) | (w == 0)
+    same(np.where(exact, g, 0.0), np.where(exact, w, 0.0))
+    assert ulps(np.where(exact, 1.0, g), np.where(exact, 1.0, w)) <= 2
+
+
+def plain_mul(a, b):
+    """(ac - bd, ad + bc), each product and sum rounded on its own (CPython's complex)."""
+    out = np.empty(np.broadcast(a, b).shape, np.complex128)
+    out.real = a.real * b.real - a.imag * b.imag
+    out.imag = a.real * b.imag + a.imag * b.real
+    return out
+
+
+doubles = st.integers(0, 2 ** 64 - 1).map(lambda b: struct.unpack("<d", struct.pack("<Q", b))[0])
+part = st.one_of(doubles, st.sampled_from(PARTS), st.floats(-1e6, 1e6))
+cvalues = st.lists(st.builds(complex, part, part), min_size=1, max_size=48)
+
+
+# -- the dtype, storage and refusals ----------------------------------------------------------
+
+def test_listed_only_with_float64(dev):
+    assert xp.complex128 in xp.__array_namespace_info__().dtypes(device=dev).values()
+    assert xp.complex128 in xp.__array_namespace_info__().dtypes(device=dev, kind="complex floating").values()
+    plain = Device(dev.executor, float64=False)
+    assert xp.complex128 not in plain.dtypes
+    with pytest.raises(TypeError, match="complex128 is not supported on Device"):
+        xp.asarray(np.array([1j]), device=plain)
+    with pytest.raises(TypeError, match="complex128 is not supported"):
+        xp.zeros(2, dtype=xp.complex128, device=plain)
+
+
+def test_webgl2_refuses_it():
+    webgl2 = SimpleNamespace(dtypes=_SUPPORTED["webgl2"], backend="webgl2")
+    assert xp.complex128 not in webgl2.dtypes
+    with pytest.raises(TypeError, match=r"complex128 is not supported .*one 32-bit word"):
+        Device.check_dtype(webgl2, xp.complex128)
+
+
+def test_round_trip_and_views(dev):
+    x = up(EDGE, dev)
+    assert x.dtype == xp.complex128
+    same(host(x), EDGE)
+    m = EDGE.reshape(14, 14)
+    y = up(m, dev)
+    for v, want in [(y[1::3, ::-2], m[1::3, ::-2]), (y.mT, m.T), (y[5], m[5]), (y[2:4, 7:], m[2:4, 7:])]:
+        same(host(v), want)
+        same(host(xp.negative(v)), -want)  # a launch over the strided view, offset included
+    assert complex(x[15]) == EDGE[15] and x[16].__complex__() == EDGE[16]
+    assert xp.asarray([1 + 2j, -0.5j], dtype=xp.complex128, device=dev)._host_nested() == [1 + 2j, -0.5j]
+    same(host(xp.asarray(np.complex128(3 - 4j), device=dev)), np.asarray(3 - 4j))
+
+
+def test_creation(dev):
+    c = xp.complex128
+    same(host(xp.zeros((2, 3), dtype=c, device=dev)), np.zeros((2, 3), np.complex128))
+    same(host(xp.ones(3, dtype=c, device=dev)), np.ones(3, np.complex128))
+    same(host(xp.full(4, 0.1 - 1e300j, dtype=c, device=dev)), np.full(4, 0.1 - 1e300j))
+    assert xp.empty(2, dtype=c, device=dev).shape == (2,)
+    same(host(xp.eye(3, dtype=c, device=dev)), np.eye(3, dtype=np.complex128))
+    got = host(xp.linspace(0.1, 1 + 2j, 7, dtype=c, device=dev))
+    assert ulps(got, np.linspace(0.1, 1 + 2j, 7)) <= 1
+    same(host(xp.zeros_like(xp.ones(2, dtype=c, device=dev))), np.zeros(2, np.complex128))
+
+
+# -- exact arithmetic ------------------------------------------------------------------------
+
+def _pairs():
+    a = np.repeat(EDGE, EDGE.size)
+    b = np.tile(EDGE, EDGE.size)
+    return a, b
+
+
+def test_add_subtract_multiply_divide_every_edge_pair(dev):
+    a, b = _pairs()
+    x, y = up(a, dev), up(b, dev)
+    with np.errstate(all="ignore"):
+        same(host(x + y), a + b)
+        same(host(x - y), a - b)
+        same(host(x * y), plain_mul(a, b))
+        same(host(x / y), a / b)
+
+
+@settings(max_examples=25, deadline=None)
+@given(cvalues, cvalues)
+def test_arithmetic_on_drawn_values(dev, p, q):
+    n = min(len(p), len(q))
+    a, b = np.array(p[:n]), np.array(q[:n])
+    x, y = up(a, dev), up(b, dev)
+    with np.errstate(all="ignore"):
+        same(host(x + y), a + b)
+        same(host(x * y), plain_mul(a, b))
+        same(host(x / y), a / b)
+
+
+def test_unary_exact(dev):
+    x = up(EDGE, dev)
+    with np.errstate(all="ignore"):
+        same(host(-x), -EDGE)
+        same(host(+x), EDGE)
+        same(host(xp.conj(x)), np.conj(EDGE))
+        same(host(xp.real(x)), EDGE.real.copy())
+        same(host(xp.imag(x)), EDGE.imag.copy())
+        same(host(xp.square(x)), plain_mul(EDGE, EDGE))  # NumPy's loop fuses a² - b² (FMA)
+        same(host(xp.reciprocal(x)), np.reciprocal(EDGE))
+        # NumPy's sign gives (0, ±1) where |z| overflows (1e308 + 1.5e308j); webarray the
+        # direction, from the parts scaled by 1/4
+        big = np.isinf(np.hypot(EDGE.real, EDGE.imag)) & np.isfinite(EDGE)
+        h = np.hypot(EDGE.real / 4, EDGE.imag / 4)
+        want = np.where(big, EDGE.real / 4 / h + 1j * 0, np.sign(EDGE))
+        want.imag = np.where(big, EDGE.imag / 4 / h, want.imag)
+        same(host(xp.sign(x)), want)
+        for f in ("isnan", "isinf", "isfinite"):
+            same(host(getattr(xp, f)(x)), getattr(np, f)(EDGE))
+    r = np.random.default_rng(5)
+    z = (r.standard_normal(400) + 1j * r.standard_normal(400)) * np.exp(r.uniform(-700, 700, 400))
+    with np.errstate(all="ignore"):
+        # z / |z|: |z| is wa_f64_hypot (within 0.71 ulp), NumPy's the C library's
+        assert ulps(host(xp.sign(up(z, dev))), np.sign(z)) <= 2
+        same(host(xp.reciprocal(up(z, dev))), np.reciprocal(z))
+        same(host(xp.square(up(z, dev))), plain_mul(z, z))
+
+
+def test_comparisons(dev):
+    a, b = _pairs()
+    x, y = up(a, dev), up(b, dev)
+    same(host(x == y), a == b)
+    same(host(x != y), a != b)
+    assert host(up([1 + 2j, 1 - 2j], dev) == 1 + 2j).tolist() == [True, False]
+    with pytest.raises(TypeError):
+        x < y
+
+
+def test_where_and_manipulation(dev):
+    m = EDGE[:24].reshape(4, 6)
+    x = up(m, dev)
+    cond = xp.asarray(np.arange(24).reshape(4, 6) % 3 == 0, device=dev)
+    same(host(xp.where(cond, x, 2 - 1j)), np.where(np.arange(24).reshape(4, 6) % 3 == 0, m, 2 - 1j))
+    same(host(xp.reshape(x, (6, 4))), m.reshape(6, 4))
+    same(host(xp.concat([x, x[::-1]], axis=1)), np.concatenate([m, m[::-1]], axis=1))
+    same(host(xp.stack([x, x.mT.mT], axis=1)), np.stack([m, m], axis=1))
+    same(host(xp.take(x, xp.asarray([3, 0, 3], device=dev), axis=0)), m[[3, 0, 3]])
+    same(host(x[xp.asarray(np.arange(24).reshape(4, 6) > 10, device=dev)]), m[np.arange(24).reshape(4, 6) > 10])
+    same(host(xp.flip(x, axis=1)), np.flip(m, axis=1))
+    same(host(xp.roll(x, 2)), np.roll(m, 2))
+    y = up(m, dev)
+    y[1, 2:4] = 7 - 0.5j
+    m2 = m.copy()
+    m2[1, 2:4] = 7 - 0.5j
+    same(host(y), m2)
+
+
+# -- functions within a few ulp ---------------------------------------------------------------
+
+def _moderate(n, seed, lo=-30, hi=30):
+    r = np.random.default_rng(seed)
+    return (r.standard_normal(n) + 1j * r.standard_normal(n)) * np.exp(r.uniform(lo, hi, n))
+
+
+def test_abs(dev):
+    z = np.concatenate([EDGE, _moderate(500, 1, -700, 700)])
+    got = host(xp.abs(up(z, dev)))
+    assert got.dtype == np.float64
+    assert ulps(got.astype(np.complex128), np.abs(z).astype(np.complex128)) <= 1
+
+
+def test_sqrt(dev):
+    z = np.concatenate([_moderate(500, 2, -700, 700), [1e308 + 1e308j, -1e308 + 5e-324j, 5e-324 - 5e-324j,
+                                                       -4 + 0j, -4 - 0j, 4 + 0j, complex(-0.0, 2.0)]])
+    with np.errstate(all="ignore"):
+        assert ulps(host(xp.sqrt(up(z, dev))), np.sqrt(z)) <= 2
+        special = np.array([0j, complex(-0.0, -0.0), complex(0, -0.0), complex(inf, nan), complex(-inf, nan),
+                            complex(nan, inf), complex(1, inf), complex(1, -inf), complex(-inf, 2), complex(-inf, -2),
+                            complex(inf, -2), complex(nan, 1), complex(1, nan), complex(nan, nan)])
+        special_same(host(xp.sqrt(up(special, dev))), np.sqrt(special))
+
+
+def test_exp_and_log(dev):
+    z = np.concatenate([_moderate(400, 3, -5, 5), [710 + 1j, 709.5 - 3j, -745 + 1j, 1e-300 + 1e-300j]])
+    w = np.concatenate([_moderate(400, 4, -700, 700), [0.6 + 0.8j, 1 + 1e-10j, 0.999 - 0.01j,
+                                                       1e308 + 1e308j, 5e-324 + 0j, -1 + 0j, -1 - 0j]])
+    with np.errstate(all="ignore"):
+        assert ulps(host(xp.exp(up(z, dev))), np.exp(z)) <= 2
+        assert ulps(host(xp.log(up(w, dev))), np.log(w)) <= 2
+        special = np.array([complex(a, b) for a in (0.0, -0.0, 2.0, -2.0, inf, -inf, nan)
+                            for b in (0.0, -0.0, 1.0, -1.0, inf, -inf, nan)])
+        special_same(host(xp.exp(up(special, dev))), np.exp(special))
+        special_same(host(xp.log(up(special, dev))), np.log(special))
+
+
+# -- casts, scalars and promotion -------------------------------------------------------------
+
+def test_casts(dev):
+    x = up(EDGE, dev)
+    with np.errstate(all="ignore"):
+        same(host(xp.astype(x, xp.complex64)), EDGE.astype(np.complex64))
+    c64 = EDGE.astype(np.complex64)
+    same(host(xp.astype(xp.asarray(c64, device=dev), xp.complex128)), c64.astype(np.complex128))
+    for src in (np.array(PARTS), np.array(PARTS, np.float32), np.array([0, -7, 2 ** 31 - 1], np.int32),
+                np.array([-(2 ** 63), 2 ** 53 + 1], np.int64), np.array([0, 255], np.uint8),
+                np.array([True, False])):
+        with np.errstate(all="ignore"):
+            same(host(xp.astype(xp.asarray(src, device=dev), xp.complex128)), src.astype(np.complex128))
+    for real in (xp.float64, xp.float32, xp.int64, xp.bool):  # as complex64: real() first
+        with pytest.raises(TypeError, match="take real"):
+            xp.astype(x, real)
+
+
+def test_scalars_and_promotion(dev):
+    a = _moderate(20, 6)
+    x = up(a, dev)
+    same(host(x + (1.5 - 2j)), a + (1.5 - 2j))
+    same(host((0.25 + 1e-300j) * x), plain_mul(np.full(20, 0.25 + 1e-300j), a))
+    same(host(x / 3), a / 3)
+    same(host(2.0 - x), 2.0 - a)
+    f64 = xp.asarray(a.real.copy(), device=dev)
+    assert (f64 + 1j).dtype == xp.complex128
+    same(host(f64 + 1j), a.real + 1j)
+    c64 = xp.asarray(a.astype(np.complex64), device=dev)
+    assert xp.result_type(c64, f64) == xp.complex128
+    same(host(c64 + f64), a.astype(np.complex64).astype(np.complex128) + a.real)
+    same(host(x * c64), plain_mul(a, a.astype(np.complex64).astype(np.complex128)))
+
+
+# -- reductions ---------------------------------------------------------------------------------
+
+def test_sum_prod_mean(dev):
+    r = np.random.default_rng(7)
+    ints = (r.integers(-1000, 1000, (6, 50)) + 1j * r.integers(-1000, 1000, (6, 50))).astype(np.complex128)
+    x = up(ints, dev)
+    same(host(xp.sum(x)), np.sum(ints))  # exact: integer-valued parts
+    same(host(xp.sum(x, axis=1)), np.sum(ints, axis=1))
+    same(host(xp.sum(x[:, ::3], axis=0)), np.sum(ints[:, ::3], axis=0))
+    same(host(xp.sum(up([complex(-0.0, -0.0)], dev))), np.sum(np.array([complex(-0.0, -0.0)])))
+    same(host(xp.mean(up([1 + 2j, 3 - 1j, 0.5j, -2 + 0j], dev))), np.mean(np.array([1 + 2j, 3 - 1j, 0.5j, -2 + 0j])))
+    small = np.array([1 + 1j, 2 - 0.5j, -0.5 + 3j, 1j, 2 + 0j])
+    same(host(xp.prod(up(small, dev))), np.prod(small))  # exact: short binary fractions
+    z = _moderate(300, 8, -3, 3)
+    got = complex(xp.mean(up(z, dev)))
+    want = complex(math.fsum(z.real) / 300, math.fsum(z.imag) / 300)
+    assert abs(got - want) <= 1e-14 * np.abs(z).sum() / 300
+    same(host(xp.sum(up(np.array([complex(inf, 1), complex(-inf, 1)]), dev))), np.array(complex(nan, 2.0)))
+
+
+def test_cumulative_sum_and_any(dev):
+    a = np.array([1 + 2j, -3.5 + 0.25j, complex(-0.0, 5e-324), 0j])
+    x = up(a, dev)
+    same(host(xp.cumulative_sum(x)), np.cumsum(a))
+    assert bool(xp.any(x)) and not bool(xp.all(x))
+    assert host(xp.nonzero(x)[0]).tolist() == [0, 1, 2]
+
+
+# -- fusion on and off --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_fusion_on_and_off(dev, fused):
+    a, b = _moderate(64, 9), _moderate(64, 10)
+    with fusion.enabled(fused):
+        x, y = up(a, dev), up(b, dev)
+        got = host(xp.conj(x * y + x) - 0.5j)
+        sums = host(xp.sum(x + y))
+    want = np.conj(plain_mul(a, b) + a) - 0.5j
+    same(got, want)
+    assert ulps(sums.reshape(1), np.array([np.sum(a + b)])) <= 64
+
+
+# -- what complex128 does not have yet says so --------------------------------------------------
+
+def test_refusals(dev):
+    x = up([1 + 2j, 3 - 1j, 0.5j, -2 + 0j], dev)
+    m = xp.reshape(x, (2, 2))
+    for f in (lambda: m @ m, lambda: xp.vecdot(x, x), lambda: xp.tensordot(m, m, axes=1)):
+        with pytest.raises(TypeError, match="complex128"):
+            f()
+    with pytest.raises(TypeError, match="complex128"):
+        xp.fft.fft(x)
+    with pytest.raises(TypeError, match="complex128"):
+        xp.unique_values(x)
+    with pytest.raises(TypeError, match="sin is not implemented for complex128 yet"):
+        xp.sin(x)
+    with pytest.raises(TypeError):
+        xp.linalg.inv(m)
+    same(host(x + x), np.array([2 + 4j, 6 - 2j, 1j, -4 + 0j]))  # the device keeps working
+
+
+def test_default_complex_follows_the_default_float(tmp_path):
+    """WEBARRAY_DEFAULT_FLOAT=float64: Python complex values make complex128 arrays."""
+    import os
+    import sys
+
+    script = tmp_path / "c128.py"
+    script.write_text("import webarray as xp\n"
+                      "info = xp.__array_namespace_info__()\n"
+                      "assert info.default_dtypes()['complex floating'] == xp.complex128\n"
+                      "assert xp.asarray([1j, 2]).dtype == xp.complex128\n"
+                      "assert xp.full(2, 1j).dtype == xp.complex128\n"
+                      "print('ok')\n")
+    env = dict(os.environ, WEBARRAY_DEFAULT_FLOAT="float64")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr
+
+
+# -- WebGL2: the helpers translate to GLSL ES 3.00 and compile ----------------------------------
+
+def _helpers():
+    from webarray.kernels.wgsl_lib import LIB
+
+    return sorted(n for n in LIB if n.startswith("wa_z_"))
+
+
+def test_every_helper_translates_to_glsl():
+    from webarray.kernels.webgl2 import glsl_lib
+
+    assert len(_helpers()) >= 20
+    for name in _helpers():
+        glsl_lib.translated(name)
+
+
+@pytest.mark.skipif(shutil.which("glslangValidator") is None, reason="glslangValidator is not installed")
+def test_translated_helpers_compile_as_glsl_es_300(tmp_path):
+    from webarray.kernels.webgl2 import glsl_lib
+
+    src = ("#version 300 es\nprecision highp float;\nprecision highp int;\n" + glsl_lib.helpers_for(_helpers())
+           + "out vec4 o;\nvoid main() { o = vec4(0.0); }\n")
+    path = tmp_path / "c128.frag"
+    path.write_text(src)
+    r = subprocess.run(["glslangValidator", str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-3000:]
