@@ -321,6 +321,9 @@ def test_cumulative_sum_and_any(dev):
     a = np.array([1 + 2j, -3.5 + 0.25j, complex(-0.0, 5e-324), 0j])
     x = up(a, dev)
     same(host(xp.cumulative_sum(x)), np.cumsum(a))
+    b = np.array([1 + 2j, -3.5 + 0.25j, 0.5 - 2j, 2j, -1.5 + 0j])  # exact products, any order
+    same(host(xp.cumulative_prod(up(b, dev))), np.cumprod(b))
+    same(host(xp.diff(x)), np.diff(a))
     assert bool(xp.any(x)) and not bool(xp.all(x))
     assert host(xp.nonzero(x)[0]).tolist() == [0, 1, 2]
 
@@ -349,8 +352,9 @@ def test_refusals(dev):
             f()
     with pytest.raises(TypeError, match="complex128"):
         xp.fft.fft(x)
-    with pytest.raises(TypeError, match="complex128"):
-        xp.unique_values(x)
+    for f in (xp.unique_values, xp.unique_counts, lambda v: xp.isin(v, v[:2])):
+        with pytest.raises(TypeError, match="complex128"):
+            f(x)
     with pytest.raises(TypeError, match="sin is not implemented for complex128 yet"):
         xp.sin(x)
     with pytest.raises(TypeError):
