@@ -189,15 +189,19 @@ fn wa_z_exp(z: vec4<u32>) -> vec4<u32> {
         }
         return wa_z_nan();
     }
-    let c = wa_f64_cos(b);
-    let s = wa_f64_sin(b);
-    if (wa_f64_lt(vec2<u32>(0u, 0x40862000u), a) && wa_f64_isfinite(a)) {
-        // above 708: e^(a/2) twice, so that a part below the overflow threshold stays finite
-        let h = wa_f64_exp(wa_f64_ldexp(a, -1));
-        return vec4<u32>(wa_f64_mul(wa_f64_mul(h, c), h), wa_f64_mul(wa_f64_mul(h, s), h));
+    // sin b and cos b from one call site of wa_f64_trig (mode 0 and 1): its body is large
+    var cs: array<vec2<u32>, 2>;
+    for (var k = 0u; k < 2u; k = k + 1u) { cs[k] = wa_f64_trig(b, k); }
+    // above 708: e^(a/2) twice, so that a part below the overflow threshold stays finite
+    let big = wa_f64_lt(vec2<u32>(0u, 0x40862000u), a) && wa_f64_isfinite(a);
+    let e = wa_f64_exp(select(a, wa_f64_ldexp(a, -1), big));
+    var re = wa_f64_mul(e, cs[1]);
+    var im = wa_f64_mul(e, cs[0]);
+    if (big) {
+        re = wa_f64_mul(re, e);
+        im = wa_f64_mul(im, e);
     }
-    let e = wa_f64_exp(a);
-    return vec4<u32>(wa_f64_mul(e, c), wa_f64_mul(e, s));
+    return vec4<u32>(re, im);
 }""")
 # ln|z| for finite, not both zero parts: ln of the double-double a² + b² of the parts scaled
 # to [1, 2), halved
