@@ -12,7 +12,8 @@ from ._core import graph as _graph
 from ._core import tensor as _tensor
 from ._core.algorithms import matmul as _matmul
 from ._array_object import Array
-from ._elementwise import broadcast_shapes, conj
+from ._elementwise import broadcast_shapes, conj, multiply
+from ._statistical import sum as _sum
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -26,18 +27,34 @@ def _check(x1, x2, name: str):
         raise ValueError(f"{name}: arrays are on different devices ({x1.device!r}, {x2.device!r})")
     out = dt.promote(x1.dtype, x2.dtype)
     x1.device.check_dtype(out)
-    if out is dt.complex128:
-        # the product kernels have no four-word lane (issue #20): refused, not computed wrong
-        raise TypeError(
-            f"{name} does not support complex128 on {x1.device!r} yet; complex128 has the "
-            "elementwise arithmetic and sum/prod/mean, so xp.sum(x1[..., :, :, None] * "
-            "x2[..., None, :, :], axis=-2) computes a matrix product"
-        )
     return out
 
 
 def _cast(x: Array, dtype) -> Array:
     return x if x.dtype is dtype else _graph.copy_of(x, dtype)
+
+
+# complex128 products hold every term (the product kernels have no four-word lane, issue #20)
+_C128_TERMS = 1 << 24
+
+
+def _product(a: Array, b: Array, batch, dtype) -> Array:
+    """a @ b over broadcast batch dimensions, C-contiguous. complex128 is the sum over K of
+    a[..., :, :, None] * b[..., None, :, :]: every product rounded as multiply rounds it,
+    then the reduction's tree sum."""
+    if dtype is not dt.complex128:
+        return _matmul.matmul(a, b, batch, dtype)
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    terms = math.prod(batch) * m * k * n
+    if terms > _C128_TERMS:
+        raise TypeError(
+            f"matmul: a complex128 product of {terms} terms is not supported yet (at most "
+            f"{_C128_TERMS}: complex128 products are computed term by term)"
+        )
+    av = Array._view(a._buf, a.dtype, a.shape + (1,), a._strides + (0,), a._offset, a.device)
+    bv = Array._view(b._buf, b.dtype, b.shape[:-2] + (1,) + b.shape[-2:],
+                     b._strides[:-2] + (0,) + b._strides[-2:], b._offset, b.device)
+    return _graph.bindable(_sum(multiply(av, bv), axis=-2))
 
 
 def _reshape_contiguous(x: Array, shape) -> Array:
@@ -64,7 +81,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         )
 
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    out = _matmul.matmul(a, b, batch, out_dtype)
+    out = _product(a, b, batch, out_dtype)
     shape = out.shape
     if squeeze_m and squeeze_n:
         shape = shape[:-2]
@@ -113,7 +130,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
     k = math.prod(k_shape)
     a2 = _reshape_contiguous(a, (m, k))
     b2 = _reshape_contiguous(b, (k, n))
-    out = _matmul.matmul(a2, b2, (), out_dtype)
+    out = _product(a2, b2, (), out_dtype)
     shape = tuple(x1.shape[i] for i in a_free) + tuple(x2.shape[j] for j in b_free)
     return Array._view(out._buf, out.dtype, shape, _tensor.c_strides(shape), 0, out.device)
 
@@ -155,6 +172,8 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     if out_dtype.kind == "c":
 
         a = conj(a)  # the standard's vecdot is sum(conj(x1) * x2)
+    if out_dtype is dt.complex128:  # term by term, as _product
+        return _sum(multiply(a, b), axis=axis)
 
     def as_view(x):
         lead = len(shape) - x.ndim
