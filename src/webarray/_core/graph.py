@@ -32,6 +32,7 @@ import math
 import os
 import weakref
 
+from ..executors import guard
 from ..executors.guard import LOCK, critical
 from ..kernels.expr import Apply, Cast, Index, Input, Node, Scalar
 from ..kernels.expr import apply as _apply_node, slot as _slot_node
@@ -82,6 +83,8 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
         return _run(device, shape, outputs, inputs, scalars, raw_inputs)
     finally:
         LOCK.release()
+        if guard._deferred:  # Pyodide: a Ctrl-C that arrived while the op was recorded
+            guard.deliver()
 
 
 @critical
@@ -137,6 +140,8 @@ def apply(device, shape, node: Apply, inputs, scalars):
         return arr
     finally:
         LOCK.release()
+        if guard._deferred:  # Pyodide: a Ctrl-C that arrived while the op was recorded
+            guard.deliver()
 
 
 @critical

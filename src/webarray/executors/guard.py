@@ -23,7 +23,9 @@ When the main thread holds ``LOCK`` inside a critical function, or runs a finali
 drop it), it does not raise: a helper thread sends SIGINT again ~1 ms later, until the main
 thread is out. Anywhere else it raises KeyboardInterrupt as Python's handler does. Waiting
 for a readback is not critical, so a long GPU wait stays interruptible. Where no thread can
-be started (Pyodide), a deferred interrupt is raised at the next readback instead.
+be started (Pyodide), a deferred interrupt is raised at the next readback, or as the next
+elementwise operation releases the lock (``_core/graph.py``: a loop of operations with no
+readback spends most of its time recording them, so most interrupts land there).
 """
 
 from __future__ import annotations
