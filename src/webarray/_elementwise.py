@@ -136,8 +136,8 @@ def _nodes(args, compute: dt.DType):
 # expression node (hash-consed, so the very node the full path builds). A call whose arrays
 # share one shape and one device then skips the checks it has passed before; of a scalar's
 # value only what its type does not decide is checked again: a Python int's range, for integer
-# computing dtypes (``ints``: that range, else None). A node of the op over the operands
-# themselves (``lean``: no casts) takes the graph's hot path. Subclasses of Array (webarray.cupy's
+# computing dtypes (``ints``: that range, else None). ``run`` makes the result: the graph's
+# hot path for a node of the op over the operands themselves (no casts), else execute. Subclasses of Array (webarray.cupy's
 # ndarray) add no state, so they count as arrays of their dtype.
 _PLANS: dict = {}
 _SCALARS = (bool, int, float, complex)
@@ -156,7 +156,7 @@ def _planned(name: str, args) -> Array | None:
     plan = _PLANS.get(tuple(key))
     if plan is None:
         return None
-    compute, node, ints, lean = plan
+    compute, node, ints, run = plan
     device, shape = inputs[0]._device, inputs[0]._shape
     if compute not in device.dtypes:
         return None
@@ -169,7 +169,7 @@ def _planned(name: str, args) -> Array | None:
             if ints is not None and type(a) is int and not ints[0] <= a <= ints[1]:
                 scalar_dtype_check(a, compute, name)  # raises OverflowError
             scalars.append((compute, a))
-    return (_graph.apply if lean else _lazy_or_run)(device, shape, node, inputs, scalars)
+    return run(device, shape, node, inputs, scalars)
 
 
 def _lazy_or_run(device, shape, node, inputs, scalars) -> Array:
@@ -183,27 +183,24 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
             xa, ya = isinstance(x, Array), isinstance(y, Array)
             plan = _PLANS.get((name, x._dtype if xa else type(x), y._dtype if ya else type(y)))
             if plan is not None:
-                compute, node, ints, lean = plan
+                compute, node, ints, run = plan
                 if xa and ya:
                     device = x._device
                     if (x._shape == y._shape and y._device is device
                             and compute in device.dtypes):
-                        return (_graph.apply if lean else _lazy_or_run)(
-                            device, x._shape, node, [x, y], ())
+                        return run(device, x._shape, node, [x, y], ())
                 else:
                     a, v = (x, y) if xa else (y, x)
                     if ints is not None and type(v) is int and not ints[0] <= v <= ints[1]:
                         scalar_dtype_check(v, compute, name)  # raises OverflowError
                     device = a._device
                     if compute in device.dtypes:
-                        return (_graph.apply if lean else _lazy_or_run)(
-                            device, a._shape, node, [a], [(compute, v)])
+                        return run(device, a._shape, node, [a], [(compute, v)])
         elif len(args) == 1:
             x = args[0]
             plan = _PLANS.get((name, x._dtype)) if isinstance(x, Array) else None
             if plan is not None and plan[0] in x._device.dtypes:
-                return (_graph.apply if plan[3] else _lazy_or_run)(
-                    x._device, x._shape, plan[1], [x], ())
+                return plan[3](x._device, x._shape, plan[1], [x], ())
         else:
             result = _planned(name, args)
             if result is not None:
@@ -232,7 +229,8 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
     if out is None and all(isinstance(a, Array) or type(a) in _SCALARS for a in args):
         _PLANS[(name,) + tuple([a._dtype if isinstance(a, Array) else type(a) for a in args])] = \
             (compute, node, _int_range(compute) if compute.kind in "iu" else None,
-             all(type(x) in (Input, Scalar) for x in node.args))
+             _graph.apply if all(type(x) in (Input, Scalar) for x in node.args)
+             else _lazy_or_run)
     return _graph.execute(arrays[0].device, shape, [(node, out)], inputs, scalars)[0]
 
 
