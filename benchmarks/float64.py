@@ -1,4 +1,5 @@
-"""What float64 costs: webarray's software binary64 lane against its float32 and NumPy's float64.
+"""What float64 costs: webarray's float64 lanes (software binary64 everywhere, the device's own
+64-bit floats where it has them) against its float32 and NumPy's float64.
 
     python -m benchmarks.float64                  # 2^20 and 2^22 elements (2^20 on a CPU adapter)
     python -m benchmarks.float64 --sizes 24 --quick
@@ -6,7 +7,7 @@
 Per op and size, million elements per second of: ``a * b + c`` (one fused kernel on
 webarray), ``a / b`` and ``sqrt(a)``, on float32 and float64 arrays of positive values, and
 GFLOP/s of square matrix products,
-for webarray (float64 opted in with ``Device(..., float64=True)``), NumPy, and CuPy/PyTorch
+for webarray (float64 opted in with ``Device(..., float64=True)``, once per lane), NumPy, and CuPy/PyTorch
 where present. webarray's float64 results are checked bit for bit against NumPy's (one
 rounding per op: the fused ``a * b + c`` rounds the product and the sum, as NumPy does).
 
@@ -27,12 +28,21 @@ OPS = {"a*b+c": lambda xp, a, b, d: a * b + d, "a/b": lambda xp, a, b, d: a / b,
 DEFAULT_SIZES = [1 << 20, 1 << 22]
 
 
-def _float64_device(be: c.Backend):
-    """webarray's arrays on a device that offers float64 (the same executor)."""
+def _variants(be: c.Backend):
+    """(dtype, label, to_device) per array kind to measure: float32 and float64 everywhere;
+    webarray's float64 on each lane the device has (software always, hardware where the
+    adapter offers 64-bit floats to shaders), on devices of the same executor."""
+    if be.name != "webarray":
+        return [(np.float32, "float32", be.to_device), (np.float64, "float64", be.to_device)]
     from webarray._core.device import Device
 
-    dev = Device(be.xp.__array_namespace_info__().default_device().executor, float64=True)
-    return lambda a: be.xp.asarray(a, device=dev)
+    ex = be.xp.__array_namespace_info__().default_device().executor
+    out = [(np.float32, "float32", be.to_device)]
+    for lane in ("software", "hardware"):
+        dev = Device(ex, float64=True, float64_lane="auto" if lane == "hardware" else lane)
+        if dev.float64_lane == lane:
+            out.append((np.float64, f"float64 {lane}", lambda a, dev=dev: be.xp.asarray(a, device=dev)))
+    return out
 
 
 def measure(backends, sizes, rounds, target_s, log) -> list[dict]:
@@ -42,10 +52,8 @@ def measure(backends, sizes, rounds, target_s, log) -> list[dict]:
         host = {dt: [(rng.random(n) + 0.5).astype(dt) for _ in range(3)]
                 for dt in (np.float32, np.float64)}
         for be in backends:
-            for dt, args in host.items():
-                to_device = be.to_device
-                if be.name == "webarray" and dt is np.float64:
-                    to_device = _float64_device(be)
+            for dt, label, to_device in _variants(be):
+                args = host[dt]
                 dev_args = [to_device(a) for a in args]
                 be.sync()
                 for op, f in OPS.items():
@@ -65,10 +73,10 @@ def measure(backends, sizes, rounds, target_s, log) -> list[dict]:
                     iters = c.calibrate(step, be.sync, target_s)
                     per_iter = c.time_rounds(step, be.sync, iters, rounds)
                     t = c.median(per_iter)
-                    rows.append({"backend": be.name, "dtype": np.dtype(dt).name, "op": op, "n": n,
+                    rows.append({"backend": be.name, "dtype": label, "op": op, "n": n,
                                  "seconds": t, "rounds": per_iter, "melem_per_s": n / t / 1e6,
                                  "bit_exact_vs_numpy": exact})
-                    log(f"  {be.name:9s} {np.dtype(dt).name:8s} {op:8s} {c.size_label(n):>5s}: "
+                    log(f"  {be.name:9s} {label:16s} {op:8s} {c.size_label(n):>5s}: "
                         f"{n / t / 1e6:10.1f} Melem/s" + ("" if exact is None else
                                                          f"  bit-exact: {exact}"))
                     holder[0] = None
@@ -85,10 +93,8 @@ def measure_matmul(backends, sides, rounds, target_s, log) -> list[dict]:
         host = {dt: [rng.standard_normal((n, n)).astype(dt) for _ in range(2)]
                 for dt in (np.float32, np.float64)}
         for be in backends:
-            for dt, (a, b) in host.items():
-                to_device = be.to_device
-                if be.name == "webarray" and dt is np.float64:
-                    to_device = _float64_device(be)
+            for dt, label, to_device in _variants(be):
+                a, b = host[dt]
                 da, db = to_device(a), to_device(b)
                 holder = [None]
 
@@ -106,10 +112,10 @@ def measure_matmul(backends, sides, rounds, target_s, log) -> list[dict]:
                 iters = c.calibrate(step, be.sync, target_s)
                 per_iter = c.time_rounds(step, be.sync, iters, rounds)
                 t = c.median(per_iter)
-                rows.append({"backend": be.name, "dtype": np.dtype(dt).name, "op": "matmul",
+                rows.append({"backend": be.name, "dtype": label, "op": "matmul",
                              "n": n, "seconds": t, "rounds": per_iter,
                              "gflops": 2 * n ** 3 / t / 1e9, "within_blas_rounding": ok})
-                log(f"  {be.name:9s} {np.dtype(dt).name:8s} matmul {n:5d}: "
+                log(f"  {be.name:9s} {label:16s} matmul {n:5d}: "
                     f"{2 * n ** 3 / t / 1e9:10.1f} GFLOP/s" + ("" if ok is None else f"  ok: {ok}"))
                 holder[0] = None
             be.sync()

@@ -1,5 +1,6 @@
-"""float64 elementary functions (issue #20): software binary64 (kernels/wgsl_f64_math.py) within
-1 ULP of the exact result, and the standard's special cases exactly.
+"""float64 elementary functions (issue #20): kernels/wgsl_f64_math.py within 1 ULP of the exact
+result, and the standard's special cases exactly, on the device's default lane (its own 64-bit
+floats where it has them, kernels/wgsl_f64_hw.py), and the software lane bit for bit with it.
 
 The reference is NumPy's function in x86 long double (64-bit significand, glibc's expl,
 logl, ...): about 2^-11 of a float64 ULP from the exact value, so an error is measured as a
@@ -60,7 +61,14 @@ LN2 = math.log(2)
 
 @pytest.fixture(scope="module")
 def dev():
+    """The default lane: the device's own 64-bit floats where it has them (lavapipe does),
+    else software; test_the_lanes_agree holds the other lane to it bit for bit."""
     return Device(default_device().executor, float64=True)
+
+
+@pytest.fixture(scope="module")
+def soft():
+    return Device(default_device().executor, float64=True, float64_lane="software")
 
 
 def run(dev, name: str, *args: np.ndarray) -> np.ndarray:
@@ -326,6 +334,22 @@ def test_special_cases_exactly(dev, name):
     with np.errstate(all="ignore"):
         want = getattr(np, name)(*args)
     same_bits(got, want, *args)
+
+
+@pytest.mark.parametrize("name", sorted(set(ACCURACY) | set(SPECIAL)))
+def test_the_lanes_agree(dev, soft, name):
+    """The software lane (every browser's) gives the default lane's bits on the accuracy
+    draws and the special cases: where the default lane is the hardware's, its accuracy and
+    special cases above hold for the software lane too."""
+    if dev.float64_lane == "software":
+        pytest.skip("this device has only the software lane")
+    args = _inputs(name) if name in ACCURACY else ()
+    if name in SPECIAL:
+        special = tuple(np.array(SPECIAL[name]).reshape(len(SPECIAL[name]), -1).T)
+        args = special if not args else tuple(np.concatenate([a, b]) for a, b in zip(args, special))
+    hard, sw = run(dev, name, *args), run(soft, name, *args)
+    bad = np.flatnonzero(hard.view(np.uint64) != sw.view(np.uint64))
+    assert not bad.size, [(tuple(a[k] for a in args), hard[k], sw[k]) for k in bad[:5]]
 
 
 def test_nextafter_bit_for_bit(dev):

@@ -14,6 +14,7 @@ import sys
 from .. import _dtypes as dt
 from ..executors.guard import LOCK
 from ..executors.pool import BufferPool
+from ..kernels import wgsl_f64_hw
 from . import launch
 
 # dtypes each backend stores exactly today; the info API and every dtype check read this
@@ -27,6 +28,11 @@ _WIDE = (dt.int64, dt.uint64, dt.complex64)
 # table entries have a float64 lane; the others raise TypeError saying so. complex128 is
 # two such float64 parts (kernels/wgsl_complex128.py) and comes with it.
 _F64 = (dt.float64, dt.complex128)
+# Which arithmetic float64 kernels use: the software lane everywhere, or the device's own
+# 64-bit floats where the executor offers them to shaders (kernels/wgsl_f64_hw.py) and a
+# probe finds them correctly rounded. WEBARRAY_FLOAT64_LANE (or Device(..., float64_lane=))
+# is auto (the default), software, or hardware (an error where the device cannot).
+_LANES = ("auto", "software", "hardware")
 
 
 def _default_float() -> dt.DType:
@@ -65,7 +71,8 @@ def _registry(backend: str):
 class Device:
     """A GPU device that arrays live on. Compare devices with ``==``."""
 
-    def __init__(self, executor, wide_dtypes: bool | None = None, float64: bool | None = None):
+    def __init__(self, executor, wide_dtypes: bool | None = None, float64: bool | None = None,
+                 float64_lane: str | None = None):
         self.executor = executor
         self.backend = executor.backend
         self.pool = BufferPool(executor)
@@ -77,6 +84,13 @@ class Device:
                             if (wide_dtypes or d not in _WIDE) and (float64 or d not in _F64))
         self._kernels: dict = {}
         self.kernels = _registry(self.backend)
+        lane = float64_lane or os.environ.get("WEBARRAY_FLOAT64_LANE") or "auto"
+        if lane not in _LANES:
+            raise ValueError(f"the float64 lane must be one of {', '.join(_LANES)}, got {lane!r}")
+        self._f64_wanted = lane
+        # "software" or ("hardware", fma variant), chosen at the first float64 kernel
+        self._f64_lane = "software" if lane == "software" else None
+        self.float64_lane_note = "software binary64 (asked for)" if lane == "software" else None
         # elementwise launches by signature: what their kernel and uniforms need (launch.py)
         self.plans: dict = {}
         # launches binding a larger buffer run in pieces (launch.py)
@@ -97,9 +111,56 @@ class Device:
         """The compiled kernel for a generator key, generating and compiling it once."""
         kid = self._kernels.get(key)
         if kid is None:
-            kid = self.executor.compile(make_source())
+            source = make_source()
+            if self._f64_lane != "software" and wgsl_f64_hw.uses(source):
+                lane = self._f64_lane or self._choose_f64_lane()
+                if lane != "software":
+                    source = wgsl_f64_hw.lower(source, lane[1])
+            kid = self.executor.compile(source)
             self._kernels[key] = kid
         return kid
+
+    @property
+    def float64_lane(self) -> str:
+        """``hardware`` or ``software``: the arithmetic this device's float64 kernels use
+        (chosen, and probed, at the first float64 kernel)."""
+        lane = self._f64_lane or self._choose_f64_lane()
+        return lane if lane == "software" else "hardware"
+
+    def _choose_f64_lane(self):
+        """The hardware lane where the executor offers 64-bit floats to shaders and the
+        probe finds them correctly rounded (with its fma fused or emulated), else software."""
+        with LOCK:
+            if self._f64_lane is not None:
+                return self._f64_lane
+            lane, why = "software", "this device has no 64-bit floats in shaders"
+            if getattr(self.executor, "shader_f64", False):
+                variant, why = self._probe_f64()
+                if variant is not None:
+                    lane, why = ("hardware", variant), f"the device's 64-bit floats ({variant} fma)"
+            if lane == "software" and self._f64_wanted == "hardware":
+                raise RuntimeError(f"the hardware float64 lane is not available on {self!r}: {why}")
+            self._f64_lane = lane
+            self.float64_lane_note = why if lane != "software" else f"software binary64 ({why})"
+            return lane
+
+    def _probe_f64(self):
+        """Run kernels/wgsl_f64_hw.py's probe: (fma variant or None, why not)."""
+        ex = getattr(self.executor, "unwatched", self.executor)  # also while jit records
+        cases = wgsl_f64_hw.probe_cases()
+        data = wgsl_f64_hw.probe_data(cases)
+        try:
+            kid = ex.compile(wgsl_f64_hw.lower(wgsl_f64_hw.PROBE_SOURCE, "fused"))
+        except Exception as e:  # noqa: BLE001 - any failure means: keep the software lane
+            return None, f"the probe kernel did not compile ({str(e).splitlines()[0]})"
+        h = ex.alloc(len(data))
+        try:
+            ex.write(h, 0, data)
+            ex.dispatch(kid, [h], len(cases).to_bytes(4, "little"), (-(-len(cases) // 64), 1, 1))
+            out = ex.read(h, 0, len(data))
+        finally:
+            ex.free(h)
+        return wgsl_f64_hw.probe_verdict(cases, out)
 
     def launch(self, key, make_source, buffers, uniforms: bytes, grid) -> None:
         """Enqueue the kernel of a generator key over Buffer objects (bindings 1..n)."""

@@ -60,6 +60,8 @@ class _Executor:
     def __init__(self, watch: _Watch):
         self._watch = watch
         self._ex = watch.executor
+        # the executor itself, for device work that is no part of the call (the float64 probe)
+        self.unwatched = watch.executor
 
     def __getattr__(self, name):
         return getattr(self._ex, name)

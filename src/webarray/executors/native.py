@@ -103,7 +103,12 @@ class NativeExecutor:
                 "max-compute-workgroup-size-x",
             )
         }
-        self._device = adapter.request_device_sync(required_limits=wanted)
+        # 64-bit floats (and the 64-bit integers that carry their bits) for the hardware
+        # float64 lane (kernels/wgsl_f64_hw.py), where the adapter has them
+        f64 = {"shader-f64", "shader-int64"} <= set(adapter.features)
+        self.shader_f64 = f64
+        self._device = adapter.request_device_sync(
+            required_limits=wanted, required_features=["shader-f64", "shader-int64"] if f64 else [])
         self._queue = self._device.queue
         info = adapter.info
         self.adapter_info = {
