@@ -18,13 +18,14 @@ import struct
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import webarray as xp
 from webarray._core.device import Device, default_device
 from webarray.kernels import wgsl_f64, wgsl_f64_hw  # noqa: F401  (registers the helpers)
 from webarray.kernels.wgsl_lib import helpers_for
 
-from test_f64_soft import EDGE, _as_bits, _as_f64, _finite, _random_doubles
+from test_f64_soft import EDGE, F64_ANY, _as_bits, _as_f64, _finite, _random_doubles
 
 EX = default_device().executor
 HAS_F64 = getattr(EX, "shader_f64", False)
@@ -156,6 +157,15 @@ def test_fma_bit_for_bit(variant):
     soft = _run("wa_f64_fma(a0, a1, a2)", [a, b, c], "software")
     hard = _run("wa_f64_fma(a0, a1, a2)", [a, b, c], variant)
     _same(hard, soft, a, b, c, what=f"fma[{variant}]")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(F64_ANY, F64_ANY, F64_ANY), min_size=1, max_size=64))
+def test_hypothesis_draws_bit_for_bit(triples):
+    a, b, c = (_as_f64(np.array(v, np.uint64)) for v in zip(*triples))
+    for call in ("wa_f64_add(a0, a1)", "wa_f64_sub(a0, a2)", "wa_f64_mul(a1, a2)", "wa_f64_div(a0, a1)",
+                 "wa_f64_sqrt(a2)", "wa_f64_fma(a0, a1, a2)"):
+        _same(_run(call, [a, b, c], "emulated"), _run(call, [a, b, c], "software"), a, b, c, what=call)
 
 
 def test_the_device_fma_is_probed():
