@@ -1,6 +1,6 @@
 """The fft extension of the standard (2025.12).
 
-Every transform reduces to one primitive, an unnormalised complex64 transform of
+Every transform reduces to one primitive, an unnormalised complex transform of
 contiguous rows (``_rows``): lengths whose prime factors are at most 127 run as Stockham
 passes, one dispatch per pass over all rows at once (``_core/algorithms/fft.py``, which
 launches them and keeps the twiddle and chirp tables); any other length goes through
@@ -10,10 +10,11 @@ direct transform's (two transforms of length >= 2n - 1 and a kernel made by a th
 in float32, and two chirp products: 2.6e-7 against pocketfft's float32 1.2e-7 at
 465 = 3·5·31 before primes up to 127 got a pass of their own, #22); for the larger primes
 pocketfft uses Bluestein too, and the two agree within 1.25x. The transformed axis is
-moved last as a view and copied to contiguous rows when it is not already. Only the
-single-precision dtypes exist on this device, so results are complex64 (float32 for the
-real-valued results of irfft, irfftn and hfft); float32 input to the complex transforms
-is promoted.
+moved last as a view and copied to contiguous rows when it is not already. float32 and
+complex64 input give complex64 results (float32 for the real-valued results of irfft,
+irfftn and hfft); float64 and complex128 (on a device with float64, issue #20) give
+complex128 (float64), computed in float64 throughout: twiddles and chirps rounded once
+from float64, the passes in the device's float64 lane (docs/float64.md).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from . import _dtypes as dt
 from ._core import graph as _graph
 from ._core.algorithms import fft as _fft
 from ._array_object import Array
-from ._core.device import resolve
+from ._core.device import DEFAULT_FLOAT, resolve
 from ._creation import asarray, zeros
 from ._data_type import astype
 from ._elementwise import conj, real
@@ -51,12 +52,6 @@ def _input(x, what: str, kinds: str) -> Array:
     if x.dtype.kind not in kinds:
         allowed = {"fc": "a floating-point", "f": "a real-valued floating-point"}[kinds]
         raise TypeError(f"{what} requires {allowed} array, got {x.dtype.name}")
-    if x.dtype.bits == 64 and x.dtype.kind == "f":  # the transforms are complex64 only
-        raise TypeError(f"{what} is not implemented for float64 yet (its result would be "
-                        "complex128, which no device here stores); convert with astype first")
-    if x.dtype.bits == 128:  # complex128 (issue #20): refused, not rounded to complex64
-        raise TypeError(f"{what} is not implemented for complex128 yet (the transforms are "
-                        "complex64 only); convert with astype first")
     return x
 
 
@@ -96,7 +91,7 @@ def _sizes_axes(x: Array, s, axes, what: str) -> tuple[list[int | None], tuple[i
 
 def _rows(x: Array, inverse: bool) -> Array:
     """The unnormalised DFT (exp(+2 pi i ...) if inverse) of each row of a C-contiguous
-    complex64 array of shape (rows, n); a new array of the same shape."""
+    complex64 or complex128 array of shape (rows, n); a new array of the same shape."""
     out = _fft.rows(x, inverse)
     return _bluestein(x, inverse) if out is None else out
 
@@ -116,7 +111,7 @@ def _bluestein(x: Array, inverse: bool) -> Array:
     convolution, done as a cyclic one of power-of-two length m >= 2n - 1."""
     batch, n = x.shape
     m = 1 << (2 * n - 2).bit_length()
-    device = x.device
+    device, dtype = x.device, x.dtype
 
     def make_kernel() -> Array:
         c = _chirp(n, inverse)
@@ -124,12 +119,12 @@ def _bluestein(x: Array, inverse: bool) -> Array:
         for k in range(n):
             b[k] = b[(m - k) % m] = c[k].conjugate()
         # the 1/m of the inverse transform of the convolution is folded in here
-        return _rows(asarray([[v / m for v in b]], dtype=dt.complex64, device=device), False)
+        return _rows(asarray([[v / m for v in b]], dtype=dtype, device=device), False)
 
-    chirp = _fft.table(device, ("chirp", n, inverse),
-                       lambda: asarray(_chirp(n, inverse), dtype=dt.complex64, device=device))
-    kernel = _fft.table(device, ("bluestein", n, inverse), make_kernel)
-    a = concat([x * chirp, zeros((batch, m - n), dtype=dt.complex64, device=device)], axis=1)
+    chirp = _fft.table(device, ("chirp", n, inverse, dtype),
+                       lambda: asarray(_chirp(n, inverse), dtype=dtype, device=device))
+    kernel = _fft.table(device, ("bluestein", n, inverse, dtype), make_kernel)
+    a = concat([x * chirp, zeros((batch, m - n), dtype=dtype, device=device)], axis=1)
     conv = _rows(_rows(a, False) * kernel, True)
     return _graph.copy_of(conv[:, :n] * chirp)
 
@@ -157,7 +152,7 @@ def _scale(norm: str, n: int, inverse: bool) -> float:
 
 
 def _c2c(x: Array, n: int | None, axis: int, norm: str, inverse: bool) -> Array:
-    """The complex transform of x (complex64) along a non-negative axis."""
+    """The complex transform of x (complex64 or complex128) along a non-negative axis."""
     if n is None:
         n = x.shape[axis]
         if n < 1:
@@ -174,7 +169,9 @@ def _c2c(x: Array, n: int | None, axis: int, norm: str, inverse: bool) -> Array:
 
 
 def _complex(x: Array) -> Array:
-    return x if x.dtype is dt.complex64 else astype(x, dt.complex64)
+    """x as the complex dtype of its precision (float64 and complex128: complex128)."""
+    to = dt.complex128 if x.dtype in (dt.float64, dt.complex128) else dt.complex64
+    return x if x.dtype is to else astype(x, to)
 
 
 def _hermitian_full(x: Array, axis: int, n: int) -> Array:
@@ -296,7 +293,7 @@ def _freq_args(n, d, dtype, what: str) -> tuple[int, float, dt.DType]:
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"{what}: d must be a real number, got {type(d).__name__}")
     if dtype is None:
-        dtype = dt.float32
+        dtype = DEFAULT_FLOAT  # the default real floating dtype (float64 where it is switched on)
     if dtype not in dt.real_floating_dtypes:
         raise ValueError(f"{what}: dtype must be a real floating-point dtype, got {dtype!r}")
     return n, float(d), dtype

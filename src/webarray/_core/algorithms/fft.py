@@ -1,5 +1,5 @@
-"""The fft's launches: unnormalised complex64 transforms of contiguous rows, as Stockham
-passes of ``Device.kernels.fft`` (kernels/webgpu/fft.py; WebGL2 has none).
+"""The fft's launches: unnormalised complex64 or complex128 transforms of contiguous rows, as
+Stockham passes of ``Device.kernels.fft`` (kernels/webgpu/fft.py; WebGL2 has none).
 
 The namespace (``fft.py``) checks arguments, moves the transformed axis last, composes
 Bluestein's transform for lengths with other primes and scales; it calls ``rows`` for
@@ -27,7 +27,7 @@ TABLES_KEPT = 64  # twiddle and chirp tables of the most recent lengths stay on 
 
 
 def table(device, key, make) -> Tensor:
-    """A complex64 constant record, made once per device and key."""
+    """A constant record (twiddles, chirps), made once per device and key."""
     t = _tables.get((device, key))
     if t is None:
         t = make()
@@ -37,36 +37,37 @@ def table(device, key, make) -> Tensor:
     return t
 
 
-def _constant(values, device) -> Tensor:
-    """A new 1-D complex64 record holding the Python values."""
-    out = tensor.empty((len(values),), dt.complex64, device)
-    device.executor.write(out._buf.handle, 0, _storage.encode(values, dt.complex64))
+def _constant(values, device, dtype=dt.complex64) -> Tensor:
+    """A new 1-D record of dtype holding the Python values."""
+    out = tensor.empty((len(values),), dtype, device)
+    device.executor.write(out._buf.handle, 0, _storage.encode(values, dtype))
     return out
 
 
 def rows(x: Tensor, inverse: bool) -> Tensor | None:
     """The unnormalised DFT (exp(+2 pi i ...) if inverse) of each row of a C-contiguous
-    complex64 record of shape (rows, n): a new record of the same shape, or None where n
-    has a prime factor beyond kfft.PRIME_MAX (and there are rows to transform)."""
+    complex64 or complex128 record of shape (rows, n): a new record of the same shape, or
+    None where n has a prime factor beyond kfft.PRIME_MAX (and there are rows to transform)."""
     batch, n = x.shape
     if batch == 0 or n == 1:
         return _graph.copy_of(x)
-    radices = kfft.factor(n)
+    dtype = x.dtype
+    radices = kfft.factor(n, wide=dtype is dt.complex128)
     if radices is None:
         return None
     device = x.device
-    roots = table(device, ("roots", n), lambda: _constant(kfft.roots(n), device))
+    roots = table(device, ("roots", n, dtype), lambda: _constant(kfft.roots(n), device, dtype))
     src, offset = x, x._offset
     ns = 1
     for r in radices:
-        out = tensor.empty((batch, n), dt.complex64, device)
+        out = tensor.empty((batch, n), dtype, device)
         total = batch * (n // r)
         limit = device.executor.max_workgroups_per_dim
         if r == kfft.BIG:
             make, grid = (lambda: device.kernels.fft.generate_big(inverse)), kfft.grid_big(total, limit)
         else:
-            make, grid = (lambda r=r: device.kernels.fft.generate(r, inverse)), kfft.grid(total, limit)
-        device.launch(("fft", r, inverse), make, [src._buf, roots._buf, out._buf],
+            make, grid = (lambda r=r: device.kernels.fft.generate(r, inverse, dtype)), kfft.grid(total, limit)
+        device.launch(("fft", r, inverse, dtype), make, [src._buf, roots._buf, out._buf],
                       kfft.pack_uniforms(n, ns, total, offset), grid)
         src, offset = out, 0
         ns *= r
@@ -74,9 +75,10 @@ def rows(x: Tensor, inverse: bool) -> Tensor | None:
 
 
 def scale(x: Tensor, f: float) -> Tensor:
-    """The C-contiguous complex64 x times the real f, part by part as pocketfft scales: the
+    """The C-contiguous complex x times the real f, part by part as pocketfft scales: the
     complex product with f + 0i would give inf · 0 = NaN parts."""
+    part = dt.float64 if x.dtype is dt.complex128 else dt.float32
     shape = x.shape + (2,)
-    parts = tensor.view(x._buf, dt.float32, shape, tensor.c_strides(shape), 2 * x._offset, x.device)
-    y = _graph.copy_of(_graph.table_op("multiply", (parts,), [(dt.float32, f)]))
-    return tensor.view(y._buf, dt.complex64, x.shape, tensor.c_strides(x.shape), 0, x.device)
+    parts = tensor.view(x._buf, part, shape, tensor.c_strides(shape), 2 * x._offset, x.device)
+    y = _graph.copy_of(_graph.table_op("multiply", (parts,), [(part, f)]))
+    return tensor.view(y._buf, x.dtype, x.shape, tensor.c_strides(x.shape), 0, x.device)

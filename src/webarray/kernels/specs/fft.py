@@ -15,6 +15,9 @@ WORKGROUP = 64
 # 8 is left out: on an H100 seven passes of 8 and 4 took twice as long as ten of 4, while
 # four of 32 took 0.09 ms against 0.10 for five of 16 and 0.15 for ten of 4 (2^20 points)
 RADICES = (32, 16, 4, 2, 3, 5, 7)
+# complex128's (webgpu/fft.py): no 16 or 32, whose DFTs written out in software float64
+# would be shaders of thousands of operations, and no pass of 1024 by workgroups
+RADICES_Z = (4, 2, 3, 5, 7)
 
 
 # Primes 11..PRIME_MAX run as one generic pass (webgpu/fft.py: generate_prime) instead of
@@ -28,16 +31,17 @@ RADICES = (32, 16, 4, 2, 3, 5, 7)
 PRIME_MAX = 127
 
 
-def factor(n: int) -> list[int] | None:
+def factor(n: int, wide: bool = False) -> list[int] | None:
     """The radices of the passes for length n (1024 by workgroups where n has it 16
     times over, then 32s: every pass is a full read and write of the data; then primes
-    from 11 to PRIME_MAX by the generic pass), or None if n has a larger prime."""
+    from 11 to PRIME_MAX by the generic pass), or None if n has a larger prime. ``wide``:
+    complex128's radices (RADICES_Z)."""
     out = []
     full = n
-    while n % BIG == 0 and full >= BIG * 16:  # at least 16 transforms per row in the pass
+    while not wide and n % BIG == 0 and full >= BIG * 16:  # at least 16 transforms per row
         out.append(BIG)
         n //= BIG
-    for r in RADICES:
+    for r in (RADICES_Z if wide else RADICES):
         while n % r == 0:
             out.append(r)
             n //= r

@@ -1,4 +1,4 @@
-"""WGSL generator for one pass of a batched Stockham FFT over complex64 rows.
+"""WGSL generator for one pass of a batched Stockham FFT over complex64 or complex128 rows.
 
 Rows of length n lie back to back (row b at element b * n). A transform of n = R1 * R2 *
 ... is one dispatch per radix R (32, 16, 4, 2, 3, 5 or 7, or a prime from 11 to
@@ -18,32 +18,104 @@ table's quarter turns) are applied by negating or swapping parts (``ft_twiddle``
 DFT constants are: a complex product would make inf · (1 + 0i) = inf + NaN i, so
 fft([inf, 0, 0, 0]) was all NaN where NumPy (and exact arithmetic) gives inf.
 
+complex128 (issue #20) runs the same passes with the float64 helpers (lane Z: a ``vec4<u32>``
+of the parts' words, ``wgsl_complex128.py``; the device's own 64-bit floats where it has
+them), twiddles and DFT constants as float64 words; its radices are 4, 2, 3, 5, 7 and the
+generic prime pass (specs.fft.RADICES_Z): a software radix-16 or -32 DFT written out would be
+a shader of thousands of float64 operations.
+
 Uniform words: n, Ns, number of butterflies (rows * T), element offset of the input.
 """
 
 from __future__ import annotations
 
 import math
+import struct
 
-from ..._dtypes import complex64
-from .. import lanes, wgsl_complex  # noqa: F401  (registers wa_cmul)
-from ..specs.fft import BIG, BIG_GROUP, RADICES, WORKGROUP
+from ..._dtypes import DType, complex64, complex128
+from .. import lanes, wgsl_complex, wgsl_complex128  # noqa: F401  (register wa_cmul, wa_z_*)
+from ..specs.fft import BIG, BIG_GROUP, RADICES, RADICES_Z, WORKGROUP
 from ..wgsl_lib import helpers_for
 
 
-def _rotate(v: str, m: int, radix: int, sign: int) -> str:
+class _C64:
+    """complex64 registers: ``vec2<f32>`` and WGSL's own arithmetic."""
+
+    dtype, reg, twiddle = complex64, "vec2<f32>", "ft_twiddle"
+    zero = "vec2<f32>(0.0)"
+
+    @staticmethod
+    def const(re: float, im: float) -> str:
+        return f"vec2<f32>({re!r}, {im!r})"
+
+    sum = staticmethod(lambda terms: " + ".join(terms))
+    add = staticmethod(lambda a, b: f"{a} + {b}")
+    sub = staticmethod(lambda a, b: f"{a} - {b}")
+    neg = staticmethod(lambda a: f"(-{a})")
+    mul = staticmethod(lambda a, b: f"wa_cmul({a}, {b})")
+    conj = staticmethod(lambda a: f"({a} * vec2<f32>(1.0, -1.0))")
+    # a real part of a register times a complex register
+    scale = staticmethod(lambda part, z: f"{part} * {z}")
+    re = staticmethod(lambda a: f"{a}.x")
+    im = staticmethod(lambda a: f"{a}.y")
+
+    @staticmethod
+    def times_i(v: str, s: int) -> str:
+        """v times i (s > 0) or -i."""
+        return f"vec2<f32>(-{v}.y, {v}.x)" if s > 0 else f"vec2<f32>({v}.y, -{v}.x)"
+
+
+def _words(x: float) -> str:
+    lo, hi = struct.unpack("<II", struct.pack("<d", x))
+    return f"{lo:#x}u, {hi:#x}u"
+
+
+class _Z:
+    """complex128 registers: ``vec4<u32>``, the float64 helpers (lane Z)."""
+
+    dtype, reg, twiddle = complex128, "vec4<u32>", "ft_twiddle_z"
+    zero = "vec4<u32>(0u)"
+
+    @staticmethod
+    def const(re: float, im: float) -> str:
+        return f"vec4<u32>({_words(re)}, {_words(im)})"
+
+    @staticmethod
+    def sum(terms) -> str:
+        out = terms[0]
+        for t in terms[1:]:
+            out = f"wa_z_add({out}, {t})"
+        return out
+
+    add = staticmethod(lambda a, b: f"wa_z_add({a}, {b})")
+    sub = staticmethod(lambda a, b: f"wa_z_sub({a}, {b})")
+    neg = staticmethod(lambda a: f"wa_z_neg({a})")
+    mul = staticmethod(lambda a, b: f"wa_z_mul({a}, {b})")
+    conj = staticmethod(lambda a: f"wa_z_conj({a})")
+    scale = staticmethod(lambda part, z: f"ft_scale_z({part}, {z})")
+    re = staticmethod(lambda a: f"{a}.xy")
+    im = staticmethod(lambda a: f"{a}.zw")
+
+    @staticmethod
+    def times_i(v: str, s: int) -> str:
+        return (f"vec4<u32>(wa_f64_neg({v}.zw), {v}.xy)" if s > 0
+                else f"vec4<u32>({v}.zw, wa_f64_neg({v}.xy))")
+
+
+_ARITH = {complex64: _C64, complex128: _Z}
+
+
+def _rotate(A, v: str, m: int, radix: int, sign: int) -> str:
     """v * exp(sign * 2 pi i m / radix), exact where the constant is 1, -1, i or -i."""
     m %= radix
     if m == 0:
         return v
     if 2 * m == radix:
-        return f"(-{v})"
+        return A.neg(v)
     if 4 * m == radix or 4 * m == 3 * radix:
-        # times i: (-y, x); times -i: (y, -x)
-        s = sign if 4 * m == radix else -sign
-        return f"vec2<f32>(-{v}.y, {v}.x)" if s > 0 else f"vec2<f32>({v}.y, -{v}.x)"
+        return A.times_i(v, sign if 4 * m == radix else -sign)
     a = sign * 2.0 * math.pi * m / radix
-    return f"wa_cmul({v}, vec2<f32>({math.cos(a)!r}, {math.sin(a)!r}))"
+    return A.mul(v, A.const(math.cos(a), math.sin(a)))
 
 
 # x times a twiddle w: exact where w is exactly 1, -1, i or -i (table entries at the
@@ -55,9 +127,30 @@ TWIDDLE = """fn ft_twiddle(x: vec2<f32>, w: vec2<f32>) -> vec2<f32> {
     return wa_cmul(x, w);
 }
 """
+# the same for complex128, the parts read by their bits (±0 and ±1.0)
+TWIDDLE_Z = """fn ft_twiddle_z(x: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+    let re0 = w.x == 0u && (w.y & 0x7fffffffu) == 0u;
+    let im0 = w.z == 0u && (w.w & 0x7fffffffu) == 0u;
+    if (im0 && w.x == 0u && (w.y & 0x7fffffffu) == 0x3ff00000u) {
+        return select(x, wa_z_neg(x), (w.y >> 31u) == 1u);
+    }
+    if (re0 && w.z == 0u && (w.w & 0x7fffffffu) == 0x3ff00000u) {
+        return select(vec4<u32>(wa_f64_neg(x.zw), x.xy), vec4<u32>(x.zw, wa_f64_neg(x.xy)), (w.w >> 31u) == 1u);
+    }
+    return wa_z_mul(x, w);
+}
+fn ft_scale_z(s: vec2<u32>, z: vec4<u32>) -> vec4<u32> {
+    return vec4<u32>(wa_f64_mul(s, z.xy), wa_f64_mul(s, z.zw));
+}
+"""
 
 
-def _dft(w, names: list[str], sign: int, tag: str) -> list[str]:
+def _finish(code: str, A) -> str:
+    lib = TWIDDLE if A is _C64 else TWIDDLE_Z
+    return code + lib + helpers_for(code + lib)
+
+
+def _dft(A, w, names: list[str], sign: int, tag: str) -> list[str]:
     """Emit a straight-line DFT of the registers names (length 2, 3, 4, 5, 7 directly,
     products of those by one decimation-in-time split into sub-DFTs); returns the names
     holding the outputs in order."""
@@ -65,13 +158,13 @@ def _dft(w, names: list[str], sign: int, tag: str) -> list[str]:
     if r in (2, 3, 4, 5, 7):
         outs = []
         for q in range(r):
-            terms = " + ".join(_rotate(names[a], a * q, r, sign) for a in range(r))
+            terms = A.sum([_rotate(A, names[a], a * q, r, sign) for a in range(r)])
             w(f"    let {tag}_{q} = {terms};")
             outs.append(f"{tag}_{q}")
         return outs
     r1 = 4 if r % 4 == 0 else 2
     r2 = r // r1
-    subs = [_dft(w, names[a::r1], sign, f"{tag}{a}") for a in range(r1)]
+    subs = [_dft(A, w, names[a::r1], sign, f"{tag}{a}") for a in range(r1)]
     outs = [""] * r
     for k in range(r2):
         tw = []
@@ -81,21 +174,22 @@ def _dft(w, names: list[str], sign: int, tag: str) -> list[str]:
             if m == 0:
                 tw.append(v)
             elif (4 * m) % r == 0:
-                tw.append(_rotate(v, 4 * m // r, 4, sign))
+                tw.append(_rotate(A, v, 4 * m // r, 4, sign))
             else:
                 ang = sign * 2.0 * math.pi * m / r
-                w(f"    let {tag}t{a}_{k} = wa_cmul({v}, vec2<f32>({math.cos(ang)!r}, {math.sin(ang)!r}));")
+                w(f"    let {tag}t{a}_{k} = {A.mul(v, A.const(math.cos(ang), math.sin(ang)))};")
                 tw.append(f"{tag}t{a}_{k}")
-        for q, o in enumerate(_dft(w, tw, sign, f"{tag}k{k}")):
+        for q, o in enumerate(_dft(A, w, tw, sign, f"{tag}k{k}")):
             outs[k + r2 * q] = o
     return outs
 
 
-def generate(radix: int, inverse: bool) -> str:
-    if radix not in RADICES:
-        return generate_prime(radix, inverse)
+def generate(radix: int, inverse: bool, dtype: DType = complex64) -> str:
+    A = _ARITH[dtype]
+    if radix not in (RADICES if A is _C64 else RADICES_Z):
+        return generate_prime(radix, inverse, dtype)
     sign = 1 if inverse else -1
-    load_x = lambda i: lanes.load(complex64, "X", i)  # noqa: E731
+    load_x = lambda i: lanes.load(dtype, "X", i)  # noqa: E731
     lines = []
     w = lines.append
     w("@group(0) @binding(0) var<storage, read> U: array<u32>;")
@@ -117,32 +211,31 @@ def generate(radix: int, inverse: bool) -> str:
     for r in range(1, radix):
         high = 1 << (r.bit_length() - 1)
         if high == r:
-            tw = lanes.load(complex64, "W", f"k * {r}u * step")
-            w(f"    let w{r} = {tw}{' * vec2<f32>(1.0, -1.0)' if inverse else ''};")
+            tw = lanes.load(dtype, "W", f"k * {r}u * step")
+            w(f"    let w{r} = {A.conj(tw) if inverse else tw};")
         else:
-            w(f"    let w{r} = wa_cmul(w{high}, w{r - high});")
-        w(f"    let v{r} = ft_twiddle({load_x(f'src + {r}u * t')}, w{r});")
-    outs = _dft(w, [f"v{r}" for r in range(radix)], sign, "d")
+            w(f"    let w{r} = {A.mul(f'w{high}', f'w{r - high}')};")
+        w(f"    let v{r} = {A.twiddle}({load_x(f'src + {r}u * t')}, w{r});")
+    outs = _dft(A, w, [f"v{r}" for r in range(radix)], sign, "d")
     w(f"    let dst = b * n + (j / ns) * ns * {radix}u + k;")
     for q in range(radix):
-        w(f"    {lanes.store(complex64, 'Y', f'dst + {q}u * ns', outs[q])}")
+        w(f"    {lanes.store(dtype, 'Y', f'dst + {q}u * ns', outs[q])}")
     w("}")
-    code = "\n".join(lines) + "\n"
-    return code + TWIDDLE + helpers_for(code + TWIDDLE)
+    return _finish("\n".join(lines) + "\n", A)
 
 
-def generate_prime(p: int, inverse: bool) -> str:
+def generate_prime(p: int, inverse: bool, dtype: DType = complex64) -> str:
     """One pass of an odd prime radix p beyond 7 (uniforms as generate's), the p-point DFT
     by its definition as pocketfft's generic pass computes it: with x_a the twiddled
     inputs and h = (p − 1)/2, s_a = x_a + x_(p−a) and d_a = x_a − x_(p−a) (a ≤ h),
     X_q = x_0 + Σ_a c_(aq)·s_a ± i·Σ_a s_(aq)·d_a for q and p − q together, (c_m, s_m) = ω^m
     read from the twiddle table at m·n/p: h² real-by-complex products per pair of outputs,
     every constant rounded once from float64. Loops, not straight-line code: h² terms."""
+    A = _ARITH[dtype]
     h = (p - 1) // 2
-    conj = " * vec2<f32>(1.0, -1.0)" if inverse else ""
-    load_x = lambda i: lanes.load(complex64, "X", i)  # noqa: E731
-    tw = lambda i: f"({lanes.load(complex64, 'W', i)}{conj})"  # noqa: E731
-    store = lambda i, v: lanes.store(complex64, "Y", i, v)  # noqa: E731
+    load_x = lambda i: lanes.load(dtype, "X", i)  # noqa: E731
+    tw = lambda i: A.conj(lanes.load(dtype, "W", i)) if inverse else lanes.load(dtype, "W", i)  # noqa: E731
+    store = lambda i, v: lanes.store(dtype, "Y", i, v)  # noqa: E731
     code = f"""@group(0) @binding(0) var<storage, read> U: array<u32>;
 @group(0) @binding(1) var<storage, read> X: array<u32>;
 @group(0) @binding(2) var<storage, read> W: array<u32>;
@@ -158,31 +251,32 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nw: vec3<
     let src = U[3] + b * n + j;
     let dst = b * n + (j / ns) * ns * {p}u + k;
     let x0 = {load_x("src")};
-    var sm: array<vec2<f32>, {h}>;
-    var df: array<vec2<f32>, {h}>;
+    var sm: array<{A.reg}, {h}>;
+    var df: array<{A.reg}, {h}>;
     var tot = x0;
     for (var a = 1u; a <= {h}u; a = a + 1u) {{
-        let xa = ft_twiddle({load_x("src + a * t")}, {tw("k * a * step")});
-        let xb = ft_twiddle({load_x(f"src + ({p}u - a) * t")}, {tw(f"k * ({p}u - a) * step")});
-        sm[a - 1u] = xa + xb; df[a - 1u] = xa - xb;
-        tot = tot + sm[a - 1u];
+        let xa = {A.twiddle}({load_x("src + a * t")}, {tw("k * a * step")});
+        let xb = {A.twiddle}({load_x(f"src + ({p}u - a) * t")}, {tw(f"k * ({p}u - a) * step")});
+        sm[a - 1u] = {A.add("xa", "xb")}; df[a - 1u] = {A.sub("xa", "xb")};
+        tot = {A.add("tot", "sm[a - 1u]")};
     }}
     {store("dst", "tot")}
     for (var q = 1u; q <= {h}u; q = q + 1u) {{
-        var re = vec2<f32>(0.0); var im = vec2<f32>(0.0);
+        var re = {A.zero}; var im = {A.zero};
         var m = 0u;
         for (var a = 0u; a < {h}u; a = a + 1u) {{
             m = m + q; if (m >= {p}u) {{ m = m - {p}u; }}
-            let w = {tw(f"m * t")};
-            re = re + w.x * sm[a]; im = im + w.y * df[a];
+            let w = {tw("m * t")};
+            re = {A.add("re", A.scale(A.re("w"), "sm[a]"))}; im = {A.add("im", A.scale(A.im("w"), "df[a]"))};
         }}
-        let ii = vec2<f32>(-im.y, im.x);
-        {store("dst + q * ns", "x0 + re + ii")}
-        {store(f"dst + ({p}u - q) * ns", "x0 + re - ii")}
+        let ii = {A.times_i("im", 1)};
+        let xr = {A.add("x0", "re")};
+        {store("dst + q * ns", A.add("xr", "ii"))}
+        {store(f"dst + ({p}u - q) * ns", A.sub("xr", "ii"))}
     }}
 }}
 """
-    return code + TWIDDLE + helpers_for(code + TWIDDLE)
+    return _finish(code, A)
 
 
 # ---- radix 1024 = 32 × 32 by workgroups: two passes for 2^20 points ----------------------
@@ -231,7 +325,7 @@ def generate_big(inverse: bool) -> str:
     for a in range(32):
         w(f"    var v{a} = vec2<f32>(0.0);")
         w(f"    if (valid) {{ v{a} = ft_twiddle(bitcast<vec2<f32>>(X[src + ({32 * a}u + t) * T]), wa_cmul(kt, pa{a})); }}")
-    ys = _dft(w, [f"v{a}" for a in range(32)], sign, "y")
+    ys = _dft(_C64, w, [f"v{a}" for a in range(32)], sign, "y")
     # w_1024^(t c) = w_n^(t c n / 1024)
     _powers(w, "t * {p}u * T", "pc", 32, inverse, False)
     base = f"gi * {BIG}u"
@@ -246,12 +340,11 @@ def generate_big(inverse: bool) -> str:
             else:
                 w(f"    z{b}.y = S[{base} + {b * 32}u + (t ^ {b}u)];")
         w("    workgroupBarrier();")
-    outs = _dft(w, [f"z{b}" for b in range(32)], sign, "o")
+    outs = _dft(_C64, w, [f"z{b}" for b in range(32)], sign, "o")
     w(f"    let dst = row * n + (j / ns) * ns * {BIG}u + k;")
     w("    if (valid) {")
     for d in range(32):
         w(f"        Y[dst + (t + {32 * d}u) * ns] = bitcast<vec2<u32>>({outs[d]});")
     w("    }")
     w("}")
-    code = "\n".join(lines) + "\n"
-    return code + TWIDDLE + helpers_for(code + TWIDDLE)
+    return _finish("\n".join(lines) + "\n", _C64)
