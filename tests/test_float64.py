@@ -189,13 +189,14 @@ def test_batched_products_vecdot_tensordot(dev):
     same(host(xp.tensordot(xx, yy, axes=1)), np.tensordot(x, y, axes=1))
 
 
-def test_linalg_refuses_float64_rather_than_round_it(dev):
+def test_eig_refuses_float64_rather_than_round_it(dev):
     x = xp.asarray(np.eye(4) + 0.1, device=dev)
-    for f in (xp.linalg.inv, xp.linalg.svdvals):
+    for f in (xp.linalg.eig, xp.linalg.eigvals):  # complex64 kernels
         with pytest.raises(TypeError, match="float64"):
             f(x)
     assert host(xp.fft.fft(xp.astype(x, xp.float32))).dtype == np.complex64
     assert host(xp.fft.fft(x)).dtype == np.complex128  # tests/test_fft_complex128.py
+    assert host(xp.linalg.inv(x)).dtype == np.float64  # tests/test_linalg_float64.py
 
 
 def test_ops_without_a_float64_lane_say_so(dev):

@@ -1,10 +1,11 @@
 """The linalg factorizations composed of namespace operations, for a device whose kernel
-registry has no linalg kernels (WebGL2: fragment shaders, no workgroups; docs/webgl2.md).
+registry has no linalg kernels (WebGL2: fragment shaders, no workgroups; docs/webgl2.md),
+and for float64 on every device (the WebGPU kernels are float32 and complex64; issue #20).
 
 _linalg_impl.py calls these where the WebGPU kernels would run; everything above them
 (solve, inv, det, slogdet, eigh through one-sided Jacobi on A + ‖A‖_F·I, svd, pinv,
-matrix_rank, the 2- and nuclear norms) is shared. float32 only: such a device has no
-complex dtype. Each step is a whole-array operation on the batch (a gather, a reduction,
+matrix_rank, the 2- and nuclear norms) is shared. Real matrices only (float32, float64),
+computed in their own dtype. Each step is a whole-array operation on the batch (a gather, a reduction,
 an elementwise update under a mask), so the host waits only where Jacobi decides whether
 another sweep is needed; LU, Cholesky and QR cost a few launches per column, Jacobi a few
 per round of disjoint rotations.
@@ -31,7 +32,7 @@ def _index(n: int, device, column: bool = False) -> Array:
 
 
 def lu(a: Array, b: Array | None):
-    """(U, A⁻¹·B, parity) of the float32 matrices a (batch, N, N) by Gaussian elimination
+    """(U, A⁻¹·B, parity) of the real matrices a (batch, N, N) by Gaussian elimination
     with partial pivoting, b (batch, N, K) or None. U is upper triangular (the multipliers
     are not kept: callers read its diagonal); parity is ±1 per matrix. A zero pivot column
     is left as it is (its multipliers are zero, as LAPACK's), so a singular matrix has a
@@ -39,7 +40,7 @@ def lu(a: Array, b: Array | None):
     n = a.shape[-1]
     rows = _index(n, a.device, column=True)
     r = _index(n, a.device)
-    parity = ones(a.shape[:-2], dtype=dt.float32, device=a.device)
+    parity = ones(a.shape[:-2], dtype=a.dtype, device=a.device)
     for k in range(n):
         col = where(ew.less(r, k), -1.0, ew.abs(a[..., :, k]))  # NaN wins argmax: it spreads
         p = argmax(col, axis=-1, keepdims=True)  # (batch, 1)
@@ -63,13 +64,13 @@ def lu(a: Array, b: Array | None):
 
 
 def cholesky(a: Array) -> Array:
-    """The lower factor L (L·Lᵀ = A) of the symmetric float32 matrices a, one column at a
+    """The lower factor L (L·Lᵀ = A) of the symmetric real matrices a, one column at a
     time: L[:, k] = A[:, k]/√A[k, k] below the diagonal, then A −= L[:, k]·L[:, k]ᵀ. A
     non-positive pivot gives NaN (or inf) from there on, as the WebGPU kernels do."""
     n = a.shape[-1]
     rows = _index(n, a.device, column=True)
     cols = _index(n, a.device)
-    out = zeros(a.shape, dtype=dt.float32, device=a.device)
+    out = zeros(a.shape, dtype=a.dtype, device=a.device)
     for k in range(n):
         col = where(ew.less(rows, k), 0.0, ew.divide(a[..., :, k:k + 1], ew.sqrt(a[..., k:k + 1, k:k + 1])))
         out = where(ew.equal(cols, k), col, out)
@@ -79,7 +80,7 @@ def cholesky(a: Array) -> Array:
 
 
 def qr(a: Array, q: Array):
-    """(Q M×M, R M×N) of the float32 matrices a by Householder reflections applied to
+    """(Q M×M, R M×N) of the real matrices a by Householder reflections applied to
     q (identities), LAPACK's convention: the reflection of column k sends it to β·e_k
     with β = −sign(a_kk)·‖x‖, and is skipped (τ = 0) where x is zero below the diagonal,
     so R's diagonal matches dgeqrf's. R is exactly upper triangular."""
@@ -102,7 +103,7 @@ def qr(a: Array, q: Array):
     return q, triu(a)
 
 
-def _round_robin(ne: int, device):
+def _round_robin(ne: int, device, dtype):
     """The partner of every row in each of the ne − 1 rounds of the circle method (row
     ne − 1 stays, the others turn; every pair meets once per sweep, ne/2 disjoint pairs
     per round), and +1/−1 marking each pair's first and second row, as (ne − 1, ne)
@@ -116,11 +117,11 @@ def _round_robin(ne: int, device):
         partner.append(pr)
         side.append(sr)
     return (asarray(partner, dtype=dt.int32, device=device),
-            asarray(side, dtype=dt.float32, device=device))
+            asarray(side, dtype=dtype, device=device))
 
 
 def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float, stop: float) -> None:
-    """One-sided (Hestenes) Jacobi on the rows of the float32 w (batch, N, M), in place,
+    """One-sided (Hestenes) Jacobi on the rows of the real w (batch, N, M), in place,
     the rotations applied to the rows of vt (batch, N, N), as kernels/webgpu's rounds do:
     each round rotates ne/2 disjoint row pairs at once (a zero row pads an odd N), a pair
     only where |w_p·w_q| > tol·‖w_p‖‖w_q‖; sweeps stop once one finds no pair beyond
@@ -128,11 +129,11 @@ def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float, stop: float) -> Non
     max_sweeps."""
     n, m = w.shape[-2:]
     ne = n + n % 2
-    partner, side = _round_robin(ne, w.device)
+    partner, side = _round_robin(ne, w.device, w.dtype)
     a, v = w, vt
     if ne != n:
-        a = mp.concat([a, zeros(w.shape[:-2] + (1, m), dtype=dt.float32, device=w.device)], axis=-2)
-        v = mp.concat([v, zeros(vt.shape[:-2] + (1, n), dtype=dt.float32, device=w.device)], axis=-2)
+        a = mp.concat([a, zeros(w.shape[:-2] + (1, m), dtype=w.dtype, device=w.device)], axis=-2)
+        v = mp.concat([v, zeros(vt.shape[:-2] + (1, n), dtype=w.dtype, device=w.device)], axis=-2)
     for s in range(max_sweeps):
         moved = None
         for r in range(ne - 1):
@@ -147,7 +148,7 @@ def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float, stop: float) -> Non
             # ζ = (‖w_q‖² − ‖w_p‖²)/(2 w_p·w_q) seen from the pair's first row on both rows
             zeta = ew.divide(ew.multiply(sd, ew.subtract(other, norms)),
                              ew.multiply(2.0, where(rotate, dots, 1.0)))
-            sign = ew.subtract(1.0, ew.multiply(2.0, astype(ew.less(zeta, 0.0), dt.float32)))
+            sign = ew.subtract(1.0, ew.multiply(2.0, astype(ew.less(zeta, 0.0), w.dtype)))
             t = ew.divide(sign,
                           ew.add(ew.abs(zeta), ew.sqrt(ew.add(1.0, ew.multiply(zeta, zeta)))))
             t = where(rotate, t, 0.0)
@@ -166,6 +167,7 @@ def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float, stop: float) -> Non
     vt[...] = v[..., :n, :]
 
 
-def available(device) -> bool:
-    """Whether device composes the factorizations here (its registry has no linalg)."""
-    return device.kernels.linalg is None
+def available(device, dtype=dt.float32) -> bool:
+    """Whether the factorizations of dtype are composed here on device: always for float64,
+    and for everything where the device's registry has no linalg kernels."""
+    return dtype is dt.float64 or device.kernels.linalg is None

@@ -17,7 +17,9 @@ waits only where an iteration's end is decided: Jacobi sweeps (one small readbac
 sweep from the fourth), eig's QR iteration (one per doubling of its step budget) and
 svd's check for zero singular values before completing U or V. A device whose kernel
 registry has no linalg kernels (WebGL2) runs LU, Cholesky, Householder QR and one-sided
-Jacobi composed of namespace operations instead (_linalg_composed.py); the rest is shared.
+Jacobi composed of namespace operations instead (_linalg_composed.py), and so does float64
+on every device (issue #20; eig and eigvals refuse it, complex128 is refused throughout);
+the rest is shared, with float64's ε where a threshold depends on the precision.
 """
 
 from __future__ import annotations
@@ -241,17 +243,25 @@ def matrix_power(x: Array, n: int, /) -> Array:
 
 # ---- factorizations (kernels/webgpu/linalg.py up to 64 a side, linalg_steps.py beyond) ---
 
-def _supported(x, name: str, complex_ok: bool = True, square: bool = False) -> Array:
-    """x as matrices of a dtype the kernels take (float32; complex64 where complex_ok),
-    square if asked."""
+def _supported(x, name: str, complex_ok: bool = True, square: bool = False,
+               float64_ok: bool = True) -> Array:
+    """x as matrices of a dtype computed here (float32; complex64 where complex_ok; float64,
+    composed of namespace operations, where float64_ok), square if asked."""
     x = _matrices(x, name, "floating-point")
     allowed = (dt.float32, dt.complex64) if complex_ok else (dt.float32,)
+    if float64_ok:
+        allowed += (dt.float64,)
     if x.dtype not in allowed:
-        raise TypeError(f"{name}: only {' and '.join(d.name for d in allowed)} are supported on "
+        raise TypeError(f"{name}: only {', '.join(d.name for d in allowed)} are supported on "
                         f"this device, got {x.dtype.name}")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{name} requires square matrices, got shape {x.shape}")
     return x
+
+
+def _eps(dtype) -> float:
+    """The machine epsilon of dtype's precision (float64 and complex128: 2^-52, else 2^-23)."""
+    return 2.220446049250313e-16 if dtype in (dt.float64, dt.complex128) else 1.1920929e-07
 
 
 def _work_copy(x: Array, shape, dtype=dt.float32) -> Array:
@@ -273,7 +283,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     upper = _bool(upper, "cholesky: upper")
     n = x.shape[-1]
     a = _work_copy(x, x.shape, x.dtype)
-    if composed.available(x.device):
+    if composed.available(x.device, x.dtype):
         a = composed.cholesky(_hermitian_lower(a))
     elif _linalg.small(n):
         _linalg.one_workgroup("cholesky", (a,), n, n)
@@ -289,7 +299,7 @@ def _lu(x: Array, b: Array | None, batch, dtype=dt.float32):
     """(LU, B after solving, parity) of x broadcast over batch, computed in dtype."""
     n = x.shape[-1]
     a = _work_copy(x, tuple(batch) + (n, n), dtype)
-    if composed.available(x.device):
+    if composed.available(x.device, dtype):
         return composed.lu(a, None if b is None else _work_copy(b, tuple(batch) + b.shape[-2:], dtype))
 
     s = ones(tuple(batch), dtype=dt.float32, device=x.device)  # parity 1 where n = 0
@@ -385,8 +395,9 @@ def solve(x1: Array, x2: Array, /) -> Array:
     x1 = _supported(x1, "solve", square=True)
     x2 = _array(x2, "solve")
     dt.check_category(x2.dtype, "floating-point", "solve")
-    if x2.dtype not in (dt.float32, dt.complex64):
-        raise TypeError(f"solve: only float32 and complex64 are supported on this device, got {x2.dtype.name}")
+    if x2.dtype not in (dt.float32, dt.complex64, dt.float64):
+        raise TypeError(f"solve: only float32, complex64, float64 are supported on this device, "
+                        f"got {x2.dtype.name}")
     dtype = dt.promote(x1.dtype, x2.dtype)
     n = x1.shape[-1]
     if x2.ndim == 1:
@@ -452,7 +463,7 @@ def qr(x: Array, /, *, mode: str = "reduced"):
     q = _identities(m, batch, x.device, x.dtype)
     if m <= 1 or n == 0:
         r = _work_copy(x, x.shape, x.dtype)
-    elif composed.available(x.device):
+    elif composed.available(x.device, x.dtype):
         q, r = composed.qr(_work_copy(x, x.shape, x.dtype), q)
     elif _linalg.small(m, n):
         r = _work_copy(x, x.shape, x.dtype)
@@ -499,8 +510,8 @@ def _jacobi(w: Array, vt: Array) -> None:
     n, m = w.shape[-2:]
     if n < 2 or m == 0 or math.prod(w.shape[:-2]) == 0:
         return
-    eps = 1.1920929e-07
-    run = composed.jacobi if composed.available(w.device) else _linalg.jacobi
+    eps = _eps(w.dtype)
+    run = composed.jacobi if composed.available(w.device, w.dtype) else _linalg.jacobi
     run(w, vt, _linalg.MAX_SWEEPS, eps, 2.0 * eps * math.sqrt(max(m, 16)))
 
 
@@ -516,15 +527,16 @@ def _hermitian_lower(x: Array) -> Array:
 
 def _scaled(x: Array):
     """(x times a power of two that brings its largest |element| near 1, that factor as a
-    (..., 1, 1) float32 array): the Jacobi methods sum squares, which overflow float32
-    beyond |x| ~ 1e18 and underflow below ~1e-19."""
+    (..., 1, 1) array of x's real dtype): the Jacobi methods sum squares, which overflow
+    float32 beyond |x| ~ 1e18 and underflow below ~1e-19 (float64: 1e153, 1e-154)."""
     if x.size == 0:
         return x, None
 
     big = stat.max(ew.abs(x), axis=(-2, -1), keepdims=True)
     one = ones_like(big)
     ok = ew.logical_and(ew.greater(big, 0.0), ew.isfinite(big))  # else leave x as it is
-    e = ew.clip(ew.round(ew.log2(where(ok, big, one))), -126.0, 126.0)
+    lim = 1000.0 if x.dtype in (dt.float64, dt.complex128) else 126.0
+    e = ew.clip(ew.round(ew.log2(where(ok, big, one))), -lim, lim)
     scale = where(ok, ew.pow(2.0, ew.negative(e)), one)
     return ew.multiply(x, astype(scale, x.dtype)), scale
 
@@ -637,7 +649,7 @@ def _svd(x: Array, name: str, vectors: bool):
 
 def _svd_scaled(x: Array, vectors: bool):
     m, n = x.shape[-2:]
-    if x.dtype is dt.complex64 or not _linalg.small(m, n) or composed.available(x.device):
+    if x.dtype is dt.complex64 or not _linalg.small(m, n) or composed.available(x.device, x.dtype):
         return _svd_jacobi(x, vectors)
     batch = x.shape[:-2]
     wide = m < n
@@ -661,7 +673,7 @@ def svd(x: Array, /, *, full_matrices: bool = True):
     m, n = x.shape[-2:]
     # columns a·v/s for s at rounding level (relative to the largest) are noise, not
     # vectors: those need a QR to complete them; one small readback tells
-    tiny = ew.less_equal(s, ew.multiply(s[..., :1], max(m, n) * 1.1920929e-07)) if s.size else s
+    tiny = ew.less_equal(s, ew.multiply(s[..., :1], max(m, n) * _eps(x.dtype))) if s.size else s
     complete = (full_matrices and m != n) or not s.size or \
         int(stat.sum(astype(tiny, dt.int32))) > 0
     # the square factor accumulates rounding over every rotation (one symmetric polishing
@@ -708,7 +720,7 @@ def _complete(u: Array, full: bool) -> Array:
         sgn = ew.divide(d, astype(where(ew.equal(mag, 0.0), 1.0, mag), u.dtype))
         sgn = where(ew.equal(mag, 0.0), astype(ew.add(mag, 1.0), u.dtype), sgn)
     else:
-        sgn = ew.subtract(1.0, ew.multiply(2.0, astype(ew.less(d, 0.0), dt.float32)))
+        sgn = ew.subtract(1.0, ew.multiply(2.0, astype(ew.less(d, 0.0), u.dtype)))
     first = ew.multiply(q[..., :k], sgn[..., None, :])
     if not full or k == m:
         return first
@@ -722,9 +734,9 @@ def svdvals(x: Array, /) -> Array:
 
 def _rtol(x: Array, rtol, name: str):
     """The relative cutoff of pinv and matrix_rank: a float, or an array broadcast against
-    the batch; None is max(M, N)·eps(float32), as the standard suggests."""
+    the batch; None is max(M, N)·eps of x's precision, as the standard suggests."""
     if rtol is None:
-        return max(x.shape[-2:]) * 1.1920929e-07
+        return max(x.shape[-2:]) * _eps(x.dtype)
     if isinstance(rtol, Array):
         dt.check_category(rtol.dtype, "real floating-point", name)
         return rtol[..., None]
@@ -773,7 +785,7 @@ def _eig(x: Array, vectors: bool, name: str):
     reduction, shifted QR to the Schur form, then back substitution. A matrix whose QR
     iteration stalls gets NaN eigenvalues (NumPy raises LinAlgError)."""
 
-    x = _supported(x, name, square=True)
+    x = _supported(x, name, square=True, float64_ok=False)
     n = x.shape[-1]
     batch = x.shape[:-2]
     count = math.prod(batch)

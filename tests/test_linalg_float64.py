@@ -1,0 +1,139 @@
+"""linalg in float64 (issue #20), composed of namespace operations (_linalg_composed.py) in the
+device's float64 lane, against NumPy's LAPACK.
+
+Bounds are LAPACK's own: a backward error of a small multiple of n·eps·‖A‖ for the
+factorizations (‖LLᵀ − A‖, ‖QR − A‖, ‖USVᵀ − A‖), forward errors scaled by the condition
+number for solve and inv, singular values and eigenvalues within n·eps·‖A‖ of NumPy's.
+eig and eigvals (complex64 kernels) and complex128 refuse with a TypeError.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import webarray as xp
+from webarray._core.device import Device, default_device
+
+EPS = np.finfo(np.float64).eps
+
+
+@pytest.fixture(scope="module")
+def dev():
+    return Device(default_device().executor, float64=True)
+
+
+def up(a, dev):
+    return xp.asarray(np.asarray(a, np.float64), device=dev)
+
+
+def host(x):
+    return np.from_dlpack(x)
+
+
+def _norm(a):
+    return max(float(np.abs(a).max()), 1e-300)
+
+
+def _mats(seed: int, n: int, batch=(2,)):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(batch + (n, n))
+    return a, a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+@pytest.mark.parametrize("n", [1, 3, 8, 12])
+def test_factorizations_reconstruct(dev, n):
+    a, spd = _mats(n, n)
+    tol = 8 * n * EPS
+    l = host(xp.linalg.cholesky(up(spd, dev)))
+    assert l.dtype == np.float64 and np.allclose(np.triu(l, 1), 0)
+    assert _norm(l @ np.swapaxes(l, -1, -2) - spd) <= tol * _norm(spd)
+    u = host(xp.linalg.cholesky(up(spd, dev), upper=True))
+    assert np.array_equal(u, np.swapaxes(l, -1, -2))
+    q, r = (host(v) for v in xp.linalg.qr(up(a, dev)))
+    assert _norm(q @ r - a) <= tol * _norm(a) and np.allclose(np.tril(r, -1), 0)
+    assert _norm(np.swapaxes(q, -1, -2) @ q - np.eye(n)) <= tol
+    u, s, vh = (host(v) for v in xp.linalg.svd(up(a, dev)))
+    assert _norm((u * s[..., None, :]) @ vh - a) <= tol * _norm(a)
+    assert _norm(s - np.linalg.svd(a, compute_uv=False)) <= tol * _norm(s)
+    assert (np.diff(s, axis=-1) <= 0).all()
+    w, v = (host(t) for t in xp.linalg.eigh(up(spd, dev)))
+    assert _norm(w - np.linalg.eigvalsh(spd)) <= tol * _norm(w)
+    assert _norm(spd @ v - v * w[..., None, :]) <= tol * _norm(spd)
+
+
+@pytest.mark.parametrize("n", [1, 4, 10])
+def test_solve_inv_det(dev, n):
+    a, _ = _mats(100 + n, n)
+    b = np.random.default_rng(n).standard_normal((2, n, 3))
+    cond = np.linalg.cond(a).max()
+    tol = 16 * n * EPS * cond
+    x = host(xp.linalg.solve(up(a, dev), up(b, dev)))
+    assert x.dtype == np.float64 and _norm(x - np.linalg.solve(a, b)) <= tol * _norm(x)
+    x1 = host(xp.linalg.solve(up(a, dev), up(b[0, :, 0], dev)))  # one right-hand side for all
+    assert _norm(x1 - np.linalg.solve(a, b[0, :, 0][None, :, None])[..., 0]) <= tol * _norm(x1)
+    ai = host(xp.linalg.inv(up(a, dev)))
+    assert _norm(ai - np.linalg.inv(a)) <= tol * _norm(ai)
+    d = host(xp.linalg.det(up(a, dev)))
+    assert np.allclose(d, np.linalg.det(a), rtol=tol, atol=0)
+    sign, logabs = (host(v) for v in xp.linalg.slogdet(up(a, dev)))
+    ns, nl = np.linalg.slogdet(a)
+    assert np.array_equal(sign, ns) and np.allclose(logabs, nl, rtol=0, atol=tol)
+    p = host(xp.linalg.pinv(up(a, dev)))
+    assert _norm(p - np.linalg.pinv(a)) <= tol * _norm(p)
+    m = host(xp.linalg.matrix_power(up(a, dev), -2))
+    assert _norm(m - np.linalg.matrix_power(a, -2)) <= 4 * tol * _norm(m)
+
+
+def test_rank_norms_and_rectangles(dev):
+    rng = np.random.default_rng(7)
+    low = rng.standard_normal((3, 9, 4)) @ rng.standard_normal((3, 4, 7))  # rank 4
+    assert host(xp.linalg.matrix_rank(up(low, dev))).tolist() == [4, 4, 4]
+    for ord in (2, -2, "nuc", "fro", 1, np.inf):
+        got = host(xp.linalg.matrix_norm(up(low, dev), ord=ord))
+        big = np.linalg.norm(low, ord=2, axis=(-2, -1)).max()  # -2: the smallest is noise
+        assert np.allclose(got, np.linalg.norm(low, ord=ord, axis=(-2, -1)), rtol=64 * EPS * 9,
+                           atol=64 * EPS * 9 * big)
+    for m, n in ((9, 4), (4, 9)):
+        x = rng.standard_normal((m, n))
+        u, s, vh = (host(v) for v in xp.linalg.svd(up(x, dev), full_matrices=True))
+        assert u.shape == (m, m) and vh.shape == (n, n)
+        k = min(m, n)
+        assert _norm((u[:, :k] * s) @ vh[:k] - x) <= 64 * EPS * _norm(x)
+        assert _norm(u.T @ u - np.eye(m)) <= 64 * EPS and _norm(vh @ vh.T - np.eye(n)) <= 64 * EPS
+        q, r = (host(v) for v in xp.linalg.qr(up(x, dev), mode="complete"))
+        assert q.shape == (m, m) and _norm(q @ r - x) <= 64 * EPS * _norm(x)
+
+
+def test_special_matrices(dev):
+    sing = np.array([[1.0, 2.0], [2.0, 4.0]])
+    assert host(xp.linalg.det(up(sing, dev))) == 0.0
+    assert not np.isfinite(host(xp.linalg.solve(up(sing, dev), up([[1.0], [1.0]], dev)))).all()
+    bad = np.array([[np.nan, 1.0], [1.0, 2.0]])
+    assert np.isnan(host(xp.linalg.svdvals(up(bad, dev)))).all()
+    assert np.isnan(host(xp.linalg.eigvalsh(up(bad, dev)))).all()
+    huge = np.diag([1e200, 3e199])
+    assert np.allclose(host(xp.linalg.svdvals(up(huge, dev))), [1e200, 3e199], rtol=8 * EPS)
+    tiny = np.diag([1e-200, 3e-201])
+    assert np.allclose(host(xp.linalg.eigvalsh(up(tiny, dev))), [3e-201, 1e-200], rtol=8 * EPS)
+    e = host(xp.linalg.inv(up(np.zeros((0, 3, 3)), dev)))
+    assert e.shape == (0, 3, 3) and e.dtype == np.float64
+    with pytest.raises(TypeError, match="float64"):
+        xp.linalg.eigvals(up(np.eye(2), dev))
+    with pytest.raises(TypeError, match="complex128"):
+        xp.linalg.inv(xp.asarray(np.eye(2, dtype=np.complex128), device=dev))
+    assert host(xp.linalg.inv(up(np.eye(2) * 2, dev))).tolist() == [[0.5, 0.0], [0.0, 0.5]]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(1, 6), st.integers(0, 2**32 - 1), st.sampled_from([1e-100, 1.0, 1e100]))
+def test_hypothesis_solve_and_svd(n, seed, scale):
+    dev = Device(default_device().executor, float64=True)
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, n)) * scale + n * scale * np.eye(n)
+    b = rng.standard_normal((n, 2)) * scale
+    x = host(xp.linalg.solve(up(a, dev), up(b, dev)))
+    assert _norm(a @ x - b) <= 32 * n * EPS * _norm(a) * _norm(x)
+    s = host(xp.linalg.svdvals(up(a, dev)))
+    assert _norm(s - np.linalg.svd(a, compute_uv=False)) <= 16 * n * EPS * _norm(s)
