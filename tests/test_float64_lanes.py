@@ -299,3 +299,23 @@ def test_the_probe_verdict_names_a_wrong_result():
     assert variant is None and why.startswith("sqrt(0.1, 10.0, -1.0) gave 0.0")
     words[3 + 4], words[3 + 5] = want[0][4], 0.0  # the device's fma: rounded twice
     assert wgsl_f64_hw.probe_verdict(cases, struct.pack(f"<{len(words)}d", *words)) == ("emulated", None)
+
+
+def test_the_written_out_product_equals_the_looped_one(monkeypatch):
+    """Where the device's fma is fused (the H200) the float64 product is written out as
+    float32's (accumulators in registers) instead of looping over a long software
+    multiply-add: the same terms in the same order, so the same bits. Forced here on this
+    device (with the emulated fma), against the looped kernel."""
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((3, 37, 45)) * 10.0 ** rng.integers(-5, 5, (3, 37, 45))
+    b = rng.standard_normal((45, 29))
+    a[0, 0, 0], b[3, 4] = np.inf, np.nan
+    looped = Device(EX, float64=True)
+    written = Device(EX, float64=True)
+    monkeypatch.setattr(Device, "float64_fma_fused", property(lambda self: self is written))
+    with np.errstate(invalid="ignore"):
+        x = np.from_dlpack(xp.asarray(a, device=looped) @ xp.asarray(b, device=looped))
+        y = np.from_dlpack(xp.asarray(a, device=written) @ xp.asarray(b, device=written))
+    assert (x.view(np.uint64) == y.view(np.uint64)).all()
+    ok = np.isfinite(x)
+    assert ok.sum() > 3000 and np.allclose(x[ok], (a @ b)[ok], rtol=1e-12, atol=1e-300)

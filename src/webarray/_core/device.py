@@ -127,6 +127,12 @@ class Device:
         lane = self._f64_lane or self._choose_f64_lane()
         return lane if lane == "software" else "hardware"
 
+    @property
+    def float64_fma_fused(self) -> bool:
+        """Whether float64 kernels run on the hardware lane with the device's own fused
+        multiply-add (not an emulation), so that long chains of them may be written out."""
+        return (self._f64_lane or self._choose_f64_lane()) == ("hardware", "fused")
+
     def _choose_f64_lane(self):
         """The hardware lane where the executor offers 64-bit floats to shaders and the
         probe finds them correctly rounded (with its fma fused or emulated), else software."""

@@ -55,6 +55,11 @@ def matmul(a, b, batch_shape, out_dtype):
         key = ("matmul_f32", vec, nb)
         source = lambda: mm.generate_f32(vec, nb)  # noqa: E731
         tile = mspec.FAST_TILE
+    elif out_dtype is dt.float64 and device.float64_fma_fused:
+        # the device's own fused multiply-add: the product written out, as float32's
+        key = ("matmul", out_dtype.name, nb, "unrolled")
+        source = lambda: mm.generate(out_dtype, nb, unrolled=True)  # noqa: E731
+        tile = mspec.TILE
     else:
         key = ("matmul", out_dtype.name, nb)
         source = lambda: mm.generate(out_dtype, nb)  # noqa: E731

@@ -58,11 +58,14 @@ def max_k(dtype: DType) -> int:
     return MAX_K_F64 if lane_of(dtype) == "D" else MAX_K
 
 
-def generate(dtype: DType, batch_ndim: int) -> str:
+def generate(dtype: DType, batch_ndim: int, unrolled: bool = False) -> str:
+    """The tiled product of dtype. float64's multiply-add is a long function in software (or
+    emulated): written once inside loops over the tile rather than unrolled R * R * BK
+    times, which takes LLVM minutes to compile; ``unrolled`` (a device whose float64 lane
+    has a fused fma of its own) writes it out as every other dtype's, accumulators in
+    registers, the same terms in the same order."""
     ty, zero = lanes.wgsl_type(dtype), lanes.literal(dtype, 0)
-    # float64's multiply-add is a long function: written once inside loops over the tile
-    # rather than unrolled R * R * BK times, which takes LLVM minutes to compile
-    looped = lane_of(dtype) == "D"
+    looped = lane_of(dtype) == "D" and not unrolled
     muladd = _MULADD.get(lane_of(dtype), "{c} + {a} * {b}")
     load_a = lanes.load(dtype, "A", "u32(ao + i32(gm) * sam + i32(gk) * sak)")
     load_b = lanes.load(dtype, "B", "u32(bo + i32(gk) * sbk + i32(gn) * sbn)")
