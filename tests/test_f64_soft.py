@@ -61,9 +61,11 @@ def ex():
     return NativeExecutor()
 
 
-def _run(ex, body: str, args: list[np.ndarray], out_words: int) -> np.ndarray:
+def _run(ex, body: str, args: list[np.ndarray], out_words: int, lower=None) -> np.ndarray:
     """The body's output words (uint32, out_words per element) for 64-bit arguments a0, a1, ...
-    (``vec2<u32>``, low word first), one invocation per element."""
+    (``vec2<u32>``, low word first), one invocation per element. ``lower``: a function that
+    makes the shader from its declarations and main (the helpers written out by it), for
+    another lane than software (tests/test_float64_lanes.py)."""
     n = len(args[0])
     decl = "@group(0) @binding(0) var<storage, read> U: array<u32>;\n"
     for k in range(len(args)):
@@ -72,7 +74,7 @@ def _run(ex, body: str, args: list[np.ndarray], out_words: int) -> np.ndarray:
     loads = "".join(f"    let a{k} = vec2<u32>(A{k}[2u * i], A{k}[2u * i + 1u]);\n" for k in range(len(args)))
     main = ("@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) g: vec3<u32>) {\n"
             "    let i = g.x;\n    if (i >= U[0]) { return; }\n" + loads + body + "\n}\n")
-    kid = ex.compile(decl + helpers_for(main) + main)
+    kid = ex.compile(decl + helpers_for(main) + main if lower is None else lower(decl + main))
     handles = []
     for a in args:
         h = ex.alloc(8 * n + 16)

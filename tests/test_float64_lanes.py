@@ -23,9 +23,9 @@ from hypothesis import given, settings, strategies as st
 import webarray as xp
 from webarray._core.device import Device, default_device
 from webarray.kernels import wgsl_f64, wgsl_f64_hw  # noqa: F401  (registers the helpers)
-from webarray.kernels.wgsl_lib import helpers_for
 
 from test_f64_soft import EDGE, F64_ANY, _as_bits, _as_f64, _finite, _random_doubles
+from test_f64_soft import _run as soft_run
 
 EX = default_device().executor
 HAS_F64 = getattr(EX, "shader_f64", False)
@@ -47,30 +47,10 @@ def sw():
 def _run(call: str, args: list[np.ndarray], lane: str) -> np.ndarray:
     """``call`` (a float64 expression of a0, a1, ...) on every element, as result bits; lane
     is ``software`` or a hardware fma variant (``fused``, ``emulated``)."""
-    n = len(args[0])
-    decl = "@group(0) @binding(0) var<storage, read> U: array<u32>;\n"
-    for k in range(len(args)):
-        decl += f"@group(0) @binding({k + 1}) var<storage, read> A{k}: array<vec2<u32>>;\n"
-    decl += f"@group(0) @binding({len(args) + 1}) var<storage, read_write> O: array<vec2<u32>>;\n"
-    loads = "".join(f"    let a{k} = A{k}[i];\n" for k in range(len(args)))
-    main = ("@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) g: vec3<u32>) {\n"
-            f"    let i = g.x;\n    if (i >= U[0]) {{ return; }}\n{loads}    O[i] = {call};\n}}\n")
-    if lane == "software":
-        source = decl + helpers_for(main) + main
-    else:
-        source = wgsl_f64_hw.lower(decl + main, lane)
-    kid = EX.compile(source)
-    handles = []
-    for a in args:
-        h = EX.alloc(8 * n + 16)
-        EX.write(h, 0, np.ascontiguousarray(a, np.float64).tobytes())
-        handles.append(h)
-    out = EX.alloc(8 * n + 16)
-    EX.dispatch(kid, handles + [out], struct.pack("<I", n), (-(-n // 64), 1, 1))
-    raw = EX.read(out, 0, 8 * n)
-    for h in handles + [out]:
-        EX.free(h)
-    return np.frombuffer(raw, np.uint64).copy()
+    lower = None if lane == "software" else (lambda src: wgsl_f64_hw.lower(src, lane))
+    body = f"    let r = {call};\n    O[2u * i] = r.x; O[2u * i + 1u] = r.y;"
+    words = soft_run(EX, body, [_as_bits(a) for a in args], 2, lower)
+    return words[:, 0].astype(np.uint64) | (words[:, 1].astype(np.uint64) << np.uint64(32))
 
 
 def _same(hard: np.ndarray, soft: np.ndarray, *args: np.ndarray, what: str) -> None:
