@@ -158,7 +158,7 @@ TABLE: dict[str, OpDef] = {
         _op("log", 1, "floating-point", "same", {"f": "wa_log({0})", "c": "wa_clog({0})",
                                                 "D": "wa_f64_log({0})", "Z": "wa_z_log({0})"}),
         _op("log1p", 1, "floating-point", "same", {"f": "wa_log1p({0})", "c": "wa_clog1p({0})",
-                                                "D": "wa_f64_log1p({0})"}),
+                                                "D": "wa_f64_log1p({0})", "Z": "wa_z_log1p({0})"}),
         _op("log2", 1, "floating-point", "same", {"f": "wa_log2({0})", "c": "wa_clog2({0})",
                                                 "D": "wa_f64_log2({0})"}),
         _op("log10", 1, "floating-point", "same", {"f": "wa_log10({0})", "c": "wa_clog10({0})",

@@ -224,6 +224,37 @@ fn wa_z_ln_abs(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
     let l = wa_f64_ln_of_dd(q, wa_f64_from_i32(-2 * sc));
     return wa_f64_ldexp(l.xy, -1);
 }""")
+# log(1 + z), as complex64's wa_clog1p: with 1 + a = x + e exactly, near |1 + z| = 1
+# ln|1 + z| = log1p(2a + a² + b²) / 2 with the sum as a double-double; elsewhere ln|x + ib|
+# plus e's first-order term e·x/|x + ib|²; the imaginary part is atan2(b, x)
+_def("""
+fn wa_z_log1p(z: vec4<u32>) -> vec4<u32> {
+    let a = z.xy;
+    let b = z.zw;
+    let u = wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), a);
+    let x = u.xy;
+    if (!wa_f64_isfinite(a) || !wa_f64_isfinite(b)
+            || (wa_f64_is0(wa_f64_abs(x)) && wa_f64_is0(wa_f64_abs(b)))) {
+        return wa_z_log(vec4<u32>(x, b));
+    }
+    let im = wa_f64_atan2(b, x);
+    let q = wa_f64_add(wa_f64_mul(x, x), wa_f64_mul(b, b));
+    if (wa_f64_lt(vec2<u32>(0u, 0x3fe00000u), q) && wa_f64_lt(q, vec2<u32>(0u, 0x40000000u))) {
+        let a2 = wa_f64_two_prod(a, a);
+        let b2 = wa_f64_two_prod(b, b);
+        let t1 = wa_f64_two_sum(wa_f64_ldexp(a, 1), a2.xy);
+        let t2 = wa_f64_two_sum(t1.xy, b2.xy);
+        let lo = wa_f64_add(wa_f64_add(t1.zw, t2.zw), wa_f64_add(a2.zw, b2.zw));
+        let s = wa_f64_fast_two_sum(t2.xy, lo);
+        let c = wa_f64_div(s.zw, wa_f64_add(vec2<u32>(0u, 0x3ff00000u), s.xy));
+        return vec4<u32>(wa_f64_ldexp(wa_f64_add(wa_f64_log1p(s.xy), c), -1), im);
+    }
+    var re = wa_z_ln_abs(x, b);
+    if (!wa_f64_is0(wa_f64_abs(u.zw))) {
+        re = wa_f64_add(re, wa_f64_div(wa_f64_mul(u.zw, x), q));
+    }
+    return vec4<u32>(re, im);
+}""")
 _def("""
 fn wa_z_log(z: vec4<u32>) -> vec4<u32> {
     let a = z.xy;
