@@ -27,6 +27,8 @@ Bit for bit with the software lane, which is NumPy's float64 on x86:
 
 from __future__ import annotations
 
+import math
+import random
 import re
 import struct
 from fractions import Fraction
@@ -217,8 +219,6 @@ def probe_cases(n_random: int = 512) -> list[tuple[float, float, float]]:
     """Operands that tell a correctly rounding device from others: subnormal operands and
     results, ties, a fused multiply-add that differs from a multiply and an add, divisions
     and square roots of random significands over the whole exponent range."""
-    import random
-
     rng = random.Random(20)
     cases = [
         (0.1, 10.0, -1.0),                      # fma 2^-54 where a*b+c is 0
@@ -242,8 +242,6 @@ def probe_cases(n_random: int = 512) -> list[tuple[float, float, float]]:
 def probe_expected(cases) -> list[tuple[float, ...]]:
     """What a correctly rounding device returns for each case (Python's float arithmetic is
     IEEE binary64; the fma is the exact value rounded once)."""
-    import math
-
     out = []
     for a, b, c in cases:
         f = _fma(a, b, c)
