@@ -103,11 +103,12 @@ def test_listed_only_with_float64(dev):
         xp.zeros(2, dtype=xp.complex128, device=plain)
 
 
-def test_webgl2_refuses_it():
-    webgl2 = SimpleNamespace(dtypes=_SUPPORTED["webgl2"], backend="webgl2")
-    assert xp.complex128 not in webgl2.dtypes
-    with pytest.raises(TypeError, match=r"complex128 is not supported .*one 32-bit word"):
-        Device.check_dtype(webgl2, xp.complex128)
+def test_every_backend_stores_it_where_float64_is_asked_for():
+    for backend in ("native", "webgpu", "webgl2"):
+        assert xp.complex128 in _SUPPORTED[backend] and xp.float64 in _SUPPORTED[backend]
+    off = SimpleNamespace(dtypes=_SUPPORTED["webgl2"][:8], backend="webgl2")
+    with pytest.raises(TypeError, match=r"complex128 is not supported .*float64 is opt-in"):
+        Device.check_dtype(off, xp.complex128)
 
 
 def test_round_trip_and_views(dev):

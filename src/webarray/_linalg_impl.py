@@ -30,6 +30,7 @@ from collections import namedtuple
 
 from . import _dtypes as dt
 from ._core import graph as _graph
+from ._core import tensor
 from ._core.algorithms import linalg as _linalg
 from . import _linalg_composed as composed
 from . import _elementwise as ew
@@ -533,12 +534,29 @@ def _scaled(x: Array):
         return x, None
 
     big = stat.max(ew.abs(x), axis=(-2, -1), keepdims=True)
-    one = ones_like(big)
     ok = ew.logical_and(ew.greater(big, 0.0), ew.isfinite(big))  # else leave x as it is
-    lim = 1000.0 if x.dtype in (dt.float64, dt.complex128) else 126.0
-    e = ew.clip(ew.round(ew.log2(where(ok, big, one))), -lim, lim)
-    scale = where(ok, ew.pow(2.0, ew.negative(e)), one)
+    scale = where(ok, _inverse_power_of_two(big), ones_like(big))
     return ew.multiply(x, astype(scale, x.dtype)), scale
+
+
+def _inverse_power_of_two(big: Array) -> Array:
+    """2^-k for each positive finite element of big (float32 or float64), where 2^k is its
+    leading power of two, k clipped to ±126 (float32) or ±1000 (float64): from the
+    exponent bits by integer operations (log2 and pow of float64 are large software
+    functions, and WebGL2 compiles such a shader for many seconds)."""
+    wide = big.dtype is dt.float64
+    ity, mant, bias, lim = (dt.int64, 52, 1023, 1000) if wide else (dt.int32, 23, 127, 126)
+    bits = _bits_as(big, ity)
+    k = ew.clip(ew.subtract(ew.bitwise_and(ew.bitwise_right_shift(bits, mant), 2 * bias + 1), bias),
+                -lim, lim)
+    return _bits_as(ew.bitwise_left_shift(ew.subtract(bias, k), mant), big.dtype)
+
+
+def _bits_as(a: Array, dtype) -> Array:
+    """The elements of a (a 32- or 64-bit dtype) read as dtype's of the same width."""
+    if not tensor.is_contiguous(a.shape, a._strides):
+        a = _graph.copy_of(a)
+    return tensor.view(a._buf, dtype, a.shape, a._strides, a._offset, a.device)
 
 
 def _nonfinite(x: Array) -> Array:
@@ -786,6 +804,10 @@ def _eig(x: Array, vectors: bool, name: str):
     iteration stalls gets NaN eigenvalues (NumPy raises LinAlgError)."""
 
     x = _supported(x, name, square=True, float64_ok=False)
+    if x.device.kernels.linalg is None:
+        raise NotImplementedError(
+            f"{name} is not available on {x.device!r}: its Hessenberg and Schur steps are "
+            "compute-shader kernels (workgroup memory and barriers), which WebGL2 lacks")
     n = x.shape[-1]
     batch = x.shape[:-2]
     count = math.prod(batch)

@@ -46,9 +46,8 @@ def _default_float() -> dt.DType:
 
 
 DEFAULT_FLOAT = _default_float()
-# WebGL2 keeps to one 32-bit word per element (kernels/webgl2/, docs/webgl2.md)
 _SUPPORTED = {"native": _NARROW + _WIDE + _F64, "webgpu": _NARROW + _WIDE + _F64,
-              "webgl2": _NARROW}
+              "webgl2": _NARROW + _WIDE + _F64}
 
 
 def _registry(backend: str):
@@ -183,8 +182,11 @@ class Device:
     def check_dtype(self, dtype: dt.DType) -> None:
         if dtype not in self.dtypes:
             names = ", ".join(d.name for d in self.dtypes)
-            why = (" (WebGL2 kernels hold one 32-bit word per element)"
-                   if self.backend == "webgl2" else "")
+            why = ""
+            if dtype in _F64:
+                why = " (float64 is opt-in: WEBARRAY_FLOAT64=1 or Device(..., float64=True))"
+            elif dtype in _WIDE:
+                why = " (64-bit and complex dtypes are off: WEBARRAY_WIDE_DTYPES=0)"
             raise TypeError(
                 f"{dtype.name} is not supported on {self!r}{why}; this device supports {names}"
             )

@@ -39,16 +39,40 @@ def words(dtype: DType) -> int:
 
 def load(dtype: DType, buf: str, index: str) -> str:
     """Expression reading element ``index`` (an element index, u32) of binding ``buf``."""
+    return load_with(dtype, lambda k: f"{buf}[{k}]", index)
+
+
+def load_with(dtype: DType, read, index: str) -> str:
+    """Expression reading element ``index`` of a buffer whose word k reads as ``read(k)``
+    (WGSL's ``buf[k]``, WebGL2's ``ld<b>(k)``)."""
+    n = words(dtype)
+    if n == 1:
+        return from_words(dtype, [read(index)])
+    at = f"{n}u * ({index})"
+    return from_words(dtype, [read(at)] + [read(f"{at} + {j}u") for j in range(1, n)])
+
+
+def from_words(dtype: DType, ws) -> str:
+    """A register of dtype from the expressions of its u32 words, low word first."""
     lane = lane_of(dtype)
     if lane == "Z":
-        at = f"4u * ({index})"
-        return (f"vec4<u32>({buf}[{at}], {buf}[{at} + 1u], {buf}[{at} + 2u], "
-                f"{buf}[{at} + 3u])")
+        return f"vec4<u32>({', '.join(ws)})"
     if lane in _PAIR:
-        pair = f"vec2<u32>({buf}[2u * ({index})], {buf}[2u * ({index}) + 1u])"
+        pair = f"vec2<u32>({ws[0]}, {ws[1]})"
         return f"bitcast<vec2<f32>>({pair})" if lane == "c" else pair
-    w = f"{buf}[{index}]"
+    w = ws[0]
     return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w, "f": f"bitcast<f32>({w})"}[lane]
+
+
+def as_words(dtype: DType, value: str) -> str:
+    """A register of dtype as its u32 word (one-word dtypes) or vector of words."""
+    lane = lane_of(dtype)
+    if lane == "c":
+        return f"bitcast<vec2<u32>>({value})"
+    if lane in "IUDZ":
+        return value
+    return {"b": f"select(0u, 1u, {value})", "i": f"bitcast<u32>({value})", "u": value,
+            "f": f"bitcast<u32>({value})"}[lane]
 
 
 def store(dtype: DType, buf: str, index: str, value: str) -> str:
@@ -170,18 +194,14 @@ def scalar_words(dtype: DType, value) -> list[int]:
     return [int(value) & 0xFFFFFFFF]
 
 
-def scalar_expr(dtype: DType, at: int) -> str:
-    """Expression reading a scalar of dtype from uniform words at ``at``."""
-    lane = lane_of(dtype)
-    if lane == "Z":
-        return f"vec4<u32>(U[{at}], U[{at + 1}], U[{at + 2}], U[{at + 3}])"
-    if lane in _PAIR:
-        pair = f"vec2<u32>(U[{at}], U[{at + 1}])"
-        return f"bitcast<vec2<f32>>({pair})" if lane == "c" else pair
-    w = f"U[{at}]"
-    return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w, "f": f"bitcast<f32>({w})"}[lane]
-
-
+def scalar_expr(dtype: DType, at) -> str:
+    """Expression reading a scalar of dtype from uniform words at ``at`` (an int, or a
+    WGSL u32 expression)."""
+    def word(j: int) -> str:
+        if isinstance(at, int):
+            return f"U[{at + j}]"
+        return f"U[{at}]" if j == 0 else f"U[{at} + {j}u]"
+    return from_words(dtype, [word(j) for j in range(words(dtype))])
 
 
 def f32_bytes(v: float) -> bytes:

@@ -157,7 +157,7 @@ fn wa_u64_to_f32(a: vec2<u32>) -> f32 {
     let round_bit = (top >> 7u) & 1u;
     let sticky = (top & 0x7fu) != 0u || (lz > 0u && rest != 0u) || (lz == 0u && a.x != 0u);
     if (round_bit == 1u && (sticky || (m & 1u) == 1u)) { m = m + 1u; }
-    return ldexp(f32(m), i32(40u - lz));
+    return wa_ldexp(f32(m), i32(40u - lz));
 }""")
 _def("""
 fn wa_i64_to_f32(a: vec2<u32>) -> f32 {

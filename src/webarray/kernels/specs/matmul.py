@@ -17,6 +17,11 @@ BK = 16
 # sums the products of longer K in chunks
 MAX_K = 8192 * 8
 FAST_TILE = 128  # the float32 kernel's tile side
+# c + a * b in the accumulator's lane, as every product kernel computes a term (float64:
+# one fused multiply-add, one rounding); other lanes: "{c} + {a} * {b}"
+MULADD = {"I": "wa_add64({c}, wa_mul64({a}, {b}))", "U": "wa_add64({c}, wa_mul64({a}, {b}))",
+          "D": "wa_f64_fma({a}, {b}, {c})",
+          "c": "{c} + vec2<f32>({a}.x * {b}.x - {a}.y * {b}.y, {a}.x * {b}.y + {a}.y * {b}.x)"}
 
 
 def pack_uniforms(m, n, k, zbase, a_view, b_view, batch_shape, a_batch, b_batch) -> bytes:

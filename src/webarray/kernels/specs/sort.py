@@ -56,7 +56,7 @@ def key_function(dtype: DType) -> str:
         return (pre + f"fn sk_key(v: {ty}) -> vec2<u32> {{\n{body}}}\n"
                 "fn sk_lt(a: vec2<u32>, b: vec2<u32>) -> bool {\n"
                 "    return a.x < b.x || (a.x == b.x && a.y < b.y);\n}\n"
-                "fn sk_eq(a: vec2<u32>, b: vec2<u32>) -> bool { return all(a == b); }\n")
+                "fn sk_eq(a: vec2<u32>, b: vec2<u32>) -> bool { return a.x == b.x && a.y == b.y; }\n")
     if lane == "f":
         body = _float_key("v")
     elif lane == "i":
@@ -66,3 +66,11 @@ def key_function(dtype: DType) -> str:
     else:
         body = "    return select(0u, 1u, v);\n"
     return f"fn sk_key(v: {ty}) -> u32 {{\n{body}}}\n" + cmp
+
+
+def not_nan(dtype: DType) -> str:
+    """WGSL text `` && ...`` that holds when the query key ``kq`` is not a NaN's (a NaN is
+    never a member); empty for dtypes without NaN."""
+    nan = f"{NAN_KEY:#x}u"
+    return {"f": f" && kq != {nan}", "c": f" && kq.x != {nan} && kq.y != {nan}",
+            "D": f" && kq.x != {NAN_KEY_D:#x}u"}.get(lane_of(dtype), "")

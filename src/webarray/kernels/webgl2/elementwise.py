@@ -9,7 +9,8 @@ one wrapper per output, since each draw computes one output.
 Expressions come from the op table's WGSL, written as GLSL by the shader front end
 (kernels/shader/translate.py), so every op and special case is the one WebGPU computes. On the vec4 path of the spec (n and offsets
 counted in fours) the kernel still works element by element; only the uniforms scale.
-Only one-word dtypes exist on WebGL2 (``_core/device.py``).
+An output of a two- or four-word dtype is drawn word by word, each fragment computing
+its element (program.py).
 """
 
 from __future__ import annotations
@@ -18,17 +19,9 @@ from ..expr import Apply, Cast, Gather, Index, Input, Scalar, UserCall, UserOut,
 from ..ops import TABLE, lane_of
 from .. import lanes
 from ..specs.elementwise import ElementwiseSpec, arg_registers, uniform_layout, zeros
-from .program import draw, uword
+from .program import draw, load, to_word, uword
 
 USER_CALLS = True  # runs UserCall/UserOut nodes (ElementwiseKernel bodies, their GLSL)
-
-_TO_WORD = {"b": "select(0u, 1u, {})", "i": "bitcast<u32>({})", "u": "{}", "f": "bitcast<u32>({})"}
-_FROM_WORD = {"b": "({} != 0u)", "i": "bitcast<i32>({})", "u": "{}", "f": "bitcast<f32>({})"}
-
-
-def _check(dtype) -> None:
-    if lanes.words(dtype) != 1:
-        raise TypeError(f"{dtype.name} is not supported on WebGL2 (one 32-bit word per element)")
 
 
 def generate(spec: ElementwiseSpec) -> str:
@@ -56,21 +49,20 @@ def generate(spec: ElementwiseSpec) -> str:
         for n in walk(roots):
             if isinstance(n, UserCall):
                 continue  # its outputs call it (UserOut)
-            _check(n.dtype)
-            lane = lane_of(n.dtype)
             if isinstance(n, UserOut):
                 args = ", ".join(names[a.key] for a in n.call.args)
                 e = lanes.wrap(n.dtype, f"{n.call.fn.name}_o{n.index}({args})")
             elif isinstance(n, Input):
                 dtype, opnd = spec.inputs[n.slot]
-                e = _FROM_WORD[lane].format(f"ld{opnd.binding}({index_of(in_at[n.slot], opnd)})")
+                e = load(dtype, opnd.binding, index_of(in_at[n.slot], opnd))
             elif isinstance(n, Scalar):
-                e = _FROM_WORD[lane].format(uword(sc_at[n.slot]))
+                at = sc_at[n.slot]
+                e = lanes.from_words(n.dtype, [uword(at + j) for j in range(lanes.words(n.dtype))])
             elif isinstance(n, Index):
                 e = f"i32(i + {uword(base_at)})"
             elif isinstance(n, Gather):
                 opnd = spec.inputs[n.slot][1]
-                e = _FROM_WORD[lane].format(f"ld{opnd.binding}(u32({names[n.index.key]}))")
+                e = load(n.dtype, opnd.binding, f"u32({names[n.index.key]})")
             elif isinstance(n, Cast):
                 e = lanes.cast(n.arg.dtype, n.dtype, names[n.arg.key])
             else:
@@ -94,22 +86,23 @@ def generate(spec: ElementwiseSpec) -> str:
     for o, (node, opnd, *scatter) in enumerate(spec.outputs):
         lines, names = body([node])
         value = ("fn wa_value(i: u32) -> u32 {\n" + "\n".join(lines) + "\n    return "
-                 + _TO_WORD[lane_of(node.dtype)].format(names[node.key]) + ";\n}\n")
+                 + to_word(node.dtype, names[node.key]) + ";\n}\n")
+        words = lanes.words(node.dtype)
         count = f"{uword(0)}{scale}"
         if opnd.raw or opnd.strided:
             if opnd.raw:
                 dl, dn = body([scatter[0]])
-                dest = (f"fn wa_dest(i: u32) -> u32 {{\n" + "\n".join(dl)
+                dest = ("fn wa_dest(i: u32) -> u32 {\n" + "\n".join(dl)
                         + f"\n    return u32({dn[scatter[0].key]});\n}}\n")
             else:
                 dest = ("fn wa_dest(i: u32) -> u32 {\n" + "\n".join(coords)
                         + f"\n    return {index_of(out_at[o], opnd)};\n}}\n")
             draws.append(draw(opnd.binding, reads, value, dest_fn=dest,
-                              glsl=user_glsl, glsl_sigs=user_sigs))
+                              glsl=user_glsl, glsl_sigs=user_sigs, words=words))
         else:
             first = f"{uword(out_at[o])}{scale}"
             draws.append(draw(opnd.binding, reads, value, first=first, count=count,
-                              glsl=user_glsl, glsl_sigs=user_sigs))
+                              glsl=user_glsl, glsl_sigs=user_sigs, words=words))
     return "".join(draws)
 
 

@@ -1,6 +1,7 @@
 """GLSL generator for batched, strided matrix products C = A @ B: the WebGL2 counterpart
 of ``kernels/webgpu/matmul.py`` (same bindings and uniform words). One fragment per
-element of C computes its dot product over K in order; C is C-contiguous. There is no
+word of C computes its element's dot product over K in order, each term as the tiled
+kernels compute it (``specs.matmul.MULADD``); C is C-contiguous. There is no
 register-blocked float32 kernel (no workgroup memory to share tiles in):
 ``generate_f32`` is the general kernel for float32.
 """
@@ -10,15 +11,17 @@ from __future__ import annotations
 from ..._dtypes import DType, float32
 from ..ops import lane_of
 from .. import lanes
-from .program import draw
+from ..specs.matmul import MULADD
+from .program import draw, load, to_word
 
 LIMIT = 65535  # batch entries per launch: the executor's max_workgroups_per_dim on WebGL2
 MAX_K = 8192  # the most K one draw takes: a fragment loops over K one step at a time
+MAX_K_F64 = 2048  # float64's: each step one software fused multiply-add
 
 
 def max_k(dtype: DType) -> int:
     """The deepest K one draw of ``generate(dtype, ...)`` takes."""
-    return MAX_K
+    return MAX_K_F64 if lane_of(dtype) == "D" else MAX_K
 
 
 def fast_applies(m: int, n: int, batch: int) -> bool:
@@ -30,21 +33,11 @@ def generate_f32(vec: bool, batch_ndim: int) -> str:
     return generate(float32, batch_ndim)
 
 
-def _load(dtype: DType, binding: int, index: str) -> str:
-    w = f"ld{binding}({index})"
-    return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w,
-            "f": f"bitcast<f32>({w})"}[lane_of(dtype)]
-
-
-def _to_word(dtype, v: str) -> str:
-    return {"b": f"select(0u, 1u, {v})", "i": f"bitcast<u32>({v})", "u": v,
-            "f": f"bitcast<u32>({v})"}[lane_of(dtype)]
-
-
 def generate(dtype: DType, batch_ndim: int) -> str:
-    if lanes.words(dtype) != 1:
-        raise TypeError(f"matmul of {dtype.name} is not supported on WebGL2")
+    if lane_of(dtype) == "Z":  # as on WebGPU: complex128 products are composed term by term
+        raise TypeError("the matmul kernel has no complex128 lane")
     ty, zero = lanes.wgsl_type(dtype), lanes.literal(dtype, 0)
+    muladd = MULADD.get(lane_of(dtype), "{c} + {a} * {b}")
     L = ["fn wa_value(t: u32) -> u32 {",
          "    let M = U[0].x; let N = U[0].y; let K = U[0].z;",
          "    let mn = M * N;",
@@ -61,11 +54,13 @@ def generate(dtype: DType, batch_ndim: int) -> str:
           "    let ar = ao + i32(r) * sam; let bc = bo + i32(c) * sbn;",
           f"    var acc: {ty} = {zero};",
           "    for (var k = 0u; k < K; k = k + 1u) {",
-          f"        acc = acc + {_load(dtype, 1, 'u32(ar + i32(k) * sak)')} * "
-          f"{_load(dtype, 2, 'u32(bc + i32(k) * sbk)')};",
+          f"        let a = {load(dtype, 1, 'u32(ar + i32(k) * sak)')};",
+          f"        let b = {load(dtype, 2, 'u32(bc + i32(k) * sbk)')};",
+          f"        acc = {muladd.format(c='acc', a='a', b='b')};",
           "    }",
-          f"    return {_to_word(dtype, lanes.wrap(dtype, 'acc'))};", "}"]
+          f"    return {to_word(dtype, lanes.wrap(dtype, 'acc'))};", "}"]
     # the batch entries of this launch: all that are left, at most LIMIT
     sizes = " * ".join(f"U[{(10 + 3 * d) >> 2}][{(10 + 3 * d) & 3}]" for d in range(batch_ndim)) or "1u"
     count = f"min({LIMIT}u, ({sizes}) - U[0].w) * U[0].x * U[0].y"
-    return draw(3, [1, 2], "\n".join(L) + "\n", first="U[0].w * U[0].x * U[0].y", count=count)
+    return draw(3, [1, 2], "\n".join(L) + "\n", first="U[0].w * U[0].x * U[0].y", count=count,
+                words=lanes.words(dtype))

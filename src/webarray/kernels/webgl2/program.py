@@ -6,6 +6,13 @@ shader scaffolding and only writes WGSL-subset functions of the invocation index
 - ``wa_value(i: u32) -> u32``: the word that invocation i writes;
 - ``wa_dest(i: u32) -> u32`` (``points`` draws only): the word index it writes to.
 
+An output of a dtype of W > 1 words (int64, uint64, float64, complex64: 2; complex128: 4)
+is drawn word by word: ``i`` and ``wa_dest`` count elements, the fragment of word j of
+element i calls ``wa_value(i)`` with the global ``wa_part`` = j, and ``wa_value`` returns
+``to_word(dtype, value)``, that word of its element (a ``points`` draw is W draws, one per
+word). Each word's fragment computes the whole element: twice or four times the
+arithmetic of one word, with no texture formats beyond R32UI.
+
 A ``rect`` draw covers the words [first, first + count) of its output (``first`` and
 ``count`` are GLSL expressions over the uniform words); invocation i writes word
 first + i. The backend runs a draw once per layer of its output texture (``wa_layer``).
@@ -20,6 +27,7 @@ from __future__ import annotations
 import re
 
 from . import glsl_lib
+from .. import lanes
 from ..shader.emit import GLSL_EXTRA
 from ..shader.translate import signature, translate_function
 
@@ -33,7 +41,24 @@ LAYER_SHIFT = 11
 _MASK = f"{(1 << ROW_SHIFT) - 1}u"
 _ROWS = f"{(1 << LAYER_SHIFT) - 1}u"
 _WORDS_SHIFT = ROW_SHIFT + LAYER_SHIFT
-_GLOBALS = {"U": f"array<vec4<u32>,{UNIFORM_VEC4}>"}
+_GLOBALS = {"U": f"array<vec4<u32>,{UNIFORM_VEC4}>", "wa_part": "u32"}
+# the word wa_part of an element's words (GLSL, in every draw's prelude)
+_PARTS = ("uint wa_w2(uvec2 v) { return wa_part == 0u ? v.x : v.y; }\n"
+          "uint wa_w4(uvec4 v) { return wa_part < 2u ? (wa_part == 0u ? v.x : v.y)"
+          " : (wa_part == 2u ? v.z : v.w); }\n")
+_PART_SIGS = {"wa_w2": (("vec2<u32>",), "u32"), "wa_w4": (("vec4<u32>",), "u32")}
+
+
+def load(dtype, binding: int, index: str) -> str:
+    """WGSL-subset expression reading element ``index`` (a u32 expression) of a binding."""
+    return lanes.load_with(dtype, lambda k: f"ld{binding}({k})", index)
+
+
+def to_word(dtype, value: str) -> str:
+    """The word of a register of dtype that this fragment writes (``wa_part`` of its words)."""
+    w = lanes.as_words(dtype, value)
+    n = lanes.words(dtype)
+    return w if n == 1 else f"wa_w{n}({w})"
 
 
 def uword(k: int) -> str:
@@ -47,18 +72,19 @@ def _prelude(reads) -> str:
     lines = ["#version 300 es", "precision highp float;", "precision highp int;",
              "precision highp usampler2DArray;",
              f"uniform highp uvec4 U[{UNIFORM_VEC4}];", "uniform highp uvec2 wa_out;",
-             "uniform highp uint wa_layer;"]
+             "uniform highp uint wa_layer;", "uint wa_part;"]
     for b in sorted(reads):
         lines.append(f"uniform highp usampler2DArray B{b};")
         lines.append(f"uint ld{b}(uint k) {{ "
                      f"return texelFetch(B{b}, ivec3(int(k & {_MASK}), int((k >> {ROW_SHIFT}u) & {_ROWS}), "
                      f"int(k >> {_WORDS_SHIFT}u)), 0).r; }}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + _PARTS
 
 
 def _functions(reads, wgsl_functions, glsl: str = "", glsl_sigs=None) -> str:
     sigs = dict(glsl_lib.signatures())
     sigs.update(glsl_sigs or {})
+    sigs.update(_PART_SIGS)
     for b in reads:
         sigs[f"ld{b}"] = (("u32",), "u32")
     for src in wgsl_functions:
@@ -76,16 +102,24 @@ def _functions(reads, wgsl_functions, glsl: str = "", glsl_sigs=None) -> str:
 
 
 def draw(out: int, reads, value_fn: str, *, first: str = "", count: str = "",
-         dest_fn: str | None = None, extra=(), glsl: str = "", glsl_sigs=None) -> str:
-    """Source of one draw writing binding ``out``. value_fn / dest_fn / extra: WGSL-subset
-    functions (extra: further functions they call, defined first); glsl: GLSL functions
-    placed before them as they are (user kernels), whose signatures glsl_sigs gives in
-    WGSL types (name -> (parameter types, result type))."""
-    body = _prelude(reads) + _functions(
-        reads, list(extra) + [value_fn] + ([dest_fn] if dest_fn else []), glsl, glsl_sigs)
+         dest_fn: str | None = None, extra=(), glsl: str = "", glsl_sigs=None,
+         words: int = 1) -> str:
+    """Source of one draw writing binding ``out`` (W draws for a points draw of ``words``
+    W > 1). value_fn / dest_fn / extra: WGSL-subset functions (extra: further functions
+    they call, defined first); glsl: GLSL functions placed before them as they are (user
+    kernels), whose signatures glsl_sigs gives in WGSL types (name -> (parameter types,
+    result type)). first, count: the rect's elements; words: u32 words per element."""
+    # the fragment shader computes values; a rect's vertex shader needs only the uniforms,
+    # a points draw's the destinations (a shader of the whole float64 library compiles
+    # for seconds: once per draw, not twice)
+    body = _prelude(reads) + _functions(reads, list(extra) + [value_fn], glsl, glsl_sigs)
     if dest_fn is None:
-        span = f"    uint first = {first};\n    uint count = {count};\n"
-        vertex = body + (
+        if words == 1:
+            span, pick = f"    uint first = {first};\n    uint count = {count};\n", "wa_value(word - first)"
+        else:
+            span = f"    uint first = ({first}) * {words}u;\n    uint count = ({count}) * {words}u;\n"
+            pick = f"wa_value((word - first) / {words}u)"
+        vertex = _prelude(reads) + (
             "void main() {\n" + span +
             # the rows of the range within this draw's layer (none: an empty rectangle)
             f"    int base = int(wa_layer << {LAYER_SHIFT}u);\n"
@@ -104,27 +138,35 @@ def draw(out: int, reads, value_fn: str, *, first: str = "", count: str = "",
             f"    uint word = (wa_layer << {_WORDS_SHIFT}u) + (uint(gl_FragCoord.y) << {ROW_SHIFT}u)"
             " + uint(gl_FragCoord.x);\n"
             "    if (word < first || word - first >= count) { discard; }\n"
-            "    wa_o = wa_value(word - first);\n"
+            + (f"    wa_part = (word - first) % {words}u;\n" if words > 1 else "")
+            + f"    wa_o = {pick};\n"
             "}\n")
-        prim = "rect"
-    else:
-        vertex = body + (
-            "flat out highp uint wa_i;\n"
-            "void main() {\n"
-            "    uint i = uint(gl_VertexID);\n"
-            "    uint dst = wa_dest(i);\n"
-            # not drawn: nowhere to go, or in another layer than this draw's
-            f"    if (dst == 0xffffffffu || (dst >> {_WORDS_SHIFT}u) != wa_layer) {{\n"
-            "        gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return;\n    }\n"
-            f"    gl_Position = vec4((float(dst & {_MASK}) + 0.5) / float(wa_out.x) * 2.0 - 1.0,\n"
-            f"                       (float((dst >> {ROW_SHIFT}u) & {_ROWS}) + 0.5) / float(wa_out.y) * 2.0 - 1.0,"
-            " 0.0, 1.0);\n"
-            "    gl_PointSize = 1.0;\n"
-            "    wa_i = i;\n"
-            "}\n")
-        fragment = body + (
-            "flat in highp uint wa_i;\n"
-            "layout(location = 0) out highp uint wa_o;\n"
-            "void main() { wa_o = wa_value(wa_i); }\n")
-        prim = "points"
-    return f"//!draw out={out} prim={prim}\n{vertex}//!fragment\n{fragment}"
+        return f"//!draw out={out} prim=rect\n{vertex}//!fragment\n{fragment}"
+    dests = _prelude(reads) + _functions(reads, list(extra) + [dest_fn], glsl, glsl_sigs)
+    return "".join(_points(out, body, dests, part, words) for part in range(words))
+
+
+def _points(out: int, body: str, dests: str, part: int, words: int) -> str:
+    """The points draw of word ``part`` of each element (its place: wa_dest's element):
+    body, the values' functions; dests, the destinations'."""
+    place = "e" if words == 1 else f"e * {words}u + {part}u"
+    vertex = dests + (
+        "flat out highp uint wa_i;\n"
+        "void main() {\n"
+        "    uint i = uint(gl_VertexID);\n"
+        "    uint e = wa_dest(i);\n"
+        f"    uint dst = e == 0xffffffffu ? e : {place};\n"
+        # not drawn: nowhere to go, or in another layer than this draw's
+        f"    if (dst == 0xffffffffu || (dst >> {_WORDS_SHIFT}u) != wa_layer) {{\n"
+        "        gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return;\n    }\n"
+        f"    gl_Position = vec4((float(dst & {_MASK}) + 0.5) / float(wa_out.x) * 2.0 - 1.0,\n"
+        f"                       (float((dst >> {ROW_SHIFT}u) & {_ROWS}) + 0.5) / float(wa_out.y) * 2.0 - 1.0,"
+        " 0.0, 1.0);\n"
+        "    gl_PointSize = 1.0;\n"
+        "    wa_i = i;\n"
+        "}\n")
+    fragment = body + (
+        "flat in highp uint wa_i;\n"
+        "layout(location = 0) out highp uint wa_o;\n"
+        f"void main() {{ wa_part = {part}u; wa_o = wa_value(wa_i); }}\n")
+    return f"//!draw out={out} prim=points\n{vertex}//!fragment\n{fragment}"

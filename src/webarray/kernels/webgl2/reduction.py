@@ -23,9 +23,9 @@ from ..._dtypes import bool as _BOOL
 from ..._dtypes import uint32 as _U32
 from ..ops import TABLE, lane_of
 from .. import lanes
-from ..specs.reduction import (NONE, RA_HELPERS, ReduceSpec, better_fn,  # noqa: F401
-                               combine_expr, fold_combine, fold_identity, identity)
-from .program import draw
+from ..specs.reduction import (NONE, RA_HELPERS, RA_SQDEV_D, ReduceSpec, better_fn, divided,
+                               fold_combine, fold_identity, nonzero, sqdev, sum_start)
+from .program import draw, load, to_word
 
 WORKGROUP = 64  # the largest group S: a chunk is at most WORKGROUP * P columns
 P = 16
@@ -58,17 +58,11 @@ def _row_base(first_dim_word: int, ndims_word: int) -> str:
 def _mapped(spec: ReduceSpec, raw: str) -> str:
     acc = spec.acc_dtype
     if spec.mapping == "nonzero":
-        return lanes.cast(_BOOL, acc, lanes.cast(spec.in_dtype, _BOOL, raw))
+        return lanes.cast(_BOOL, acc, nonzero(spec.in_dtype, raw))
     if spec.mapping == "sqdev":
-        d = f"({lanes.cast(spec.in_dtype, acc, raw)} - mean)"
-        return f"({d} * {d})"
+        return sqdev(acc, lanes.cast(spec.in_dtype, acc, raw), "mean")
     return lanes.cast(spec.in_dtype, acc, raw)
 
-
-def _load(dtype, binding: int, index: str) -> str:
-    w = f"ld{binding}({index})"
-    return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w,
-            "f": f"bitcast<f32>({w})"}[lane_of(dtype)]
 
 
 def _value_fn(spec: ReduceSpec, bnum: dict, want_index: bool, output: int = 0) -> str:
@@ -79,7 +73,9 @@ def _value_fn(spec: ReduceSpec, bnum: dict, want_index: bool, output: int = 0) -
     arg = spec.arg
     user = spec.user
     loads = spec.per_thread // 4 if spec.vec4 else spec.per_thread
-    compensated = spec.combine == "add" and lane_of(acc) == "f"
+    # float32 and float64 sums are compensated (complex ones are not)
+    compensated = spec.combine == "add" and lane_of(acc) in "fD"
+    wide = lane_of(acc) == "D"
     L = ["fn wa_value(g: u32) -> u32 {", ROWS, "    var base = bitcast<i32>(U[2].y);",
          _row_base(13, 14), "    let stride = bitcast<i32>(U[2].z);",
          f"    let j0 = c * S * {loads}u;", f"    let j1 = min(j0 + S * {loads}u, N);",
@@ -87,23 +83,26 @@ def _value_fn(spec: ReduceSpec, bnum: dict, want_index: bool, output: int = 0) -
     if spec.flagged:  # no identity: the fold starts from the chunk's first element
         L.append("    var have = false;")
     if compensated:
-        L.append("    var err = 0.0;")
+        L.append(f"    var err = {lanes.literal(acc, 0)};")
     if arg:
         L.append(f"    var acci = {NONE};")
         if spec.mapping != "pairs":
             L.append(f"    let flat0 = (r % U[2].w) * N * {4 if spec.vec4 else 1}u;")
     if spec.mapping == "sqdev":
-        L.append(f"    let mean = {_load(acc, bnum['means'], 'U[3].x + r / U[2].w')};")
+        L.append(f"    let mean = {load(acc, bnum['means'], 'U[3].x + r / U[2].w')};")
     L.append("    for (var j = j0; j < j1; j = j + 1u) {")
     L.append("        let a = u32(base + i32(j) * stride);")
     comps = [(f"a * 4u + {ci}u", f"flat0 + j * 4u + {ci}u") for ci in range(4)] if spec.vec4 \
         else [("a", "flat0 + j")]
     for addr, flat in comps:
-        L.append(f"        {{ let x: {at} = {_mapped(spec, _load(spec.in_dtype, bnum['values'], addr))};")
+        L.append(f"        {{ let x: {at} = {_mapped(spec, load(spec.in_dtype, bnum['values'], addr))};")
         if arg:
             idx = f"ld{bnum['indices']}({addr})" if spec.mapping == "pairs" else flat
             L.append(f"          let xi = {idx};")
             L.append("          if (ra_keep(x, xi, acc, acci)) { acc = x; acci = xi; } }")
+        elif compensated and wide:
+            L.append("          let s = wa_f64_two_sum(acc, x); acc = s.xy;"
+                     " err = wa_f64_add(err, s.zw); }")
         elif compensated:
             L.append("          let s = wa_two_sum(acc, x); acc = s.x; err = err + s.y; }")
         elif spec.flagged:
@@ -112,27 +111,35 @@ def _value_fn(spec: ReduceSpec, bnum: dict, want_index: bool, output: int = 0) -
         else:
             L.append(f"          acc = {_combine(spec, 'acc', 'x')}; }}")
     L.append("    }")
-    if compensated:  # an infinite sum makes the error term NaN (inf - inf): it is exact as it is
+    # an infinite sum makes the error term NaN (inf - inf): it is exact as it is
+    if compensated and wide:
+        L.append("    if ((acc.y & 0x7ff00000u) != 0x7ff00000u) { acc = wa_f64_add(acc, err); }")
+    elif compensated:
         L.append("    if ((bitcast<u32>(acc) & 0x7f800000u) != 0x7f800000u) { acc = acc + err; }")
     if arg:
         if want_index:
             res = lanes.cast(_U32, spec.out_dtype, "acci") if spec.final else "acci"
-            L.append(f"    return {_to_word(spec.out_dtype if spec.final else _U32, res)};")
+            L.append(f"    return {to_word(spec.out_dtype if spec.final else _U32, res)};")
         else:
-            L.append(f"    return {_to_word(acc, lanes.wrap(acc, 'acc'))};")
+            L.append(f"    return {to_word(acc, lanes.wrap(acc, 'acc'))};")
     elif spec.final and user is not None:
         L += _post_map(spec, bnum, output)
     elif spec.final:
-        res = "acc"
-        if spec.transform != "none":
+        res = sum_start(spec.combine, acc, "acc")
+        if spec.transform != "none" and lane_of(acc) in "DZ":
+            # the float64 divisor: two words after the row dimensions
+            L.append(f"    let ub = 15u + 2u * {_word('14u')};")
+            L.append(f"    let dv = vec2<u32>({_word('ub')}, {_word('ub + 1u')});")
+            res = divided(acc, res, "dv", spec.transform == "div_sqrt")
+        elif spec.transform != "none":
             L.append("    let dv = bitcast<f32>(U[3].y);")
             res = f"select({at}(wa_nan()), acc / dv, dv > 0.0)"
             if spec.transform == "div_sqrt":
                 res = TABLE["sqrt"].wgsl["f"].format(res)
         res = lanes.wrap(spec.out_dtype, lanes.cast(acc, spec.out_dtype, res))
-        L.append(f"    return {_to_word(spec.out_dtype, res)};")
+        L.append(f"    return {to_word(spec.out_dtype, res)};")
     else:
-        L.append(f"    return {_to_word(acc, lanes.wrap(acc, 'acc'))};")
+        L.append(f"    return {to_word(acc, lanes.wrap(acc, 'acc'))};")
     L.append("}")
     return "\n".join(L) + "\n"
 
@@ -165,24 +172,20 @@ def _post_map(spec: ReduceSpec, bnum: dict, output: int) -> list[str]:
              for n, d in enumerate(user.scalar_dtypes)]
     args = args[:len(post.inputs)]
     if post.readable_outputs:  # the outputs' values as passed in (the backend samples a copy)
-        args += [_load(d, bnum[o], "r") for o, d in zip(outs, user.out_dtypes)]
+        args += [load(d, bnum[o], "r") for o, d in zip(outs, user.out_dtypes)]
     d = user.out_dtypes[output]
     value = lanes.wrap(d, f"{post.name}_o{output}({', '.join(args)})")
-    return lines + [f"    return {_to_word(d, value)};"]
+    return lines + [f"    return {to_word(d, value)};"]
 
 
 _FROM_WORD = {"b": "({} != 0u)", "i": "bitcast<i32>({})", "u": "{}", "f": "bitcast<f32>({})"}
 
 
-def _to_word(dtype, v: str) -> str:
-    return {"b": f"select(0u, 1u, {v})", "i": f"bitcast<u32>({v})", "u": v,
-            "f": f"bitcast<u32>({v})"}[lane_of(dtype)]
-
-
 def extra_functions(combine: str, acc) -> list[str]:
-    """WGSL-subset helpers the loops call beyond the library: the float min/max by keys
-    and, for arg reductions, the rule of which (value, index) wins, as WebGPU has them."""
-    fns = [f for f in re.split(r"(?m)^(?=fn )", RA_HELPERS) if f.strip()]
+    """WGSL-subset helpers the loops call beyond the library: the float min/max by keys,
+    float64's squared deviation and, for arg reductions, the rule of which (value, index)
+    wins, as WebGPU has them."""
+    fns = [f for f in re.split(r"(?m)^(?=fn )", RA_HELPERS + RA_SQDEV_D) if f.strip()]
     if combine in ("argmin", "argmax"):
         fns.append(better_fn(combine, acc))
     return fns
@@ -193,9 +196,10 @@ def generate(spec: ReduceSpec) -> str:
     dtypes = [spec.in_dtype, spec.acc_dtype, spec.out_dtype]
     if user is not None:
         dtypes += list(user.out_dtypes) + list(user.scalar_dtypes)
-    for d in dtypes:
-        if lanes.words(d) != 1:
-            raise TypeError(f"{d.name} is not supported on WebGL2")
+    if user is not None:
+        for d in dtypes:
+            if lanes.words(d) != 1:
+                raise TypeError(f"a ReductionKernel of {d.name} is not supported on WebGL2")
     names = spec.bindings()
     bnum = {n: i + 1 for i, n in enumerate(names)}
     # the cut line of a checked post-map is WGSL's alone (GLSL bodies are not checked)
@@ -211,8 +215,9 @@ def generate(spec: ReduceSpec) -> str:
         return "".join(draw(bnum[n], reads, _value_fn(spec, bnum, False, k), first="0u",
                             count=count, extra=extra, glsl=glsl, glsl_sigs=sigs)
                        for k, n in enumerate(targets))
+    out = spec.out_dtype if spec.final else spec.acc_dtype
     src = draw(bnum["out"], reads, _value_fn(spec, bnum, want_index=spec.arg and spec.final),
-               first="0u", count=count, extra=extra)
+               first="0u", count=count, extra=extra, words=lanes.words(out))
     if spec.arg and not spec.final:
         src += draw(bnum["out_indices"], reads, _value_fn(spec, bnum, want_index=True),
                     first="0u", count=count, extra=extra)

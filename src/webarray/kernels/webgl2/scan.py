@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from .. import lanes
 from ..specs.scan import ScanSpec
-from .reduction import SCAN_P, _load, _to_word, combine_expr, extra_functions, identity
-from .program import draw
+from ..specs.reduction import combine_expr, identity, scan_neutral
+from .reduction import SCAN_P, extra_functions
+from .program import draw, load, to_word
 
 P = SCAN_P
 _W = "U[(k) >> 2u][(k) & 3u]"
@@ -41,11 +42,8 @@ def _bases() -> str:
 
 def generate(spec: ScanSpec) -> str:
     acc = spec.out_dtype
-    for d in (spec.in_dtype, acc):
-        if lanes.words(d) != 1:
-            raise TypeError(f"{d.name} is not supported on WebGL2")
     at = lanes.wgsl_type(acc)
-    ident = identity(spec.combine, acc)
+    neutral = scan_neutral(spec.combine, acc)  # the start (-0.0 for float64 sums)
     out_b = 3 if spec.carry else 2
     reads = [1, 2] if spec.carry else [1]
     head = ("    let M = U[0].x; let N = U[0].y; let C = U[0].z; let S = U[0].w;\n"
@@ -58,23 +56,30 @@ def generate(spec: ScanSpec) -> str:
             + _bases() +
             "    return u32(ob + i32(j + shift) * bitcast<i32>(U[3].x));\n}\n")
     comb = combine_expr(spec.combine, acc, "acc", "x")
+    carry = ""
+    if spec.carry:  # chunk 0's carry is the initial element; where that is not the start, none
+        guard = "if (c > 0u) " if neutral != identity(spec.combine, acc) else ""
+        carry = f"    {guard}{{ acc = {load(acc, 2, 'r * C + c')}; }}\n"
     value = ("fn wa_value(t: u32) -> u32 {\n" + head +
              "    let r = t / per; let j = t % per;\n" + _bases() +
              "    let sa = bitcast<i32>(U[2].z);\n"
              f"    let c = j / (S * {P}u);\n"
-             f"    var acc: {at} = {ident};\n"
-             + (f"    acc = {_load(acc, 2, 'r * C + c')};\n" if spec.carry else "") +
+             f"    var acc: {at} = {neutral};\n"
+             + carry +
              f"    for (var k = c * S * {P}u; k <= j; k = k + 1u) {{\n"
-             f"        let x: {at} = {lanes.cast(spec.in_dtype, acc, _load(spec.in_dtype, 1, 'u32(ib + i32(k) * sa)'))};\n"
+             f"        let x: {at} = {lanes.cast(spec.in_dtype, acc, load(spec.in_dtype, 1, 'u32(ib + i32(k) * sa)'))};\n"
              f"        acc = {comb};\n"
              "    }\n"
-             f"    return {_to_word(acc, lanes.wrap(acc, 'acc'))};\n}}\n")
-    src = draw(out_b, reads, value, dest_fn=dest, extra=extra_functions(spec.combine, acc))
+             f"    return {to_word(acc, lanes.wrap(acc, 'acc'))};\n}}\n")
+    words = lanes.words(acc)
+    src = draw(out_b, reads, value, dest_fn=dest, extra=extra_functions(spec.combine, acc),
+               words=words)
     # column 0 of each row holds the identity when the output is shifted
-    ident_value = f"fn wa_value(t: u32) -> u32 {{\n    return {_to_word(acc, ident)};\n}}\n"
+    ident_value = (f"fn wa_value(t: u32) -> u32 {{\n"
+                   f"    return {to_word(acc, identity(spec.combine, acc))};\n}}\n")
     ident_dest = ("fn wa_dest(t: u32) -> u32 {\n" + head +
                   "    let r = t;\n"
                   "    if (r >= M || U[3].z == 0u) { return 0xffffffffu; }\n" + _bases() +
                   "    return u32(ob);\n}\n")
-    src += draw(out_b, reads, ident_value, dest_fn=ident_dest)
+    src += draw(out_b, reads, ident_value, dest_fn=ident_dest, words=words)
     return src

@@ -15,10 +15,9 @@ from __future__ import annotations
 import re
 
 from ..._dtypes import DType
-from ..ops import lane_of
 from .. import lanes
-from ..specs.sort import NAN_KEY, SENTINEL, key_function
-from .program import draw
+from ..specs.sort import SENTINEL, key_function, not_nan
+from .program import draw, load
 
 WORKGROUP = 1  # _sort_impl sizes grids in workgroups of this many: here, elements
 BLOCK = 1
@@ -35,14 +34,8 @@ def _fns(src: str) -> list[str]:
 
 
 def _check(dtype: DType) -> None:
-    if lanes.words(dtype) != 1:
-        raise TypeError(f"sorting {dtype.name} is not supported on WebGL2")
-
-
-def _load(dtype: DType, binding: int, index: str) -> str:
-    w = f"ld{binding}({index})"
-    return {"b": f"({w} != 0u)", "i": f"bitcast<i32>({w})", "u": w,
-            "f": f"bitcast<f32>({w})"}[lane_of(dtype)]
+    if lanes.words(dtype) != 1:  # _core/algorithms/sort.py sorts them a word at a time
+        raise TypeError(f"the sorting network takes one-word keys, not {dtype.name}")
 
 
 def block_sort(dtype: DType) -> str:
@@ -53,7 +46,7 @@ def block_sort(dtype: DType) -> str:
             "    let r = p / P; let i = p - r * P;\n")
     key = ("fn wa_value(p: u32) -> u32 {\n" + head +
            f"    if (i >= n) {{ return {SENTINEL}u; }}\n"
-           f"    return sk_key({_load(dtype, 1, 'off + r * n + i')}) ^ flip;\n}}\n")
+           f"    return sk_key({load(dtype, 1, 'off + r * n + i')}) ^ flip;\n}}\n")
     index = ("fn wa_value(p: u32) -> u32 {\n" + head +
              f"    if (i >= n) {{ return {SENTINEL}u; }}\n"
              "    return r * n + i;\n}\n")
@@ -93,11 +86,9 @@ def block_merge() -> str:
 def search(dtype: DType, sorted_keys: bool, member: bool) -> str:
     """Binary search of each query among m sorted elements (bindings 1 sorted, 2 queries,
     3 output; uniforms m, sorted offset, q, queries offset, right, invert: as on WebGPU)."""
-    _check(dtype)
-    read = "ld1(so + mid)" if sorted_keys else f"sk_key({_load(dtype, 1, 'so + mid')})"
+    read = "ld1(so + mid)" if sorted_keys else f"sk_key({load(dtype, 1, 'so + mid')})"
     if member:
-        nan = f"{NAN_KEY:#x}u" if lane_of(dtype) == "f" else None
-        found = f"sk_eq({read}, kq)" + (f" && kq != {nan}" if nan else "")
+        found = f"sk_eq({read}, kq)" + not_nan(dtype)
         result = ("    var found = false;\n"
                   f"    if (lo < m) {{ let mid = lo; found = {found}; }}\n"
                   "    return select(0u, 1u, found != (U[1].y != 0u));\n")
@@ -105,7 +96,7 @@ def search(dtype: DType, sorted_keys: bool, member: bool) -> str:
         result = "    return lo;\n"
     value = ("fn wa_value(t: u32) -> u32 {\n"
              "    let m = U[0].x; let so = U[0].y; let right = U[1].x != 0u;\n"
-             f"    let kq = sk_key({_load(dtype, 2, 'U[0].w + t')});\n"
+             f"    let kq = sk_key({load(dtype, 2, 'U[0].w + t')});\n"
              "    var lo = 0u; var hi = m;\n"
              "    loop {\n"
              "        if (lo >= hi) { break; }\n"

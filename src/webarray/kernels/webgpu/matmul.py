@@ -24,17 +24,13 @@ from ..ops import lane_of
 from .. import lanes, wgsl_complex, wgsl_f64, wgsl_int64  # noqa: F401  (register their helpers)
 # MAX_K: the deepest K one launch of this generator takes, read from the registry by
 # _core/algorithms/matmul.py
-from ..specs.matmul import BK, MAX_K, R, THREADS, TILE  # noqa: F401
+from ..specs.matmul import BK, MAX_K, MULADD, R, THREADS, TILE  # noqa: F401
+from ..wgsl_lib import helpers_for
 
 # float64's K per launch: its product runs as loops (below), R * R passes per step of K,
 # which must stay below llvmpipe's 65,535 loop passes per invocation
 MAX_K_F64 = 2048
-from ..wgsl_lib import helpers_for
 
-# c + a * b in the accumulator's lane
-_MULADD = {"I": "wa_add64({c}, wa_mul64({a}, {b}))", "U": "wa_add64({c}, wa_mul64({a}, {b}))",
-           "D": "wa_f64_fma({a}, {b}, {c})",
-           "c": "{c} + vec2<f32>({a}.x * {b}.x - {a}.y * {b}.y, {a}.x * {b}.y + {a}.y * {b}.x)"}
 
 
 def _read_uniforms(w, batch_ndim: int) -> None:
@@ -66,7 +62,7 @@ def generate(dtype: DType, batch_ndim: int, unrolled: bool = False) -> str:
     registers, the same terms in the same order."""
     ty, zero = lanes.wgsl_type(dtype), lanes.literal(dtype, 0)
     looped = lane_of(dtype) == "D" and not unrolled
-    muladd = _MULADD.get(lane_of(dtype), "{c} + {a} * {b}")
+    muladd = MULADD.get(lane_of(dtype), "{c} + {a} * {b}")
     load_a = lanes.load(dtype, "A", "u32(ao + i32(gm) * sam + i32(gk) * sak)")
     load_b = lanes.load(dtype, "B", "u32(bo + i32(gk) * sbk + i32(gn) * sbn)")
     per_thread = TILE * BK // (THREADS * THREADS)

@@ -27,10 +27,9 @@ Uniform words are listed at each generator.
 from __future__ import annotations
 
 from ..._dtypes import DType
-from ..ops import lane_of
 from .. import lanes
 from . import radix  # noqa: F401  (Device.kernels.radix: the registry loads sort, radix with it)
-from ..specs.sort import NAN_KEY, NAN_KEY_D, SENTINEL, key_function  # noqa: F401
+from ..specs.sort import SENTINEL, key_function, not_nan
 
 WORKGROUP = 256
 PER_THREAD = 4  # compare-exchanges per thread and step of the block kernels
@@ -221,10 +220,7 @@ def search(dtype: DType, sorted_keys: bool, member: bool) -> str:
     the position; a NaN query is never found."""
     read = "S[so + mid]" if sorted_keys else f"sk_key({lanes.load(dtype, 'S', 'so + mid')})"
     if member:
-        nan = f"{NAN_KEY:#x}u"
-        nan_check = {"f": f" && kq != {nan}",
-                     "c": f" && kq.x != {nan} && kq.y != {nan}",
-                     "D": f" && kq.x != {NAN_KEY_D:#x}u"}.get(lane_of(dtype), "")
+        nan_check = not_nan(dtype)
         result = [
             "    var found = false;",
             "    if (lo < m) {",
