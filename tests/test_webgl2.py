@@ -119,6 +119,26 @@ def test_every_op_of_the_table_has_a_glsl_kernel_for_every_one_word_lane():
     assert count > 250
 
 
+def test_float64_sine_and_cosine_are_refused_on_webgl2_not_run():
+    """They returned zeros on WebGL2 over SwiftShader (no error): refused by name until
+    understood, while float64 exp, which computed right there, still generates."""
+    from webarray import _dtypes as dt
+    from webarray.kernels.expr import Apply, Input
+    from webarray.kernels.webgl2 import elementwise
+    from webarray.kernels.specs.elementwise import ElementwiseSpec, Operand
+
+    def spec(op, d):
+        node = Apply(op, (Input(0, d),), d, d)
+        return ElementwiseSpec(((d, Operand(2, strided=False)),), (),
+                               ((node, Operand(1, strided=False)),), (True, False), 1, False)
+
+    for op, d in [("sin", dt.float64), ("cos", dt.float64), ("tan", dt.float64),
+                  ("exp", dt.complex128)]:
+        with pytest.raises(NotImplementedError, match="not available on WebGL2"):
+            elementwise.generate(spec(op, d))
+    assert "wa_value" in elementwise.generate(spec("exp", dt.float64))
+
+
 # -- in the browser ------------------------------------------------------------------------
 
 def run_in_browser(tmp_path, source: str, *options: str, timeout: float = 300):

@@ -49,6 +49,15 @@ _PARTS = ("uint wa_w2(uvec2 v) { return wa_part == 0u ? v.x : v.y; }\n"
 _PART_SIGS = {"wa_w2": (("vec2<u32>",), "u32"), "wa_w4": (("vec4<u32>",), "u32")}
 
 
+# Seen on Chromium's WebGL2 over SwiftShader: float64 sin (software binary64, the helpers
+# every float64 and complex128 sine and cosine go through) returned zeros with no error,
+# where WebGPU and the native device are exact. Until that is understood, such kernels are
+# refused here rather than run (issue #20).
+_NO_F64_SINCOS = ("float64 and complex128 sine and cosine (sin, cos, tan, and complex128 "
+                  "functions built on them) are not available on WebGL2: on SwiftShader their "
+                  "kernel returned zeros without an error, so it is refused until understood")
+
+
 def load(dtype, binding: int, index: str) -> str:
     """WGSL-subset expression reading element ``index`` (a u32 expression) of a binding."""
     return lanes.load_with(dtype, lambda k: f"ld{binding}({k})", index)
@@ -113,6 +122,8 @@ def draw(out: int, reads, value_fn: str, *, first: str = "", count: str = "",
     # a points draw's the destinations (a shader of the whole float64 library compiles
     # for seconds: once per draw, not twice)
     body = _prelude(reads) + _functions(reads, list(extra) + [value_fn], glsl, glsl_sigs)
+    if "wa_f64_sincos_dd(" in body:
+        raise NotImplementedError(_NO_F64_SINCOS)
     if dest_fn is None:
         if words == 1:
             span, pick = f"    uint first = {first};\n    uint count = {count};\n", "wa_value(word - first)"
