@@ -216,17 +216,18 @@ print("DUMP " + json.dumps(out))
 '''
 
 
-def _dump(tmp_path, backend: str) -> dict:
-    r = run_in_browser(tmp_path, OPS_DUMP, "--backend", backend)
+def _dump(tmp_path, backend: str, script: str = OPS_DUMP, *options: str, timeout: float = 300):
+    """The DUMP line a script prints in the browser on backend, and its whole stdout."""
+    r = run_in_browser(tmp_path, script, "--backend", backend, *options, timeout=timeout)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
     line = [ln for ln in r.stdout.splitlines() if ln.startswith("DUMP ")][-1]
-    return json.loads(line[5:])
+    return json.loads(line[5:]), r.stdout
 
 
 @browser
 def test_every_op_and_astype_on_webgl2_matches_webgpu_bit_for_bit(tmp_path):
-    gl = _dump(tmp_path, "webgl2")
-    gpu = _dump(tmp_path, "webgpu")
+    gl = _dump(tmp_path, "webgl2")[0]
+    gpu = _dump(tmp_path, "webgpu")[0]
     assert gl.keys() == gpu.keys() and len(gl) > 300
     differ = {k: [(i, a, b) for i, (a, b) in enumerate(zip(gl[k], gpu[k])) if a != b][:3]
               for k in gl if gl[k] != gpu[k]}
@@ -394,12 +395,9 @@ print("WIDE OK")
 
 
 def _wide_dump(tmp_path, backend: str) -> dict:
-    r = run_in_browser(tmp_path, WIDE_DUMP, "--backend", backend, "--env", "WEBARRAY_FLOAT64=1",
-                       timeout=900)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
-    assert "WIDE OK" in r.stdout or backend != "webgl2"
-    line = [ln for ln in r.stdout.splitlines() if ln.startswith("DUMP ")][-1]
-    return json.loads(line[5:])
+    dump, out = _dump(tmp_path, backend, WIDE_DUMP, "--env", "WEBARRAY_FLOAT64=1", timeout=900)
+    assert "WIDE OK" in out or backend != "webgl2"
+    return dump
 
 
 @browser

@@ -77,18 +77,13 @@ def as_words(dtype: DType, value: str) -> str:
 
 def store(dtype: DType, buf: str, index: str, value: str) -> str:
     """Statement writing ``value`` (a register of dtype) to element ``index`` of ``buf``."""
-    lane = lane_of(dtype)
-    if lane == "Z":
-        at = f"4u * ({index})"
-        return (f"{{ let st_v = ({value}); {buf}[{at}] = st_v.x; {buf}[{at} + 1u] = st_v.y; "
-                f"{buf}[{at} + 2u] = st_v.z; {buf}[{at} + 3u] = st_v.w; }}")
-    if lane in _PAIR:
-        v = f"bitcast<vec2<u32>>({value})" if lane == "c" else f"({value})"
-        return (f"{{ let st_v = {v}; {buf}[2u * ({index})] = st_v.x; "
-                f"{buf}[2u * ({index}) + 1u] = st_v.y; }}")
-    word = {"b": f"select(0u, 1u, {value})", "i": f"bitcast<u32>({value})", "u": value,
-            "f": f"bitcast<u32>({value})"}[lane]
-    return f"{buf}[{index}] = {word};"
+    n = words(dtype)
+    w = as_words(dtype, value)
+    if n == 1:
+        return f"{buf}[{index}] = {w};"
+    at = f"{n}u * ({index})"
+    parts = " ".join(f"{buf}[{at}{f' + {j}u' if j else ''}] = st_v.{'xyzw'[j]};" for j in range(n))
+    return f"{{ let st_v = {w}; {parts} }}"
 
 
 def wrap(dtype: DType, expr: str) -> str:

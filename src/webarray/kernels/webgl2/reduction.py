@@ -168,7 +168,7 @@ def _post_map(spec: ReduceSpec, bnum: dict, output: int) -> list[str]:
     # the fold's words follow the row dimensions (pack_uniforms' tail)
     lines = [f"    let ub = 15u + 2u * {_word('14u')};"]
     args = ["acc", f"bitcast<i32>({_word('ub')})", f"bitcast<i32>({_word('ub + 1u')})"]
-    args += [_FROM_WORD[lane_of(d)].format(_word(f"ub + {2 + n}u"))
+    args += [lanes.from_words(d, [_word(f"ub + {2 + n}u")])
              for n, d in enumerate(user.scalar_dtypes)]
     args = args[:len(post.inputs)]
     if post.readable_outputs:  # the outputs' values as passed in (the backend samples a copy)
@@ -176,9 +176,6 @@ def _post_map(spec: ReduceSpec, bnum: dict, output: int) -> list[str]:
     d = user.out_dtypes[output]
     value = lanes.wrap(d, f"{post.name}_o{output}({', '.join(args)})")
     return lines + [f"    return {to_word(d, value)};"]
-
-
-_FROM_WORD = {"b": "({} != 0u)", "i": "bitcast<i32>({})", "u": "{}", "f": "bitcast<f32>({})"}
 
 
 def extra_functions(combine: str, acc) -> list[str]:
