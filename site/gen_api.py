@@ -40,26 +40,22 @@ CATEGORIES = {
 
 
 # What some backends lack, and the functions that need it: a kernel family (its registry
-# entry raises NotImplementedError, e.g. kernels/webgl2/__init__.py) or a dtype. (WebGL2
-# has no linalg kernels but composes the factorizations of namespace operations.)
+# entry raises NotImplementedError, e.g. kernels/webgl2/__init__.py, or is None). (WebGL2
+# has no linalg kernels but composes the factorizations of namespace operations; eig and
+# eigvals are not composed.)
 NEEDS = {
     "fft": {f"webarray.fft.{n}" for n in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn",
                                           "irfftn", "hfft", "ihfft")},
-    "complex64": {"webarray.linalg.eig", "webarray.linalg.eigvals"},
+    "linalg": {"webarray.linalg.eig", "webarray.linalg.eigvals"},
 }
-DTYPE_NEEDS = {"complex64": "{backend} has no complex64, and the results are complex"}
 
 
-def missing_families(backend: str, dtypes: list[str]) -> dict[str, str]:
+def missing_families(backend: str) -> dict[str, str]:
     """what NEEDS names -> why this backend lacks it."""
     registry = importlib.import_module(
         "webarray.kernels.webgl2" if backend == "webgl2" else "webarray.kernels.webgpu")
     out = {}
     for family in NEEDS:
-        if family in DTYPE_NEEDS:
-            if family not in dtypes:
-                out[family] = DTYPE_NEEDS[family].format(backend=backend)
-            continue
         try:
             module = getattr(registry, family, None) or importlib.import_module(f"{registry.__name__}.{family}")
             if not inspect.ismodule(module):
@@ -175,7 +171,7 @@ def generate() -> dict:
     import webarray as xp
 
     dtypes = backend_dtypes(xp)
-    missing = {b: missing_families(b, dtypes[b]) if dtypes[b] is not None else {} for b in BACKENDS}
+    missing = {b: missing_families(b) if dtypes[b] is not None else {} for b in BACKENDS}
     conformance = conformance_by_function()
     items = []
     for name in xp.__all__:
