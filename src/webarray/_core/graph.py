@@ -28,16 +28,18 @@ leaf and an array never holds a buffer whose kernel was not recorded.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import weakref
 
 from ..executors import guard
 from ..executors.guard import LOCK, critical
-from ..kernels.expr import Apply, Cast, Index, Input, Node, Scalar
+from .. import _dtypes as _dt
+from ..kernels.expr import Apply, Cast, Index, Input, LoopOut, Node, Scalar
 from ..kernels.expr import apply as _apply_node, slot as _slot_node
 from ..kernels import lanes
-from . import storage, tensor
+from . import fold as _fold, storage, tensor
 from .launch import elementwise as _launch
 from .tensor import c_strides, is_contiguous
 
@@ -125,6 +127,7 @@ def apply(device, shape, node: Apply, inputs, scalars):
             "op", node.dtype, tuple(args), node.op, node.compute)
         root.value = root.owner = root.error = None
         root.depth = depth
+        root.seq = next(_SEQ)
         # every operand computed: computing this array alone launches exactly what eager would
         root.expr = (node, None, scalars) if depth == 1 else None
         strides = _C_STRIDES.get(shape)
@@ -218,6 +221,7 @@ _fusion = os.environ.get("WEBARRAY_FUSION", "1") != "0"
 _PENDING: list[weakref.ref] = []
 _prune_at = 64  # _PENDING's length at which the references of computed and dead arrays go
 _C_STRIDES: dict = {}  # C-contiguous strides of the shapes seen (a bounded cache)
+_SEQ = itertools.count()  # Lazy.seq: nodes in the order they were made (fold.py reads it)
 
 
 def _track(arr) -> weakref.ref:
@@ -245,7 +249,10 @@ def _strides(shape):
 
 
 class Lazy:
-    """A node of a pending expression: kind 'op', 'cast', 'scalar', 'index' or 'leaf'.
+    """A node of a pending expression: kind 'op', 'cast', 'scalar', 'index' or 'leaf', or
+    'loop' and 'loopout' (whole-loop fusion, fold.py: a loop's ``value`` is its ``fold.Body``
+    and its args its inits then the outside nodes the body reads; a loopout's ``value`` is
+    the index of the state it reads, its one arg the loop).
 
     A leaf reads a view of a computed buffer (``value`` is a ``View``). When the array
     whose value a node is (its ``owner``) gets computed, the node turns into a leaf of the
@@ -255,9 +262,10 @@ class Lazy:
     """
 
     __slots__ = ("kind", "dtype", "args", "op", "compute", "value", "depth", "owner", "expr",
-                 "error")
+                 "error", "seq")
 
     def __init__(self, kind, dtype, args=(), op=None, compute=None, value=None):
+        self.seq = next(_SEQ)
         self.expr = None  # a one-op node over computed arrays: the op's own expression
         self.error = None  # why computing it failed (flush leaves it pending)
         self.kind = kind
@@ -388,7 +396,8 @@ def _bound(arr) -> None:
     stale): first by computing the other pending arrays of its shape, which in a loop are
     the named values its chain runs through (so the loop's state is written by one kernel
     and arr, often a temporary, is not), then if that was not enough by computing arr."""
-    if _depth(arr._lazy, {}) > MAX_DEPTH:
+    if _depth(arr._lazy, {}) > MAX_DEPTH and not (_fold.fold(arr, _same_shape(arr))
+                                                 and _depth(arr._lazy, {}) <= MAX_DEPTH):
         for ref in list(_PENDING):
             other = ref()
             if (other is not None and other is not arr and other._b is None
@@ -398,6 +407,17 @@ def _bound(arr) -> None:
                 break
         if arr._b is None and _depth(arr._lazy, {}) > MAX_DEPTH:
             _compute(arr)
+
+
+def _same_shape(arr) -> list:
+    """The live pending arrays of arr's device and shape (arr among them)."""
+    out = []
+    for ref in _PENDING:
+        other = ref()
+        if (other is not None and other._b is None and other._device is arr._device
+                and other._shape == arr._shape):
+            out.append(other)
+    return out
 
 
 def _depth(n: Lazy, memo: dict) -> int:
@@ -568,6 +588,13 @@ class _Lowering:
             elif kind == "scalar":
                 e = _slot_node(Scalar, len(self.scalars), n.dtype)
                 self.scalars.append((n.dtype, n.value))
+            elif kind == "loopout":
+                e = LoopOut(self.node(n.args[0]), n.value, n.dtype)
+            elif kind == "loop":
+                body = n.value
+                count = _slot_node(Scalar, len(self.scalars), _dt.uint32)
+                self.scalars.append((_dt.uint32, body.count))
+                e = body.lower([self.node(a) for a in n.args], count)
             else:
                 e = Index(n.dtype)
             self._memo[id(n)] = e
@@ -583,7 +610,10 @@ def _bindings(device) -> int:
 
 def _split(target) -> None:
     """Compute the arguments of target's node on their own: each reads fewer buffers."""
-    for a in target._lazy.args:
+    args = target._lazy.args
+    if len(args) == 1 and args[0].kind == "loop":  # a loop's state: split the loop's own
+        args = args[0].args
+    for a in args:
         if a.kind != "leaf" and a.args:
             arr = _owner(a)
             if arr is None:  # an unnamed subexpression: give it a short-lived array

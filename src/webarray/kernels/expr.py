@@ -167,8 +167,76 @@ class UserOut(Node):
         self.key = intern(("uout", index, dtype.name, call.key))
 
 
+class Carry(Node):
+    """Inside a Loop's body: the value of its state ``slot`` at the start of an iteration."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: int, dtype: DType):
+        self.slot = slot
+        self.dtype = dtype
+        self.key = intern(("carry", slot, dtype.name))
+
+
+class Loop(Node):
+    """A loop of ``count`` iterations (a uint32 Scalar node) over a state of values: state k
+    starts as ``inits[k]`` and each iteration sets every state k at once to ``roots[k]``, a
+    node over ``Carry(k)`` nodes and nodes outside the loop. Its value is the record of the
+    final states, read through LoopOut nodes (whole-loop fusion, ``_core/fold.py``).
+
+    ``inner`` lists the body's nodes that read a Carry, arguments first (what each iteration
+    computes); ``deps`` the nodes outside the loop they read, which a kernel computes once
+    before it."""
+
+    __slots__ = ("inits", "roots", "count", "inner", "deps")
+
+    def __init__(self, inits: tuple, roots: tuple, count: Node):
+        self.inits = tuple(inits)
+        self.roots = tuple(roots)
+        self.count = count
+        self.dtype = None
+        self.key = intern(("loop", count.key, *[n.key for n in self.inits], None,
+                           *[n.key for n in self.roots]))
+        inner: dict = {}
+        deps: dict = {}
+
+        def visit(n: Node) -> bool:  # whether n reads a Carry (an inner node)
+            if n.key in inner:
+                return True
+            if n.key in deps:
+                return False
+            if isinstance(n, Carry):
+                return True
+            args = n.args if isinstance(n, Apply) else (n.arg,) if isinstance(n, Cast) else ()
+            reads = [visit(a) for a in args]
+            if any(reads):
+                inner[n.key] = n
+                return True
+            deps[n.key] = n
+            return False
+
+        for r in self.roots:
+            visit(r)
+        self.inner = list(inner.values())
+        self.deps = [n for n in deps.values()]
+
+
+class LoopOut(Node):
+    """State ``index`` of a Loop after its last iteration."""
+
+    __slots__ = ("loop", "index")
+
+    def __init__(self, loop: Loop, index: int, dtype: DType):
+        self.loop = loop
+        self.index = index
+        self.dtype = dtype
+        self.key = intern(("lout", index, dtype.name, loop.key))
+
+
 def walk(roots) -> list[Node]:
-    """Distinct nodes reachable from roots, arguments before their users."""
+    """Distinct nodes reachable from roots, arguments before their users. A Loop comes after
+    its inits, its count and the outside nodes its body reads; its inner nodes are not
+    listed (``Loop.inner``)."""
     seen: dict = {}
     order: list[Node] = []
 
@@ -185,6 +253,11 @@ def walk(roots) -> list[Node]:
             visit(n.arg)
         elif isinstance(n, Gather):
             visit(n.index)
+        elif isinstance(n, LoopOut):
+            visit(n.loop)
+        elif isinstance(n, Loop):
+            for a in (*n.inits, n.count, *n.deps):
+                visit(a)
         order.append(n)
 
     for r in roots:

@@ -16,8 +16,9 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
-from ..expr import Apply, Cast, Index, UserOut, walk
-from ..lanes import words as _words
+from ..expr import Apply, Carry, Cast, Index, LoopOut, UserOut, walk
+from ..expr import Carry as _Carry
+from ..lanes import words as _words, wgsl_type as _wgsl_type
 from ..ops import TABLE, lane_of
 
 WORKGROUP = 256  # threads per workgroup
@@ -108,7 +109,7 @@ _USES_INDEX: dict = {}
 # integer instruction, a bitcast is free: a*2 + b at 2^22 elements runs as fast as with the
 # one XOR per value before (lavapipe, within its noise). wa_keep is not enough: NVIDIA's
 # compiler sees through it.
-_COMPUTED = (Apply, Cast, UserOut)
+_COMPUTED = (Apply, Cast, UserOut, Carry, LoopOut)
 MAX_ARITY = max(op.arity for op in TABLE.values())
 
 
@@ -139,6 +140,34 @@ def arg_registers(args, key, names: dict, lines: list) -> list[str]:
             v = h
         out.append(v)
     return out
+
+
+def loop_lines(loop, key, names: dict, lines: list, emit) -> None:
+    """WGSL (in the subset both generators speak) of a Loop node: its state in variables set
+    from the inits, then a ``for`` over its count that computes the inner nodes by
+    ``emit(node, names, lines)`` and sets every state at once. names[key(loop)] becomes the
+    state variables' prefix (LoopOut k reads ``<prefix>_k``). Names made inside the loop are
+    out of scope after it: their numbers stay taken, so no later name repeats one."""
+    tag = f"l{len(names)}"
+    names[key(loop)] = tag
+    for k, init in enumerate(loop.inits):
+        lines.append(f"    var {tag}_{k}: {_wgsl_type(init.dtype)} = {names[key(init)]};")
+    count = names[key(loop.count)]
+    lines.append(f"    for (var {tag}_i = 0u; {tag}_i < {count}; {tag}_i = {tag}_i + 1u) {{")
+    inner = dict(names)
+    for k, init in enumerate(loop.inits):
+        inner[key(_Carry(k, init.dtype))] = f"{tag}_{k}"
+    body: list = []
+    for n in loop.inner:
+        emit(n, inner, body)
+    # a root may be another state or an outside value: copy them all before setting any
+    for k, r in enumerate(loop.roots):
+        body.append(f"    let {tag}_n{k}: {_wgsl_type(r.dtype)} = {inner[key(r)]};")
+    body += [f"    {tag}_{k} = {tag}_n{k};" for k in range(len(loop.roots))]
+    lines += ["    " + line for line in body]
+    lines.append("    }")
+    for k in inner.keys() - names.keys():
+        names[tag, k] = None
 
 
 def zeros(code: str, n: str) -> str:

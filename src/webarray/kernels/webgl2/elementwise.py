@@ -15,10 +15,11 @@ its element (program.py).
 
 from __future__ import annotations
 
-from ..expr import Apply, Cast, Gather, Index, Input, Scalar, UserCall, UserOut, walk
+from ..expr import (Apply, Cast, Gather, Index, Input, Loop, LoopOut, Scalar, UserCall, UserOut,
+                    walk)
 from ..ops import TABLE, lane_of
 from .. import lanes
-from ..specs.elementwise import ElementwiseSpec, arg_registers, uniform_layout, zeros
+from ..specs.elementwise import ElementwiseSpec, arg_registers, loop_lines, uniform_layout, zeros
 from .program import draw, load, to_word, uword
 
 USER_CALLS = True  # runs UserCall/UserOut nodes (ElementwiseKernel bodies, their GLSL)
@@ -43,42 +44,51 @@ def generate(spec: ElementwiseSpec) -> str:
         terms = " + ".join(f"c{d} * bitcast<i32>({uword(at + 1 + d)})" for d in range(spec.ndim))
         return f"u32(bitcast<i32>({uword(at)}) + {terms or '0'})"
 
+    def emit(n, names: dict, lines: list) -> None:
+        """Declare node n's value in lines."""
+        if isinstance(n, UserCall):
+            return  # its outputs call it (UserOut)
+        if isinstance(n, UserOut):
+            args = ", ".join(names[a.key] for a in n.call.args)
+            e = lanes.wrap(n.dtype, f"{n.call.fn.name}_o{n.index}({args})")
+        elif isinstance(n, Input):
+            dtype, opnd = spec.inputs[n.slot]
+            e = load(dtype, opnd.binding, index_of(in_at[n.slot], opnd))
+        elif isinstance(n, Scalar):
+            at = sc_at[n.slot]
+            e = lanes.from_words(n.dtype, [uword(at + j) for j in range(lanes.words(n.dtype))])
+        elif isinstance(n, Index):
+            e = f"i32(i + {uword(base_at)})"
+        elif isinstance(n, Gather):
+            opnd = spec.inputs[n.slot][1]
+            e = load(n.dtype, opnd.binding, f"u32({names[n.index.key]})")
+        elif isinstance(n, Cast):
+            e = lanes.cast(n.arg.dtype, n.dtype, names[n.arg.key])
+        elif isinstance(n, Loop):
+            loop_lines(n, lambda a: a.key, names, lines, emit)
+            return
+        elif isinstance(n, LoopOut):
+            e = f"{names[n.loop.key]}_{n.index}"
+        else:
+            assert isinstance(n, Apply)
+            op = TABLE[n.op]
+            tmpl = op.wgsl.get(lane_of(n.compute))
+            if tmpl is None:
+                raise TypeError(f"{n.op} has no expression for {n.compute.name}")
+            # as on WebGPU: zero<p> keeps the arithmetic IEEE's
+            args = arg_registers(n.args, lambda a: a.key, names, lines)
+            e = tmpl.format(*args)
+            if op.result in ("same", "real"):  # as on WebGPU: abs(int8 -128) wraps
+                e = lanes.wrap(n.dtype, e)
+        name = f"v{len(names)}"
+        lines.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
+        names[n.key] = name
+
     def body(roots) -> list[str]:
         lines = list(coords)
         names: dict = {}
         for n in walk(roots):
-            if isinstance(n, UserCall):
-                continue  # its outputs call it (UserOut)
-            if isinstance(n, UserOut):
-                args = ", ".join(names[a.key] for a in n.call.args)
-                e = lanes.wrap(n.dtype, f"{n.call.fn.name}_o{n.index}({args})")
-            elif isinstance(n, Input):
-                dtype, opnd = spec.inputs[n.slot]
-                e = load(dtype, opnd.binding, index_of(in_at[n.slot], opnd))
-            elif isinstance(n, Scalar):
-                at = sc_at[n.slot]
-                e = lanes.from_words(n.dtype, [uword(at + j) for j in range(lanes.words(n.dtype))])
-            elif isinstance(n, Index):
-                e = f"i32(i + {uword(base_at)})"
-            elif isinstance(n, Gather):
-                opnd = spec.inputs[n.slot][1]
-                e = load(n.dtype, opnd.binding, f"u32({names[n.index.key]})")
-            elif isinstance(n, Cast):
-                e = lanes.cast(n.arg.dtype, n.dtype, names[n.arg.key])
-            else:
-                assert isinstance(n, Apply)
-                op = TABLE[n.op]
-                tmpl = op.wgsl.get(lane_of(n.compute))
-                if tmpl is None:
-                    raise TypeError(f"{n.op} has no expression for {n.compute.name}")
-                # as on WebGPU: zero<p> keeps the arithmetic IEEE's
-                args = arg_registers(n.args, lambda a: a.key, names, lines)
-                e = tmpl.format(*args)
-                if op.result in ("same", "real"):  # as on WebGPU: abs(int8 -128) wraps
-                    e = lanes.wrap(n.dtype, e)
-            name = f"v{len(names)}"
-            lines.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
-            names[n.key] = name
+            emit(n, names, lines)
         return [zeros("\n".join(lines), uword(0))] + lines, names
 
     reads = sorted({o.binding for _, o in spec.inputs})

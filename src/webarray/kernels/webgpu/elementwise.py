@@ -24,12 +24,14 @@ launch's first element (0, unless the launch runs in pieces: ``_core/launch.py``
 
 from __future__ import annotations
 
-from ..expr import Apply, Cast, Gather, Index, Input, Scalar, UserCall, UserOut, walk
+from ..expr import (Apply, Cast, Gather, Index, Input, Loop, LoopOut, Scalar, UserCall, UserOut,
+                    walk)
 from ..ops import TABLE, lane_of
 from .. import lanes
 from .. import wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
 from ..specs import elementwise as knobs  # WORKGROUP, VEC4_PER_THREAD: read at each use
-from ..specs.elementwise import ElementwiseSpec, Operand, arg_registers, uniform_layout, zeros
+from ..specs.elementwise import (ElementwiseSpec, Operand, arg_registers, loop_lines,
+                                 uniform_layout, zeros)
 from ..grid import fold
 from ..wgsl_lib import helpers_for
 
@@ -101,44 +103,54 @@ def generate(spec: ElementwiseSpec) -> str:
                     body.append(f"    let {w} = B{opnd.binding}[{at_}];")
                 loaded[n.slot, k] = w
 
+    def emit(n, k: int, c: str, i: str, names: dict, body: list) -> None:
+        """Declare node n's value (element k of the thread, vec4 component c) in body."""
+        sfx = f".{c}" if c else ""
+        lane = lane_of(n.dtype) if n.dtype is not None else None  # None: a UserCall, a Loop
+        if isinstance(n, Input):
+            w = loaded[n.slot, k]
+            e = w if lanes.words(n.dtype) != 1 else _from_word(lane, w + sfx)
+        elif isinstance(n, Scalar):
+            e = lanes.scalar_expr(n.dtype, sc_at[n.slot])
+        elif isinstance(n, Index):
+            e = (f"i32({i} * 4u + U[{base_at}] + {_COMPONENTS.index(c)}u)" if c
+                 else f"i32({i} + U[{base_at}])")
+        elif isinstance(n, Gather):
+            opnd = spec.inputs[n.slot][1]
+            e = lanes.load(n.dtype, f"B{opnd.binding}", f"u32({names[n.index.key, k, c]})")
+        elif isinstance(n, Cast):
+            e = cast_expr(n.arg.dtype, n.dtype, names[n.arg.key, k, c])
+        elif isinstance(n, UserCall):
+            args = ", ".join(names[a.key, k, c] for a in n.args)
+            name = f"v{len(names)}"
+            body.append(f"    let {name} = {n.fn.name}({args});")
+            names[n.key, k, c] = name
+            return
+        elif isinstance(n, UserOut):
+            e = lanes.wrap(n.dtype, f"{names[n.call.key, k, c]}.o{n.index}")
+        elif isinstance(n, Loop):
+            loop_lines(n, lambda a: (a.key, k, c), names, body,
+                       lambda m, inner, lines: emit(m, k, c, i, inner, lines))
+            return
+        elif isinstance(n, LoopOut):
+            e = f"{names[n.loop.key, k, c]}_{n.index}"
+        else:
+            assert isinstance(n, Apply)
+            op = TABLE[n.op]
+            tmpl = op.wgsl[lane_of(n.compute)]
+            args = arg_registers(n.args, lambda a: (a.key, k, c), names, body)
+            e = tmpl.format(*args)
+            if op.result in ("same", "real"):  # abs is "real": abs(int8 -128) wraps
+                e = lanes.wrap(n.dtype, e)
+        name = f"v{len(names)}"
+        body.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
+        names[n.key, k, c] = name
+
     names: dict = {}
     for k, (i, _) in enumerate(at):
         for c in comps:
-            sfx = f".{c}" if c else ""
             for n in nodes:
-                lane = lane_of(n.dtype) if n.dtype is not None else None  # None: a UserCall
-                if isinstance(n, Input):
-                    w = loaded[n.slot, k]
-                    e = w if lanes.words(n.dtype) != 1 else _from_word(lane, w + sfx)
-                elif isinstance(n, Scalar):
-                    e = lanes.scalar_expr(n.dtype, sc_at[n.slot])
-                elif isinstance(n, Index):
-                    e = (f"i32({i} * 4u + U[{base_at}] + {_COMPONENTS.index(c)}u)" if c
-                         else f"i32({i} + U[{base_at}])")
-                elif isinstance(n, Gather):
-                    opnd = spec.inputs[n.slot][1]
-                    e = lanes.load(n.dtype, f"B{opnd.binding}", f"u32({names[n.index.key, k, c]})")
-                elif isinstance(n, Cast):
-                    e = cast_expr(n.arg.dtype, n.dtype, names[n.arg.key, k, c])
-                elif isinstance(n, UserCall):
-                    args = ", ".join(names[a.key, k, c] for a in n.args)
-                    name = f"v{len(names)}"
-                    body.append(f"    let {name} = {n.fn.name}({args});")
-                    names[n.key, k, c] = name
-                    continue
-                elif isinstance(n, UserOut):
-                    e = lanes.wrap(n.dtype, f"{names[n.call.key, k, c]}.o{n.index}")
-                else:
-                    assert isinstance(n, Apply)
-                    op = TABLE[n.op]
-                    tmpl = op.wgsl[lane_of(n.compute)]
-                    args = arg_registers(n.args, lambda a: (a.key, k, c), names, body)
-                    e = tmpl.format(*args)
-                    if op.result in ("same", "real"):  # abs is "real": abs(int8 -128) wraps
-                        e = lanes.wrap(n.dtype, e)
-                name = f"v{len(names)}"
-                body.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
-                names[n.key, k, c] = name
+                emit(n, k, c, i, names, body)
 
     for k, (i, _) in enumerate(at):
         guard = f"if ({i} < n) " if per > 1 else ""

@@ -1,0 +1,193 @@
+"""Whole-loop fusion (core layer): a pending DAG that repeats one block of ops is folded into
+a loop, so a Python loop over whole arrays becomes one kernel that keeps its state in
+registers, however many iterations it runs.
+
+    for _ in range(500):
+        zr2 = zr * zr
+        ...
+        zi, zr = xp.where(alive, ...), xp.where(alive, ...)
+
+builds the same ops every iteration, each reading the previous iteration's results. The
+lazy graph (graph.py) bounds a chain at ``MAX_DEPTH`` by computing it: a kernel every few
+iterations that writes the state out and reads it back. Before it does, ``fold`` looks at the
+pending nodes of the array's device and shape in the order they were made (``Lazy.seq``)
+and describes each by its op, its dtypes and its arguments: another of these nodes by how
+many nodes back it was made, anything else (a computed array's leaf, a loop's state) by
+identity, a scalar by dtype and value. A loop body of P nodes makes the descriptions periodic
+with period P: node t reads what node t - P read, P nodes later. The smallest such P whose
+periodic run covers at least two whole periods is folded: a ``loop`` node over the first
+period's inputs (its *inits*: what the first period reads from before it), the body once as a
+template (``Body``), and an iteration count; the last folded period's nodes that the next
+period reads (the loop's *state*) become ``loopout`` nodes of it. A loop whose inits are the
+state of an earlier loop of the same body is that loop with a larger count, so folding again
+and again keeps one loop: at 500 iterations the graph holds one loop and a few unfolded nodes.
+
+Nothing else changes: every node keeps its value (a loopout is the value its node had), the
+nodes folded away are dropped only when nothing else reads them, and a loop runs exactly the
+ops of the unrolled iterations in the same order, so results are the same bit for bit. The
+loop's count travels as a uniform: the kernel depends on the body, not on how many iterations
+it runs. A loop kernel is bounded by ``MAX_COUNT`` iterations and ``MAX_WORK`` element-iterations (past it the graph
+computes the chain as before, so no single dispatch runs for seconds).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..kernels.expr import Carry, Cast, Loop
+from ..kernels.expr import apply as _apply_node
+
+MAX_NODES = 4096  # pending nodes fold looks at (a larger DAG is not folded)
+MAX_PERIOD = 512  # nodes in one loop body
+# one loop kernel runs at most MAX_COUNT iterations and MAX_WORK iterations times elements
+# (2^28: about 0.1 s of lavapipe or SwiftShader per simple op of the body)
+MAX_COUNT = 1 << 16
+MAX_WORK = 1 << 28
+
+
+class Body:
+    """A loop's body and count. ``entries``: per body node (kind, op, compute, dtype, refs),
+    where a ref is ("c", k) for state k at the iteration's start, ("o", k) for the loop's
+    outside argument k, ("b", j) for body node j. State k is body node ``carried[k]`` at the
+    iteration's end. ``outer_keys`` describe the outside arguments (identity or scalar value),
+    so two bodies are the same loop when their entries, carried and outer_keys are equal."""
+
+    __slots__ = ("entries", "carried", "outer_keys", "count")
+
+    def __init__(self, entries, carried, outer_keys, count: int):
+        self.entries, self.carried, self.outer_keys, self.count = (
+            entries, carried, outer_keys, count)
+
+    def same(self, other: "Body") -> bool:
+        return (self.entries == other.entries and self.carried == other.carried
+                and self.outer_keys == other.outer_keys)
+
+    def lower(self, args: list, count) -> Loop:
+        """The expression Loop of this body over lowered args (inits, then outside nodes)
+        and the uint32 count node."""
+        states = len(self.carried)
+        inits, outers = args[:states], args[states:]
+        carries = [Carry(k, self.entries[q][3]) for k, q in enumerate(self.carried)]
+        body: list = []
+        for kind, op, compute, dtype, refs in self.entries:
+            xs = tuple(carries[i] if w == "c" else outers[i] if w == "o" else body[i]
+                       for w, i in refs)
+            body.append(_apply_node(op, xs, compute, dtype) if kind == "op" else Cast(xs[0], dtype))
+        return Loop(tuple(inits), tuple(body[q] for q in self.carried), count)
+
+
+def _arg_desc(a, rank: dict, t: int):
+    r = rank.get(id(a))
+    if r is not None:
+        return ("r", t - r)
+    kind = a.kind
+    if kind == "scalar":
+        v = a.value
+        return ("s", a.dtype, type(v), repr(v))
+    if kind == "index":
+        return ("i", a.dtype)
+    return ("x", id(a))  # a leaf, a loop's state: the node itself
+
+
+def fold(arr, roots) -> bool:
+    """Fold the periodic part of the pending DAG of roots (the live pending arrays of arr's
+    device and shape) into a loop; whether it did."""
+    found: dict = {}
+    stack = [r._lazy for r in roots]
+    while stack:
+        n = stack.pop()
+        if n.kind in ("op", "cast") and id(n) not in found:
+            found[id(n)] = n
+            if len(found) > MAX_NODES:
+                return False
+            stack.extend(n.args)
+    nodes = sorted(found.values(), key=lambda n: n.seq)
+    count_n = len(nodes)
+    if count_n < 2:
+        return False
+    rank = {id(n): i for i, n in enumerate(nodes)}
+    desc = [(n.kind, n.op, n.compute, n.dtype, tuple(_arg_desc(a, rank, t) for a in n.args))
+            for t, n in enumerate(nodes)]
+    size = math.prod(arr._shape)
+
+    for period in range(1, min(MAX_PERIOD, count_n // 2) + 1):
+        t = count_n - 1
+        while t >= period and desc[t] == desc[t - period]:
+            t -= 1
+        s = t + 1  # desc[u] == desc[u - period] for every u >= s
+        if count_n - s < period:
+            continue
+        for start in range(max(0, s - 2 * period), s - period + 1):
+            inits = _inits(nodes, desc, rank, start, period)
+            if inits is not None:
+                break
+        else:
+            continue
+        body = desc[start + period: start + 2 * period]  # what every period computes
+        if any(d[0] == "r" and d[1] > p + period for p, e in enumerate(body) for d in e[4]):
+            continue  # a node reads two iterations back
+        return _fold(nodes, start, body, inits, (count_n - start) // period, size)
+    return False
+
+
+def _inits(nodes, desc, rank, start, period):
+    """{position: node} of what the period at ``start`` reads for the state at each position
+    of the previous period, if it computes what the next period does from those (and they
+    were made before it); else None."""
+    inits: dict = {}
+    for p in range(period):
+        have, want = desc[start + p], desc[start + period + p]
+        if have[:4] != want[:4] or len(have[4]) != len(want[4]):
+            return None
+        for j, (h, w) in enumerate(zip(have[4], want[4])):
+            if w[0] == "r" and w[1] > p:  # the state at position p - w[1] + period
+                a = nodes[start + p].args[j]
+                if rank.get(id(a), -1) >= start:
+                    return None
+                if inits.setdefault(p - w[1] + period, a) is not a:
+                    return None
+            elif h != w:
+                return None
+    return inits
+
+
+def _fold(nodes, start, body_desc, inits, periods, size) -> bool:
+    period = len(body_desc)
+    carried = tuple(sorted(inits))
+    index = {q: k for k, q in enumerate(carried)}
+    first = nodes[start + period: start + 2 * period]  # a whole period made from the template
+    outers: list = []
+    outer_keys: list = []
+    entries = []
+    for p, (kind, op, compute, dtype, arg_descs) in enumerate(body_desc):
+        refs = []
+        for j, d in enumerate(arg_descs):
+            if d[0] == "r":
+                refs.append(("b", p - d[1]) if d[1] <= p else ("c", index[p - d[1] + period]))
+            else:
+                if d not in outer_keys:
+                    outer_keys.append(d)
+                    outers.append(first[p].args[j])
+                refs.append(("o", outer_keys.index(d)))
+        entries.append((kind, op, compute, dtype, tuple(refs)))
+    init_nodes = [inits[q] for q in carried]
+    if any(a.dtype is not body_desc[q][3] for a, q in zip(init_nodes, carried)):
+        return False
+    body = Body(tuple(entries), carried, tuple(outer_keys), periods)
+    args = tuple(init_nodes) + tuple(outers)
+    # the inits are the state of a loop of this body: that loop, run for longer
+    prev = init_nodes[0].args[0] if init_nodes[0].kind == "loopout" else None
+    if (prev is not None and all(a.kind == "loopout" and a.args[0] is prev and a.value == k
+                                 for k, a in enumerate(init_nodes))
+            and prev.value.same(body)):
+        body.count += prev.value.count
+        args = prev.args
+    if body.count * size > MAX_WORK or body.count > MAX_COUNT:
+        return False
+    loop = type(nodes[0])("loop", None, args, value=body)  # a graph.Lazy, as the nodes folded
+    last = start + (periods - 1) * period
+    for k, q in enumerate(carried):
+        n = nodes[last + q]
+        n.kind, n.args, n.value, n.op, n.compute, n.expr = "loopout", (loop,), k, None, None, None
+        n.depth = loop.depth + 1
+    return True

@@ -1,0 +1,287 @@
+"""Whole-loop fusion (src/webarray/_core/fold.py): a Python loop over whole arrays becomes
+one kernel that loops, with the same values bit for bit as the loop run op by op.
+
+Kernel counts come from ``launch.launches``; values are compared with NumPy float32 (and
+int32/uint8 wrapping) and with the same loop run with fusion off, bit for bit, NaN
+payloads included.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import webarray as xp
+import webarray.cupy as cp
+from webarray._core import fold, launch
+
+
+@pytest.fixture(autouse=True)
+def fused():
+    with xp.fusion.enabled(True):
+        yield
+
+
+def launches_during(fn):
+    before = launch.launches
+    out = fn()
+    return out, launch.launches - before
+
+
+def bits(a) -> np.ndarray:
+    a = np.asarray(a)
+    return a.view(np.uint8) if a.dtype == np.bool_ else a.view(f"u{a.dtype.itemsize}")
+
+
+def mandelbrot(mod, real, imag, iters):
+    """The NumPy-style escape-count loop, for any namespace (NumPy, webarray)."""
+    zr = mod.zeros_like(real)
+    zi = mod.zeros_like(imag)
+    counts = mod.zeros(real.shape, dtype=mod.int32)
+    for _ in range(iters):
+        zr2 = zr * zr
+        zi2 = zi * zi
+        alive = zr2 + zi2 <= 4.0
+        counts = counts + mod.astype(alive, mod.int32) if mod is xp else counts + alive
+        zi, zr = (mod.where(alive, 2.0 * zr * zi + imag, zi),
+                  mod.where(alive, zr2 - zi2 + real, zr))
+    return counts, zr, zi
+
+
+def grid(size):
+    x = np.linspace(-2.0, 0.6, size, dtype=np.float32)
+    y = np.linspace(-1.3, 1.3, size, dtype=np.float32)
+    return np.meshgrid(x, y)
+
+
+@pytest.mark.parametrize("iters", [1, 9, 40, 300])
+def test_a_mandelbrot_loop_is_one_kernel_with_numpys_values(iters):
+    re, im = grid(24)
+    real, imag = xp.asarray(re), xp.asarray(im)
+    xp.fusion.flush(real, imag)
+
+    def run():
+        return [np.asarray(v) for v in mandelbrot(xp, real, imag, iters)]
+
+    got, n = launches_during(run)
+    with np.errstate(all="ignore"):
+        want = mandelbrot(np, re, im, iters)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(bits(g), bits(w))
+    assert n == 1  # however many iterations: the loop is folded, the state read once
+    with xp.fusion.enabled(False):
+        eager = [np.asarray(v) for v in mandelbrot(xp, real, imag, iters)]
+    for g, e in zip(got, eager):
+        np.testing.assert_array_equal(bits(g), bits(e))
+
+
+def test_the_cupy_example_runs_as_one_kernel():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    from mandelbrot_numpy_style import mandelbrot as example
+
+    re, im = grid(32)
+    real, imag = cp.asarray(re), cp.asarray(im)
+    cp.asnumpy(real + imag)
+    got, n = launches_during(lambda: cp.asnumpy(example(real, imag, 200)))
+    assert n == 1
+    np.testing.assert_array_equal(got, example(re, im, 200))
+
+
+# -- random loop bodies over edge values ----------------------------------------------------
+
+EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1.1754942e-38, 3.4028235e38,
+         -3.4028235e38, 1.0, -1.0, 0.5, 2.0, 1e-30]
+SCALARS = st.sampled_from([0.0, -0.0, 0.5, -2.0, 3.0, np.inf, -np.inf, np.nan, 1e-40, 1e30])
+BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "hypot", "copysign",
+          "nextafter"]
+UNARY = ["negative", "abs", "sqrt", "floor"]
+
+step = st.one_of(
+    st.tuples(st.just("bin"), st.sampled_from(BINARY), st.integers(0, 4), st.integers(0, 4)),
+    st.tuples(st.just("sc"), st.sampled_from(["add", "multiply", "maximum"]), st.integers(0, 4),
+              SCALARS),
+    st.tuples(st.just("un"), st.sampled_from(UNARY), st.integers(0, 4), st.just(0)),
+    st.tuples(st.just("where"), st.sampled_from(["less", "greater_equal", "equal"]),
+              st.integers(0, 4), st.integers(0, 4)),
+)
+
+
+def run_body(mod, state, consts, body, iters):
+    """Each step sets state[k % len(state)] from the states and consts (operands 0..4 index
+    the states, then the consts, cyclically)."""
+    state = list(state)
+    for _ in range(iters):
+        for k, (kind, op, i, j) in enumerate(body):
+            pool = state + consts
+            a = pool[i % len(pool)]
+            if kind == "bin":
+                v = getattr(mod, op)(a, pool[j % len(pool)])
+            elif kind == "sc":
+                v = getattr(mod, op)(a, mod.asarray(j, dtype=mod.float32)) if mod is np else (
+                    a + j if op == "add" else a * j if op == "multiply" else mod.maximum(a, j))
+            elif kind == "un":
+                v = getattr(mod, op)(a)
+            else:
+                b = pool[j % len(pool)]
+                v = mod.where(getattr(mod, op)(a, b), a, b)
+            state[k % len(state)] = v
+    return state
+
+
+@settings(max_examples=25, deadline=None)
+@given(states=st.integers(1, 3), body=st.lists(step, min_size=1, max_size=5),
+       iters=st.integers(1, 40), seed=st.integers(0, 2**16))
+def test_random_loops_fold_to_numpys_values_bit_for_bit(states, body, iters, seed):
+    rng = np.random.default_rng(seed)
+    size = 37
+
+    def values():
+        v = rng.standard_normal(size).astype(np.float32)
+        v[rng.integers(0, size, 12)] = rng.choice(np.array(EDGES, np.float32), 12)
+        return v
+
+    init = [values() for _ in range(states)]
+    consts = [values() for _ in range(2)]
+    with np.errstate(all="ignore"):
+        want = run_body(np, [np.float32(1) * v for v in init],
+                        [v.copy() for v in consts], body, iters)
+    arrays = [xp.asarray(v) for v in init]
+    cargs = [xp.asarray(v) for v in consts]
+    got = [np.asarray(v) for v in run_body(xp, arrays, cargs, body, iters)]
+    with xp.fusion.enabled(False):
+        eager = [np.asarray(v) for v in run_body(xp, arrays, cargs, body, iters)]
+    for g, e, w in zip(got, eager, want):
+        np.testing.assert_array_equal(bits(g), bits(e))  # fused loop and eager: same bits
+        np.testing.assert_array_equal(g, w)  # NumPy: same values (NaN payloads may differ)
+        assert (np.signbit(g) == np.signbit(w))[~np.isnan(w)].all()
+
+
+# -- loops that must not fold, or not entirely -----------------------------------------------
+
+def test_a_loop_whose_scalar_changes_is_computed_not_folded():
+    xn = np.linspace(-1, 1, 50, dtype=np.float32)
+    x = xp.asarray(xn)
+
+    def run():
+        y = x
+        for i in range(200):
+            y = y * 0.5 + float(i)
+        return np.asarray(y)
+
+    got, n = launches_during(run)
+    y = xn
+    for i in range(200):
+        y = y * np.float32(0.5) + np.float32(i)
+    np.testing.assert_array_equal(got, y)
+    assert n > 1
+
+
+def test_every_iteration_the_caller_keeps_keeps_its_value():
+    xn = np.linspace(-3, 3, 64, dtype=np.float32)
+    x = xp.asarray(xn)
+    history, y = [], x
+    for _ in range(120):
+        y = y * 0.75 + 0.5
+        history.append(y)
+    want, v = [], xn
+    for _ in range(120):
+        v = v * np.float32(0.75) + np.float32(0.5)
+        want.append(v)
+    for g, w in zip(history[::-1], want[::-1]):
+        np.testing.assert_array_equal(np.asarray(g), w)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8"])
+def test_integer_loops_wrap_as_numpy(dtype):
+    xn = np.arange(-20, 20).astype(dtype)
+    x = xp.asarray(xn)
+
+    def run():
+        y = x
+        for _ in range(150):
+            y = y * 3 + 1
+        return np.asarray(y)
+
+    got, n = launches_during(run)
+    y = xn
+    for _ in range(150):
+        y = y * np.asarray(3, dtype) + np.asarray(1, dtype)
+    np.testing.assert_array_equal(got, y)
+    assert n == 1
+
+
+def test_a_loop_past_max_count_runs_as_several_loops(monkeypatch):
+    monkeypatch.setattr(fold, "MAX_COUNT", 25)
+    xn = np.linspace(0, 1, 40, dtype=np.float32)
+    x = xp.asarray(xn)
+
+    def run():
+        y = x
+        for _ in range(400):
+            y = xp.sqrt(y * y + 0.25) - 0.5
+        return np.asarray(y)
+
+    got, n = launches_during(run)
+    y = xn
+    for _ in range(400):
+        y = np.sqrt(y * y + np.float32(0.25)) - np.float32(0.5)
+    np.testing.assert_array_equal(got, y)
+    assert 400 // 25 // 2 <= n < 400 // 4
+
+
+def test_loops_in_several_threads_keep_their_own_values():
+    errors = []
+
+    def worker(seed):
+        try:
+            rng = np.random.default_rng(seed)
+            an = rng.standard_normal(300).astype(np.float32)
+            a = xp.asarray(an)
+            y, w = a, an
+            for _ in range(80 + seed):
+                y = xp.where(y > 0, y * 0.9, y + 0.01 * seed)
+                w = np.where(w > 0, w * np.float32(0.9), w + np.float32(0.01 * seed))
+            np.testing.assert_array_equal(np.asarray(y), w)
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def test_complex_loops_fold_with_eagers_bits():
+    zn = (np.linspace(-1, 1, 30) + 0.3j).astype(np.complex64)
+    c = xp.asarray(zn)
+
+    def run():
+        z = xp.zeros_like(c)
+        for _ in range(60):
+            z = z * z + c
+            z = xp.where(xp.abs(z) > 2.0, 2.0 + 0j, z)
+        return np.asarray(z)
+
+    got, n = launches_during(run)
+    with xp.fusion.enabled(False):
+        eager = run()
+    np.testing.assert_array_equal(bits(got), bits(eager))
+    assert n == 1
+
+
+def test_jit_records_the_folded_loop():
+    re, im = grid(16)
+    real, imag = xp.asarray(re), xp.asarray(im)
+    step = xp.jit(lambda r, i: mandelbrot(xp, r, i, 50)[0])
+    first = np.asarray(step(real, imag))
+    again = np.asarray(step(real, imag))
+    want = mandelbrot(np, re, im, 50)[0]
+    np.testing.assert_array_equal(first, want)
+    np.testing.assert_array_equal(again, want)
