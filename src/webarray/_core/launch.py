@@ -46,7 +46,7 @@ import struct
 from .. import _dtypes as dt
 from ..executors.protocol import BindingTooLarge
 from ..kernels import expr, lanes
-from ..kernels.expr import Input
+from ..kernels.expr import Input, has_loop
 from ..kernels.specs import elementwise as ew
 from ..kernels.specs import reduction as rk
 from ..kernels.grid import fold
@@ -145,6 +145,7 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
         and all(off % 4 == 0 for off, _ in in_views + out_views)
         and all(lanes.words(d) == 1 for d, _ in in_ops)
         and all(lanes.words(o[0].dtype) == 1 for o in out_ops)
+        and not any(has_loop(o[0]) for o in out_ops)
     )
     spec = ew.ElementwiseSpec(
         inputs=tuple(in_ops),
@@ -221,7 +222,7 @@ def _plain(device, shape, outputs, inputs, scalars):
             aligned = False
     if aligned:
         for node, _ in outputs:
-            if _wide(node.dtype):
+            if _wide(node.dtype) or has_loop(node):
                 aligned = False
     sig = (tuple([node.key for node, _ in outputs]), tuple(slots),
            tuple([d for d, _ in scalars]), len(shape), aligned)

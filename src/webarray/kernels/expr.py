@@ -263,3 +263,17 @@ def walk(roots) -> list[Node]:
     for r in roots:
         visit(r)
     return order
+
+
+_HAS_LOOP: dict = {}
+
+
+def has_loop(node: Node) -> bool:
+    """Whether a Loop is under node: its kernel computes rather than streams, so it runs one
+    element per thread (no vec4 path, which would run the loop four times per thread)."""
+    r = _HAS_LOOP.get(node.key)
+    if r is None:
+        r = any(isinstance(n, Loop) for n in walk([node]))
+        if len(_HAS_LOOP) < 65536:
+            _HAS_LOOP[node.key] = r
+    return r

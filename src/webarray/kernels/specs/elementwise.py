@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from ..expr import Apply, Carry, Cast, Index, LoopOut, UserOut, walk
 from ..expr import Carry as _Carry
-from ..lanes import words as _words, wgsl_type as _wgsl_type
+from ..lanes import as_words as _as_words, words as _words, wgsl_type as _wgsl_type
 from ..ops import TABLE, lane_of
 
 WORKGROUP = 256  # threads per workgroup
@@ -145,7 +145,8 @@ def arg_registers(args, key, names: dict, lines: list) -> list[str]:
 def loop_lines(loop, key, names: dict, lines: list, emit) -> None:
     """WGSL (in the subset both generators speak) of a Loop node: its state in variables set
     from the inits, then a ``for`` over its count that computes the inner nodes by
-    ``emit(node, names, lines)`` and sets every state at once. names[key(loop)] becomes the
+    ``emit(node, names, lines)`` and sets every state at once, leaving early where the state
+    has stopped changing (as a hand-written Mandelbrot kernel leaves once a point escapes). names[key(loop)] becomes the
     state variables' prefix (LoopOut k reads ``<prefix>_k``). Names made inside the loop are
     out of scope after it: their numbers stay taken, so no later name repeats one."""
     tag = f"l{len(names)}"
@@ -161,9 +162,18 @@ def loop_lines(loop, key, names: dict, lines: list, emit) -> None:
     for n in loop.inner:
         emit(n, inner, body)
     # a root may be another state or an outside value: copy them all before setting any
+    same = []
     for k, r in enumerate(loop.roots):
         body.append(f"    let {tag}_n{k}: {_wgsl_type(r.dtype)} = {inner[key(r)]};")
+        new, old = _as_words(r.dtype, f"{tag}_n{k}"), _as_words(r.dtype, f"{tag}_{k}")
+        n = _words(r.dtype)
+        same += ([f"{new} == {old}"] if n == 1 else
+                 [f"{new}.{c} == {old}.{c}" for c in "xyzw"[:n]])
+    body.append(f"    let {tag}_same = {' && '.join(f'({e})' for e in same)};")
     body += [f"    {tag}_{k} = {tag}_n{k};" for k in range(len(loop.roots))]
+    # a state equal to the last one bit for bit is a fixed point of the body (which reads
+    # nothing else that changes): every later iteration would give it again
+    body.append(f"    if ({tag}_same) {{ break; }}")
     lines += ["    " + line for line in body]
     lines.append("    }")
     for k in inner.keys() - names.keys():
