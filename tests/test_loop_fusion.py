@@ -97,8 +97,10 @@ def test_the_cupy_example_runs_as_one_kernel():
 EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1.1754942e-38, 3.4028235e38,
          -3.4028235e38, 1.0, -1.0, 0.5, 2.0, 1e-30]
 SCALARS = st.sampled_from([0.0, -0.0, 0.5, -2.0, 3.0, np.inf, -np.inf, np.nan, 1e-40, 1e30])
-BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "hypot", "copysign",
-          "nextafter"]
+# ops IEEE 754 rounds correctly, so NumPy's values are exact references. Not copysign: the
+# sign of a NaN an op makes (sqrt(-1)) is the platform's (x86's negative, a GPU's positive),
+# and copysign carries it into a number; not hypot (within an ulp of NumPy's, not equal)
+BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "nextafter"]
 UNARY = ["negative", "abs", "sqrt", "floor"]
 
 step = st.one_of(
@@ -156,8 +158,12 @@ def test_random_loops_fold_to_numpys_values_bit_for_bit(states, body, iters, see
     with xp.fusion.enabled(False):
         eager = [np.asarray(v) for v in run_body(xp, arrays, cargs, body, iters)]
     for g, e, w in zip(got, eager, want):
-        np.testing.assert_array_equal(bits(g), bits(e))  # fused loop and eager: same bits
-        np.testing.assert_array_equal(g, w)  # NumPy: same values (NaN payloads may differ)
+        # fused loop and eager: the same bits, but for the sign of a NaN (a fused kernel's
+        # compiler may give -NaN's sign to NaN: IEEE 754 leaves it open, as NumPy does)
+        number = ~np.isnan(e)
+        np.testing.assert_array_equal(np.isnan(g), ~number)
+        np.testing.assert_array_equal(bits(g)[number], bits(e)[number])
+        np.testing.assert_array_equal(g, w)  # NumPy: the same values
         assert (np.signbit(g) == np.signbit(w))[~np.isnan(w)].all()
 
 

@@ -33,6 +33,7 @@ computes the chain as before, so no single dispatch runs for seconds).
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 
 from ..kernels.expr import Carry, Cast, Loop
 from ..kernels.expr import apply as _apply_node
@@ -76,17 +77,18 @@ class Body:
         return Loop(tuple(inits), tuple(body[q] for q in self.carried), count)
 
 
-def _arg_desc(a, rank: dict, t: int):
-    r = rank.get(id(a))
-    if r is not None:
-        return ("r", t - r)
+def _outside(a):
+    """The description of an argument that is not one of the nodes looked at."""
     kind = a.kind
     if kind == "scalar":
         v = a.value
-        return ("s", a.dtype, type(v), repr(v))
+        return ("s", a.dtype, type(v), v if type(v) is int or type(v) is bool else repr(v))
     if kind == "index":
         return ("i", a.dtype)
     return ("x", id(a))  # a leaf, a loop's state: the node itself
+
+
+_SEQ = attrgetter("seq")
 
 
 def fold(arr, roots) -> bool:
@@ -94,21 +96,27 @@ def fold(arr, roots) -> bool:
     device and shape) into a loop; whether it did."""
     found: dict = {}
     stack = [r._lazy for r in roots]
+    pop, push = stack.pop, stack.extend
     while stack:
-        n = stack.pop()
-        if n.kind in ("op", "cast") and id(n) not in found:
+        n = pop()
+        kind = n.kind
+        if (kind == "op" or kind == "cast") and id(n) not in found:
             found[id(n)] = n
-            if len(found) > MAX_NODES:
-                return False
-            stack.extend(n.args)
-    nodes = sorted(found.values(), key=lambda n: n.seq)
-    count_n = len(nodes)
-    if count_n < 2:
+            push(n.args)
+    if not 2 <= len(found) <= MAX_NODES:
         return False
+    nodes = sorted(found.values(), key=_SEQ)
     rank = {id(n): i for i, n in enumerate(nodes)}
-    desc = [(n.kind, n.op, n.compute, n.dtype, tuple(_arg_desc(a, rank, t) for a in n.args))
-            for t, n in enumerate(nodes)]
-    size = math.prod(arr._shape)
+    # a node's description: kind, op, compute and dtype, then per argument how many nodes
+    # back it was made (an int) or, for anything else, _outside's description
+    desc = []
+    for t, n in enumerate(nodes):
+        d = [n.kind, n.op, n.compute, n.dtype]
+        for a in n.args:
+            r = rank.get(id(a))
+            d.append(t - r if r is not None else _outside(a))
+        desc.append(tuple(d))
+    count_n = len(nodes)
 
     for period in range(1, min(MAX_PERIOD, count_n // 2) + 1):
         t = count_n - 1
@@ -124,9 +132,10 @@ def fold(arr, roots) -> bool:
         else:
             continue
         body = desc[start + period: start + 2 * period]  # what every period computes
-        if any(d[0] == "r" and d[1] > p + period for p, e in enumerate(body) for d in e[4]):
+        if any(type(d) is int and d > p + period for p, e in enumerate(body) for d in e[4:]):
             continue  # a node reads two iterations back
-        return _fold(nodes, start, body, inits, (count_n - start) // period, size)
+        return _fold(nodes, start, body, inits, (count_n - start) // period,
+                     math.prod(arr._shape))
     return False
 
 
@@ -137,16 +146,17 @@ def _inits(nodes, desc, rank, start, period):
     inits: dict = {}
     for p in range(period):
         have, want = desc[start + p], desc[start + period + p]
-        if have[:4] != want[:4] or len(have[4]) != len(want[4]):
+        if have[:4] != want[:4] or len(have) != len(want):
             return None
-        for j, (h, w) in enumerate(zip(have[4], want[4])):
-            if w[0] == "r" and w[1] > p:  # the state at position p - w[1] + period
-                a = nodes[start + p].args[j]
+        for j in range(4, len(want)):
+            w = want[j]
+            if type(w) is int and w > p:  # the state at position p - w + period
+                a = nodes[start + p].args[j - 4]
                 if rank.get(id(a), -1) >= start:
                     return None
-                if inits.setdefault(p - w[1] + period, a) is not a:
+                if inits.setdefault(p - w + period, a) is not a:
                     return None
-            elif h != w:
+            elif have[j] != w:
                 return None
     return inits
 
@@ -159,11 +169,11 @@ def _fold(nodes, start, body_desc, inits, periods, size) -> bool:
     outers: list = []
     outer_keys: list = []
     entries = []
-    for p, (kind, op, compute, dtype, arg_descs) in enumerate(body_desc):
+    for p, (kind, op, compute, dtype, *arg_descs) in enumerate(body_desc):
         refs = []
         for j, d in enumerate(arg_descs):
-            if d[0] == "r":
-                refs.append(("b", p - d[1]) if d[1] <= p else ("c", index[p - d[1] + period]))
+            if type(d) is int:
+                refs.append(("b", p - d) if d <= p else ("c", index[p - d + period]))
             else:
                 if d not in outer_keys:
                     outer_keys.append(d)
@@ -190,4 +200,11 @@ def _fold(nodes, start, body_desc, inits, periods, size) -> bool:
         n = nodes[last + q]
         n.kind, n.args, n.value, n.op, n.compute, n.expr = "loopout", (loop,), k, None, None, None
         n.depth = loop.depth + 1
+    for n in nodes[last + period:]:  # the nodes after the loop, in the order made: their depth
+        depth = 0
+        for a in n.args:
+            e = a.depth + 1 if a.args else 1
+            if e > depth:
+                depth = e
+        n.depth = depth
     return True

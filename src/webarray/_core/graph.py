@@ -393,11 +393,12 @@ def _pending(device, shape, root: Lazy):
 
 def _bound(arr) -> None:
     """Keep arr's chain within MAX_DEPTH (after correcting depths that leaves below have made
-    stale): first by computing the other pending arrays of its shape, which in a loop are
+    stale): first by folding what repeats in it into a loop (fold.py), else by computing the
+    other pending arrays of its shape, which in a loop are
     the named values its chain runs through (so the loop's state is written by one kernel
     and arr, often a temporary, is not), then if that was not enough by computing arr."""
     if _depth(arr._lazy, {}) > MAX_DEPTH and not (_fold.fold(arr, _same_shape(arr))
-                                                 and _depth(arr._lazy, {}) <= MAX_DEPTH):
+                                                 and arr._lazy.depth <= MAX_DEPTH):
         for ref in list(_PENDING):
             other = ref()
             if (other is not None and other is not arr and other._b is None
