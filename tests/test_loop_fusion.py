@@ -92,6 +92,30 @@ def test_the_cupy_example_runs_as_one_kernel():
     np.testing.assert_array_equal(got, example(re, im, 200))
 
 
+def test_a_loop_over_pending_inputs_reads_them_as_they_are():
+    # c and the grid are pending when the loop starts: every iteration reads the same nodes
+    # (made before the loop), which the loop reads from outside, once
+    zn = np.linspace(-1.5, 0.5, 48, dtype=np.float32)
+    base = xp.asarray(zn)
+
+    def run():
+        c = base * 0.5 - 0.25
+        w = xp.abs(base) + 1.0
+        z = xp.zeros_like(c)
+        for _ in range(120):
+            z = xp.minimum(z * z + c, w)
+        return np.asarray(z)
+
+    got, n = launches_during(run)
+    c = zn * np.float32(0.5) - np.float32(0.25)
+    w = np.abs(zn) + np.float32(1.0)
+    z = np.zeros_like(c)
+    for _ in range(120):
+        z = np.minimum(z * z + c, w)
+    np.testing.assert_array_equal(got, z)
+    assert n == 1
+
+
 # -- random loop bodies over edge values ----------------------------------------------------
 
 EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1.1754942e-38, 3.4028235e38,

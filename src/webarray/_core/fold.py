@@ -40,6 +40,7 @@ from ..kernels.expr import apply as _apply_node
 
 MAX_NODES = 4096  # pending nodes fold looks at (a larger DAG is not folded)
 MAX_PERIOD = 512  # nodes in one loop body
+ROTATE = 64  # bodies up to this size are folded at the phase with the fewest states
 # one loop kernel runs at most MAX_COUNT iterations and MAX_WORK iterations times elements
 # (2^28: about 0.1 s of lavapipe or SwiftShader per simple op of the body)
 MAX_COUNT = 1 << 16
@@ -120,76 +121,157 @@ def fold(arr, roots) -> bool:
 
     for period in range(1, min(MAX_PERIOD, count_n // 2) + 1):
         t = count_n - 1
-        while t >= period and desc[t] == desc[t - period]:
+        while t >= period and (desc[t] == desc[t - period]
+                               or _alike(desc[t], desc[t - period], period)):
             t -= 1
-        s = t + 1  # desc[u] == desc[u - period] for every u >= s
+        s = t + 1  # node u is made as node u - period was, for every u >= s
         if count_n - s < period:
             continue
         for start in range(max(0, s - 2 * period), s - period + 1):
-            inits = _inits(nodes, desc, rank, start, period)
+            refs = _refs(nodes, desc, start, period)
+            inits = _inits(nodes, desc, rank, start, refs)
             if inits is not None:
                 break
         else:
             continue
-        body = desc[start + period: start + 2 * period]  # what every period computes
-        if any(type(d) is int and d > p + period for p, e in enumerate(body) for d in e[4:]):
-            continue  # a node reads two iterations back
-        return _fold(nodes, start, body, inits, (count_n - start) // period,
-                     math.prod(arr._shape))
+        if period <= ROTATE and not _continues(inits):
+            # a new loop: the phase with the fewest states (registers, and words compared
+            # for the fixed point), the Python loop's own boundary (Mandelbrot: zr, zi and
+            # counts, not also zr², zi² and the escape mask of a mid-iteration boundary)
+            for later in range(start + 1, min(start + period, count_n - 2 * period + 1)):
+                other_refs = _refs(nodes, desc, later, period)
+                other = _inits(nodes, desc, rank, later, other_refs)
+                if other is not None and len(other) < len(inits):
+                    start, refs, inits = later, other_refs, other
+        periods = (count_n - start) // period
+        if not _repeats(nodes, desc, start, periods, refs):
+            continue
+        return _fold(nodes, start, refs, inits, periods, math.prod(arr._shape))
     return False
 
 
-def _inits(nodes, desc, rank, start, period):
-    """{position: node} of what the period at ``start`` reads for the state at each position
-    of the previous period, if it computes what the next period does from those (and they
-    were made before it); else None."""
-    inits: dict = {}
+def _alike(a: tuple, b: tuple, period: int) -> bool:
+    """Whether two nodes a period apart may be made alike: the same op, and per argument the
+    same distance back or the same node (one made before the loop, which every iteration
+    reads). A hint for finding the period; ``_inits`` and ``_repeats`` decide."""
+    if len(a) != len(b) or a[:4] != b[:4]:
+        return False
+    for x, y in zip(a[4:], b[4:]):
+        if x != y and not (type(x) is int and type(y) is int and x == y + period):
+            return False
+    return True
+
+
+def _refs(nodes, desc, start, period) -> list:
+    """Per node of the period after start (the template), per argument: ("b", j) body node j,
+    ("c", q) the state at position q of the previous period, or ("o", key, node) a node from
+    outside the loop (made before it, a leaf, a scalar: key says which)."""
+    base = start + period
+    rows = []
     for p in range(period):
+        want, n = desc[base + p], nodes[base + p]
+        row = []
+        for j in range(4, len(want)):
+            w = want[j]
+            if type(w) is int:
+                target = base + p - w
+                if target >= base:
+                    row.append(("b", target - base))
+                elif target >= start:
+                    row.append(("c", target - start))
+                else:
+                    row.append(("o", ("x", id(nodes[target])), nodes[target]))
+            else:
+                row.append(("o", w, n.args[j - 4]))
+        rows.append(row)
+    return rows
+
+
+def _continues(inits: dict) -> bool:
+    """Whether the inits are the states of one loop, in order (a fold that may merge)."""
+    nodes = [inits[q] for q in sorted(inits)]
+    loop = nodes[0].args[0] if nodes[0].kind == "loopout" else None
+    return loop is not None and all(a.kind == "loopout" and a.args[0] is loop and a.value == k
+                                    for k, a in enumerate(nodes))
+
+
+def _inits(nodes, desc, rank, start, refs):
+    """{position: node}: what the period at ``start`` reads for the state at each position of
+    the previous period, if it computes the template (refs) from those (made before it); else
+    None."""
+    period = len(refs)
+    inits: dict = {}
+    for p, row in enumerate(refs):
         have, want = desc[start + p], desc[start + period + p]
         if have[:4] != want[:4] or len(have) != len(want):
             return None
-        for j in range(4, len(want)):
-            w = want[j]
-            if type(w) is int and w > p:  # the state at position p - w + period
-                a = nodes[start + p].args[j - 4]
-                if rank.get(id(a), -1) >= start:
+        args = nodes[start + p].args
+        for j, ref in enumerate(row):
+            if ref[0] == "c":
+                a = args[j]
+                if rank.get(id(a), -1) >= start or inits.setdefault(ref[1], a) is not a:
                     return None
-                if inits.setdefault(p - w + period, a) is not a:
-                    return None
-            elif have[j] != w:
+            elif not _same_arg(ref, p, have[j + 4], args[j], period):
                 return None
     return inits
 
 
-def _fold(nodes, start, body_desc, inits, periods, size) -> bool:
-    period = len(body_desc)
+def _same_arg(ref, p: int, have, arg, period: int) -> bool:
+    """Whether an argument (its description ``have``, the node ``arg``) of the node at
+    position p of a period is what ref says, given the previous period."""
+    kind = ref[0]
+    if kind == "b":
+        return have == p - ref[1]
+    if kind == "c":
+        return have == p - ref[1] + period
+    return arg is ref[2] if ref[1][0] == "x" else have == ref[1]
+
+
+def _repeats(nodes, desc, start, periods, refs) -> bool:
+    """Whether every period after the template computes it from the previous period."""
+    period = len(refs)
+    for k in range(2, periods):
+        at = start + k * period
+        for p, row in enumerate(refs):
+            have, want = desc[at + p], desc[start + period + p]
+            if have[:4] != want[:4] or len(have) != len(want):
+                return False
+            args = nodes[at + p].args
+            for j, ref in enumerate(row):
+                if not _same_arg(ref, p, have[j + 4], args[j], period):
+                    return False
+    return True
+
+
+def _fold(nodes, start, refs, inits, periods, size) -> bool:
+    period = len(refs)
     carried = tuple(sorted(inits))
     index = {q: k for k, q in enumerate(carried)}
-    first = nodes[start + period: start + 2 * period]  # a whole period made from the template
     outers: list = []
     outer_keys: list = []
     entries = []
-    for p, (kind, op, compute, dtype, *arg_descs) in enumerate(body_desc):
-        refs = []
-        for j, d in enumerate(arg_descs):
-            if type(d) is int:
-                refs.append(("b", p - d) if d <= p else ("c", index[p - d + period]))
+    for p, row in enumerate(refs):
+        n = nodes[start + period + p]
+        out = []
+        for ref in row:
+            if ref[0] == "b":
+                out.append(ref)
+            elif ref[0] == "c":
+                out.append(("c", index[ref[1]]))
             else:
-                if d not in outer_keys:
-                    outer_keys.append(d)
-                    outers.append(first[p].args[j])
-                refs.append(("o", outer_keys.index(d)))
-        entries.append((kind, op, compute, dtype, tuple(refs)))
+                if ref[1] not in outer_keys:
+                    outer_keys.append(ref[1])
+                    outers.append(ref[2])
+                out.append(("o", outer_keys.index(ref[1])))
+        entries.append((n.kind, n.op, n.compute, n.dtype, tuple(out)))
     init_nodes = [inits[q] for q in carried]
-    if any(a.dtype is not body_desc[q][3] for a, q in zip(init_nodes, carried)):
+    if any(a.dtype is not entries[q][3] for a, q in zip(init_nodes, carried)):
         return False
     body = Body(tuple(entries), carried, tuple(outer_keys), periods)
     args = tuple(init_nodes) + tuple(outers)
     # the inits are the state of a loop of this body: that loop, run for longer
-    prev = init_nodes[0].args[0] if init_nodes[0].kind == "loopout" else None
-    if (prev is not None and all(a.kind == "loopout" and a.args[0] is prev and a.value == k
-                                 for k, a in enumerate(init_nodes))
-            and prev.value.same(body)):
+    prev = init_nodes[0].args[0] if _continues(inits) else None
+    if prev is not None and prev.value.same(body):
         body.count += prev.value.count
         args = prev.args
     if body.count * size > MAX_WORK or body.count > MAX_COUNT:
