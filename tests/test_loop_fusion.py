@@ -20,7 +20,10 @@ from webarray._core import fold, launch
 
 
 @pytest.fixture(autouse=True)
-def fused():
+def fused(monkeypatch):
+    # each test starts with no backoff left from another's chains that did not repeat
+    monkeypatch.setattr(fold, "_skip", 0)
+    monkeypatch.setattr(fold, "_backoff", 0)
     with xp.fusion.enabled(True):
         yield
 
@@ -192,6 +195,38 @@ def test_random_loops_fold_to_numpys_values_bit_for_bit(states, body, iters, see
 
 
 # -- loops that must not fold, or not entirely -----------------------------------------------
+
+def test_after_chains_that_do_not_repeat_folding_backs_off_then_resumes():
+    xn = np.linspace(-1, 1, 50, dtype=np.float32)
+    x = xp.asarray(xn)
+    attempts = []
+    real = fold._fold_dag
+
+    def counting(arr, roots):
+        attempts.append(real(arr, roots))
+        return attempts[-1]
+
+    fold._fold_dag = counting
+    try:
+        y = x
+        for i in range(40 * 32):  # a scalar that changes: 40 chains cut at the depth bound
+            y = y + float(i)
+        np.asarray(y)
+        assert 0 < len(attempts) <= 10 and not any(attempts)  # 1 + 2 + 4 + 8 + 8 ... skipped
+        fold._skip = fold._backoff = 0
+        attempts.clear()
+
+        def loop():
+            z = x
+            for _ in range(300):
+                z = z * 0.5 + 0.25
+            return np.asarray(z)
+
+        got, n = launches_during(loop)
+        assert any(attempts) and n == 1
+    finally:
+        fold._fold_dag = real
+
 
 def test_a_loop_whose_scalar_changes_is_computed_not_folded():
     xn = np.linspace(-1, 1, 50, dtype=np.float32)
