@@ -60,7 +60,7 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
         if _fusion and len(outputs) == 1 and not raw_inputs and 0 not in shape:
             node, out = outputs[0]
             if out is None:
-                root = _lift_op(node, inputs, scalars, shape) if type(node) is Apply else None
+                root = _lift_op(node, inputs, scalars, shape) if type(node) in _ONE_OP else None
                 if root is None:
                     root = _lift(node, inputs, scalars, shape)
                 if root.depth == 1 and (len(inputs) == 1 and inputs[0]._b is not None
@@ -72,7 +72,9 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
                 return [_pending(device, shape, root)]
             if (not isinstance(out, tuple) and out._shape == shape and node.dtype is out._dtype
                     and _rebindable(out)):
-                root = _lift(node, inputs, scalars, shape)
+                root = _lift_op(node, inputs, scalars, shape) if type(node) in _ONE_OP else None
+                if root is None:
+                    root = _lift(node, inputs, scalars, shape)
                 ref = out._lazy.owner if out._b is None else None
                 if ref is None or ref() is not out:
                     ref = _track(out)
@@ -180,10 +182,18 @@ def bindable(arr, strided: bool = False):
 
 def copy_of(arr, dtype=None):
     """A new C-contiguous array with arr's values (converted to dtype)."""
-    node: Node = Input(0, arr.dtype)
-    if dtype is not None and dtype is not arr.dtype:
-        node = Cast(node, dtype)
-    return execute(arr.device, arr.shape, [(node, None)], [arr])[0]
+    key = (arr._dtype, dtype)
+    node = _COPIES.get(key)
+    if node is None:
+        node = _slot_node(Input, 0, arr._dtype)
+        if dtype is not None and dtype is not arr._dtype:
+            node = Cast(node, dtype)
+        _COPIES[key] = node
+    return execute(arr._device, arr._shape, [(node, None)], [arr])[0]
+
+
+_COPIES: dict = {}  # copy_of's node per (dtype, target dtype)
+_ONE_OP = (Apply, Cast)  # the nodes _lift_op lifts
 
 
 def table_op(op: str, records, scalars=()):
@@ -352,8 +362,15 @@ def _lift(node: Node, inputs, scalars, shape, memo=None) -> Lazy:
 
 
 def _lift_op(node: Apply, inputs, scalars, shape) -> Lazy | None:
-    """``_lift`` of one op over input and scalar slots (the namespace's common node), without
-    its memo and recursion; None for any other node."""
+    """``_lift`` of one op over input and scalar slots (the namespace's common node), or of a
+    cast of an input (astype), without its memo and recursion; None for any other node."""
+    if type(node) is Cast:
+        x = node.arg
+        if type(x) is not Input:
+            return None
+        a = inputs[x.slot]
+        return Lazy("cast", node.dtype,
+                    (a._lazy if a._b is None and a._shape == shape else _leaf(a),))
     args = []
     for x in node.args:
         t = type(x)
