@@ -81,6 +81,21 @@ def test_a_mandelbrot_loop_is_one_kernel_with_numpys_values(iters):
         np.testing.assert_array_equal(bits(g), bits(e))
 
 
+def test_a_loop_compiles_once_whatever_its_count():
+    # the iterations since the last fold join the loop before it is computed, so the kernel
+    # is the same for every count past the first folds
+    re, im = grid(16)
+    real, imag = xp.asarray(re), xp.asarray(im)
+    xp.fusion.flush(real, imag)
+    device = real.device
+    np.asarray(mandelbrot(xp, real, imag, 90)[0])
+    before = len(device._kernels)
+    for iters in range(91, 111):
+        got = np.asarray(mandelbrot(xp, real, imag, iters)[0])
+        np.testing.assert_array_equal(got, mandelbrot(np, re, im, iters)[0])
+    assert len(device._kernels) - before <= 1
+
+
 def test_the_cupy_example_runs_as_one_kernel():
     import sys
     from pathlib import Path

@@ -97,6 +97,7 @@ _SEQ = attrgetter("seq")
 MAX_BACKOFF = 8
 _skip = 0
 _backoff = 0
+made = False  # whether a loop was ever folded (graph then tries extend before computing)
 
 
 def fold(arr, roots) -> bool:
@@ -113,19 +114,115 @@ def fold(arr, roots) -> bool:
     return False
 
 
-def _fold_dag(arr, roots) -> bool:
+def extend(arr, roots) -> bool:
+    """Before a DAG that reads a loop's state is computed: the whole periods of that loop's
+    body made since, folded into it (so the kernel, and its compile, do not depend on how
+    many iterations ran since the last fold); whether it did."""
+    found, loopouts = _pending_nodes(roots)
+    if not loopouts or len(found) > MAX_NODES:
+        return False
+    return bool(_extend(sorted(found.values(), key=_SEQ), loopouts, math.prod(arr._shape)))
+
+
+def _pending_nodes(roots):
+    """The op and cast nodes under roots ({id: node}) and the loopout nodes they read."""
     found: dict = {}
+    loopouts: dict = {}
     stack = [r._lazy for r in roots]
     pop, push = stack.pop, stack.extend
     while stack:
         n = pop()
         kind = n.kind
-        if (kind == "op" or kind == "cast") and id(n) not in found:
-            found[id(n)] = n
-            push(n.args)
+        if kind == "op" or kind == "cast":
+            if id(n) not in found:
+                found[id(n)] = n
+                if len(found) > MAX_NODES:
+                    break
+                push(n.args)
+        elif kind == "loopout":
+            loopouts[id(n)] = n
+    return found, loopouts
+
+
+def _extend(nodes, loopouts: dict, size: int):
+    """The nodes (in the order made) after the state of one loop, as many whole periods of
+    its body as they are, folded into a longer loop: True if any were, None if they are not
+    that loop's continuation (the general search may still find a loop)."""
+    loops = {id(n.args[0]): n.args[0] for n in loopouts.values()}
+    if len(loops) != 1:
+        return None
+    (loop,) = loops.values()
+    body = loop.value
+    period, carried = len(body.entries), body.carried
+    outs = {n.value: n for n in loopouts.values()}
+    if len(outs) != len(carried) or len(loopouts) != len(carried):
+        return None
+    after = max(n.seq for n in outs.values())
+    cont = [n for n in nodes if n.seq > after]
+    outers = loop.args[len(carried):]
+    periods = 0
+    while (periods + 1) * period <= len(cont):
+        at = periods * period
+        for p, (kind, op, compute, dtype, refs) in enumerate(body.entries):
+            n = cont[at + p]
+            if (n.kind != kind or n.op != op or n.compute is not compute
+                    or n.dtype is not dtype or len(n.args) != len(refs)):
+                break
+            for a, (w, i) in zip(n.args, refs):
+                if w == "b":
+                    ok = a is cont[at + i]
+                elif w == "c":
+                    ok = a is (outs[i] if at == 0 else cont[at - period + carried[i]])
+                else:
+                    key = body.outer_keys[i]
+                    ok = (a.kind == "scalar" and _outside(a) == key) if key[0] == "s" else (
+                        a is outers[i])
+                if not ok:
+                    break
+            else:
+                continue
+            break
+        else:
+            periods += 1
+            continue
+        break
+    if not periods:
+        return None
+    count = body.count + periods
+    if count * size > MAX_WORK or count > MAX_COUNT:
+        return None
+    longer = type(loop)("loop", None, loop.args,
+                        value=Body(body.entries, carried, body.outer_keys, count))
+    _retarget(longer, cont, (periods - 1) * period, carried)
+    return True
+
+
+def _retarget(loop, nodes, last: int, carried) -> None:
+    """The state nodes of the period at ``last`` become loop's loopouts; the nodes after that
+    period get their depth anew."""
+    for k, q in enumerate(carried):
+        n = nodes[last + q]
+        n.kind, n.args, n.value, n.op, n.compute, n.expr = "loopout", (loop,), k, None, None, None
+        n.depth = loop.depth + 1
+    for n in nodes[last + len(loop.value.entries):]:
+        depth = 0
+        for a in n.args:
+            e = a.depth + 1 if a.args else 1
+            if e > depth:
+                depth = e
+        n.depth = depth
+
+
+def _fold_dag(arr, roots) -> bool:
+    found, loopouts = _pending_nodes(roots)
     if not 2 <= len(found) <= MAX_NODES:
         return False
     nodes = sorted(found.values(), key=_SEQ)
+    size = math.prod(arr._shape)
+    if loopouts:  # the continuation of a loop: checked against its body, not searched for
+        done = _extend(nodes, loopouts, size)
+        if done is not None:
+            return done
     rank = {id(n): i for i, n in enumerate(nodes)}
     # a node's description: kind, op, compute and dtype, then per argument how many nodes
     # back it was made (an int) or, for anything else, _outside's description
@@ -165,7 +262,7 @@ def _fold_dag(arr, roots) -> bool:
         periods = (count_n - start) // period
         if not _repeats(nodes, desc, start, periods, refs):
             continue
-        return _fold(nodes, start, refs, inits, periods, math.prod(arr._shape))
+        return _fold(nodes, start, refs, inits, periods, size)
     return False
 
 
@@ -295,17 +392,8 @@ def _fold(nodes, start, refs, inits, periods, size) -> bool:
         args = prev.args
     if body.count * size > MAX_WORK or body.count > MAX_COUNT:
         return False
+    global made
+    made = True
     loop = type(nodes[0])("loop", None, args, value=body)  # a graph.Lazy, as the nodes folded
-    last = start + (periods - 1) * period
-    for k, q in enumerate(carried):
-        n = nodes[last + q]
-        n.kind, n.args, n.value, n.op, n.compute, n.expr = "loopout", (loop,), k, None, None, None
-        n.depth = loop.depth + 1
-    for n in nodes[last + period:]:  # the nodes after the loop, in the order made: their depth
-        depth = 0
-        for a in n.args:
-            e = a.depth + 1 if a.args else 1
-            if e > depth:
-                depth = e
-        n.depth = depth
+    _retarget(loop, nodes, start + (periods - 1) * period, carried)
     return True
