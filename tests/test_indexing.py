@@ -186,6 +186,50 @@ def test_setitem_boolean_mask(case, data):
     assert_equal(x, a)
 
 
+@st.composite
+def _inner_mask_key(draw, a):
+    """A mask after j >= 1 full slices or '...' (and before full slices): (webarray key
+    maker, NumPy key)."""
+    j = draw(st.integers(1, a.ndim), label="axes before the mask")
+    m = draw(st.integers(0, a.ndim - j), label="mask dims")
+    mask = draw(hnp.arrays(np.bool_, a.shape[j:j + m]), label="mask")
+    after = draw(st.integers(0, a.ndim - j - m), label="full slices after")
+    lead = (...,) if draw(st.booleans(), label="ellipsis") and not after else (slice(None),) * j
+    tail = (slice(None),) * after
+    return (lambda: lead + (xp.asarray(mask),) + tail), lead + (mask,) + tail
+
+
+@given(case=_case(max_dims=3), data=st.data())
+def test_a_mask_after_slices_or_ellipsis_selects_as_numpy(case, data):
+    # x[..., mask] and x[:, mask, :]: NumPy's selection, the hits' axis where the mask was
+    # (scipy.ndimage.vectorized_filter indexes x[..., footprint])
+    name, (a, x) = case
+    if a.ndim == 0:
+        return
+    key, npkey = data.draw(_inner_mask_key(a))
+    assert_equal(x[key()], a[npkey])
+    selected = a[npkey].shape
+    if data.draw(st.booleans(), label="scalar value"):
+        value = data.draw(elements(name), label="value")
+        value = value.item() if isinstance(value, np.generic) else value
+        wvalue = value
+    else:
+        vshape = data.draw(_broadcastable(selected), label="value shape")
+        value = data.draw(arrays(name, vshape), label="value")
+        wvalue = xp.asarray(value)
+    x[key()] = wvalue
+    a[npkey] = value
+    assert_equal(x, a)
+
+
+def test_a_mask_after_slices_that_does_not_fit_its_axes_raises_index_error():
+    x = xp.zeros((2, 3, 4))
+    with pytest.raises(IndexError, match=r"shape \(3,\) .* dimensions \(4,\) at axes 2"):
+        x[..., xp.asarray([True, False, True])]
+    with pytest.raises(IndexError, match="must be the only index"):
+        x[0, xp.asarray([True, False, True])]
+
+
 # -- integer arrays --------------------------------------------------------------------------------
 
 

@@ -200,8 +200,9 @@ def _advanced_parts(x: Array, key: tuple):
         if not (isinstance(key[0], Array) and key[0].dtype is dt.bool
                 and all(isinstance(k, slice) and k == slice(None) for k in key[1:])):
             raise IndexError(
-                "a boolean array index must be the only index (optionally followed by "
-                "'...'); combining it with other indices is not supported"
+                "a boolean array index must be the only index, optionally after and before "
+                "'...' or full slices (x[mask], x[..., mask], x[:, mask, :]); combining it with "
+                "other indices is not supported"
             )
         mask = key[0]
         lead = x.shape[:mask.ndim]
@@ -292,10 +293,46 @@ def _prepare(x: Array, key) -> tuple:
     return key
 
 
+def _inner_mask(x: Array, key: tuple):
+    """(j, mask) for a key of full slices, then a boolean mask, then full slices, with j >= 1
+    slices before the mask (``x[..., mask]``, ``x[:, mask]``): NumPy's selection along the
+    mask's axes j ... j + mask.ndim - 1, its hits in their place. None for any other key."""
+    at = [i for i, k in enumerate(key) if not (isinstance(k, slice) and k == slice(None))]
+    if len(at) != 1 or at[0] == 0:
+        return None
+    j = at[0]
+    mask = key[j]
+    if not (isinstance(mask, Array) and mask.dtype is dt.bool):
+        return None
+    axes = x.shape[j:j + mask.ndim]
+    if mask.ndim > x.ndim - j or any(m not in (n, 0) for m, n in zip(mask.shape, axes)):
+        raise IndexError(
+            f"boolean index of shape {mask.shape} does not match the indexed array's "
+            f"dimensions {axes} at axes {j}..{j + mask.ndim - 1} (each must equal the array's "
+            "or be 0)")
+    return j, mask
+
+
+def _permuted(x: Array, order) -> Array:
+    """A view of x with its axes in ``order``."""
+    return Array._view(x._buf, x._dtype, tuple(x._shape[i] for i in order),
+                       tuple(x._strides[i] for i in order), x._offset, x._device)
+
+
+def _mask_first(ndim: int, j: int, k: int) -> list:
+    """The axis order that brings axes j ... j + k - 1 of ndim to the front."""
+    return list(range(j, j + k)) + list(range(j)) + list(range(j + k, ndim))
+
+
 def getitem(x: Array, key) -> Array:
     key = _prepare(x, key)
     if not any(isinstance(k, Array) for k in key):
         return _basic(x, key)
+    inner = _inner_mask(x, key)
+    if inner is not None:  # the mask's axes first, selected, the hits' axis put back at j
+        j, mask = inner
+        picked = getitem(_permuted(x, _mask_first(x.ndim, j, mask.ndim)), (mask,))
+        return _permuted(picked, list(range(1, j + 1)) + [0] + list(range(j + 1, picked.ndim)))
     x = _graph.bindable(x, strided=True)
     arrays, s2, n_adv = _advanced_parts(x, key)
     index, inputs, scalars, out_shape = _flat_index(x, arrays, s2, n_adv)
@@ -333,6 +370,21 @@ def setitem(x: Array, key, value) -> None:
         if src is not None and broadcast_shapes(view.shape, src.shape) != view.shape:
             raise ValueError(f"cannot assign an array of shape {src.shape} to a selection of shape {view.shape}")
         _graph.execute(x.device, view.shape, [(node, view)], inputs, scalars)
+        return
+    inner = _inner_mask(x, key)
+    if inner is not None:  # as getitem: through a view with the mask's axes first
+        j, mask = inner
+        if isinstance(value, Array) and value.ndim > x.ndim - mask.ndim - j:
+            # the value's axis at the hits' place (j, counted from the selection's end) first
+            rank = x.ndim - mask.ndim + 1
+            if value.ndim > rank:
+                raise ValueError(f"cannot assign an array of shape {value.shape} to a "
+                                 f"selection of {rank} dimensions")
+            value = Array._view(value._buf, value._dtype, (1,) * (rank - value.ndim) + value.shape,
+                                (0,) * (rank - value.ndim) + value._strides, value._offset,
+                                value._device)
+            value = _permuted(value, [j] + list(range(j)) + list(range(j + 1, rank)))
+        setitem(_permuted(x, _mask_first(x.ndim, j, mask.ndim)), (mask,), value)
         return
     arrays, s2, n_adv = _advanced_parts(x, key)
     index, inputs, scalars, out_shape = _flat_index(x, arrays, s2, n_adv)
