@@ -194,7 +194,8 @@ def _inner_mask_key(draw, a):
     m = draw(st.integers(0, a.ndim - j), label="mask dims")
     mask = draw(hnp.arrays(np.bool_, a.shape[j:j + m]), label="mask")
     after = draw(st.integers(0, a.ndim - j - m), label="full slices after")
-    lead = (...,) if draw(st.booleans(), label="ellipsis") and not after else (slice(None),) * j
+    whole = j + m + after == a.ndim  # '...' stands for the j axes only when the key ends there
+    lead = (...,) if whole and draw(st.booleans(), label="ellipsis") else (slice(None),) * j
     tail = (slice(None),) * after
     return (lambda: lead + (xp.asarray(mask),) + tail), lead + (mask,) + tail
 
