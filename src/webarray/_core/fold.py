@@ -260,7 +260,7 @@ def _fold_dag(arr, roots) -> bool:
                 if other is not None and len(other) < len(inits):
                     start, refs, inits = later, other_refs, other
         periods = (count_n - start) // period
-        if not _repeats(nodes, desc, start, periods, refs):
+        if not _repeats(nodes, desc, rank, start, periods, refs):
             continue
         return _fold(nodes, start, refs, inits, periods, size)
     return False
@@ -315,21 +315,28 @@ def _inits(nodes, desc, rank, start, refs):
     """{position: node}: what the period at ``start`` reads for the state at each position of
     the previous period, if it computes the template (refs) from those (made before it); else
     None."""
-    period = len(refs)
     inits: dict = {}
+    return inits if _computes(nodes, desc, rank, start, start, refs, inits) else None
+
+
+def _computes(nodes, desc, rank, at, start, refs, inits) -> bool:
+    """Whether the period at ``at`` computes the template (refs, the period after ``start``)
+    from the previous period; or, given ``inits`` (filled), from the nodes it reads for the
+    state, each made before ``start``."""
+    period = len(refs)
     for p, row in enumerate(refs):
-        have, want = desc[start + p], desc[start + period + p]
+        have, want = desc[at + p], desc[start + period + p]
         if have[:4] != want[:4] or len(have) != len(want):
-            return None
-        args = nodes[start + p].args
+            return False
+        args = nodes[at + p].args
         for j, ref in enumerate(row):
-            if ref[0] == "c":
+            if inits is not None and ref[0] == "c":
                 a = args[j]
                 if rank.get(id(a), -1) >= start or inits.setdefault(ref[1], a) is not a:
-                    return None
+                    return False
             elif not _same_arg(ref, p, have[j + 4], args[j], period):
-                return None
-    return inits
+                return False
+    return True
 
 
 def _same_arg(ref, p: int, have, arg, period: int) -> bool:
@@ -343,20 +350,10 @@ def _same_arg(ref, p: int, have, arg, period: int) -> bool:
     return arg is ref[2] if ref[1][0] == "x" else have == ref[1]
 
 
-def _repeats(nodes, desc, start, periods, refs) -> bool:
+def _repeats(nodes, desc, rank, start, periods, refs) -> bool:
     """Whether every period after the template computes it from the previous period."""
-    period = len(refs)
-    for k in range(2, periods):
-        at = start + k * period
-        for p, row in enumerate(refs):
-            have, want = desc[at + p], desc[start + period + p]
-            if have[:4] != want[:4] or len(have) != len(want):
-                return False
-            args = nodes[at + p].args
-            for j, ref in enumerate(row):
-                if not _same_arg(ref, p, have[j + 4], args[j], period):
-                    return False
-    return True
+    return all(_computes(nodes, desc, rank, start + k * len(refs), start, refs, None)
+               for k in range(2, periods))
 
 
 def _fold(nodes, start, refs, inits, periods, size) -> bool:
