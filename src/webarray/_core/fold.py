@@ -98,6 +98,7 @@ MAX_BACKOFF = 8
 _skip = 0
 _backoff = 0
 made = False  # whether a loop was ever folded (graph then tries extend before computing)
+FULL = "full"  # what a fold returns that would make a loop longer than one kernel may run
 
 
 def fold(arr, roots) -> bool:
@@ -107,10 +108,12 @@ def fold(arr, roots) -> bool:
     if _skip:
         _skip -= 1
         return False
-    if _fold_dag(arr, roots):
+    done = _fold_dag(arr, roots)
+    if done is True:
         _backoff = 0
         return True
-    _skip = _backoff = min(2 * _backoff or 1, MAX_BACKOFF)
+    if done is not FULL:  # (a full loop is computed as it is, and folding starts again)
+        _skip = _backoff = min(2 * _backoff or 1, MAX_BACKOFF)
     return False
 
 
@@ -121,7 +124,7 @@ def extend(arr, roots) -> bool:
     found, loopouts = _pending_nodes(roots)
     if not loopouts or len(found) > MAX_NODES:
         return False
-    return bool(_extend(sorted(found.values(), key=_SEQ), loopouts, math.prod(arr._shape)))
+    return _extend(sorted(found.values(), key=_SEQ), loopouts, math.prod(arr._shape)) is True
 
 
 def _pending_nodes(roots):
@@ -146,8 +149,9 @@ def _pending_nodes(roots):
 
 def _extend(nodes, loopouts: dict, size: int):
     """The nodes (in the order made) after the state of one loop, as many whole periods of
-    its body as they are, folded into a longer loop: True if any were, None if they are not
-    that loop's continuation (the general search may still find a loop)."""
+    its body as they are, folded into a longer loop: True if any were, FULL if the loop
+    would run too long for one kernel, None if they are not that loop's continuation (the
+    general search may still find a loop)."""
     loops = {id(n.args[0]): n.args[0] for n in loopouts.values()}
     if len(loops) != 1:
         return None
@@ -190,7 +194,7 @@ def _extend(nodes, loopouts: dict, size: int):
         return None
     count = body.count + periods
     if count * size > MAX_WORK or count > MAX_COUNT:
-        return None
+        return FULL
     longer = type(loop)("loop", None, loop.args,
                         value=Body(body.entries, carried, body.outer_keys, count))
     _retarget(longer, cont, (periods - 1) * period, carried)
@@ -388,7 +392,7 @@ def _fold(nodes, start, refs, inits, periods, size) -> bool:
         body.count += prev.value.count
         args = prev.args
     if body.count * size > MAX_WORK or body.count > MAX_COUNT:
-        return False
+        return FULL
     global made
     made = True
     loop = type(nodes[0])("loop", None, args, value=body)  # a graph.Lazy, as the nodes folded
