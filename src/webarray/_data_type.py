@@ -19,11 +19,13 @@ def astype(x: Array, dtype: dt.DType, /, *, copy: bool = True, device=None) -> A
         raise TypeError(f"astype requires a webarray dtype, got {dtype!r}")
     if device is not None:
         x = x.to_device(device)
-    if dtype is x.dtype and not copy:
+    src = x._dtype  # (not the dtype property: a CuPy array's inspects its caller)
+    if dtype is src and not copy:
         return x
-    x.device.check_dtype(dtype)
-    if x.dtype.kind == "c" and dtype.kind != "c":
-        raise TypeError(f"astype cannot convert complex {x.dtype.name} to {dtype.name}; take real() first")
+    if dtype not in x._device.dtypes:
+        x._device.check_dtype(dtype)  # raises, saying which dtypes the device has
+    if src.kind == "c" and dtype.kind != "c":
+        raise TypeError(f"astype cannot convert complex {src.name} to {dtype.name}; take real() first")
     return _graph.copy_of(x, dtype)
 
 

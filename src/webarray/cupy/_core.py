@@ -639,6 +639,8 @@ def _index(key):
     return key
 
 
+_PLAIN_OPERANDS = (builtins.int, builtins.float, builtins.bool)  # compared as they are
+
 # The NumPy-named functions (``_functions``), which ``ndarray``'s methods and operators
 # forward to. ``_functions`` imports this module, so it is handed over once both are
 # loaded (``_install_operators``, called by the package) instead of imported here.
@@ -677,8 +679,9 @@ def _install_operators() -> None:
         fn = getattr(f, name)
 
         def compare(self, other, fn=fn):
-            if not isinstance(other, Array) and scalar_value(other) is None and not isinstance(
-                    other, (list, tuple)) and not _is_numpy(other):
+            if (type(other) not in _PLAIN_OPERANDS and not isinstance(other, Array)
+                    and scalar_value(other) is None and not isinstance(other, (list, tuple))
+                    and not _is_numpy(other)):
                 return NotImplemented
             return fn(self, other)
 

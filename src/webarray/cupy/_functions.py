@@ -124,11 +124,20 @@ greater_equal = UFUNCS["greater_equal"]
 isnan = UFUNCS["isnan"]
 
 
+# x op= other as the strict in-place op, per (op, x's dtype, other's dtype or Python type)
+_INPLACE_PLANS: dict = {}
+
+
 def inplace(fn, x: Array, other):
     """x op= other, NumPy style: the result is cast back to x's dtype under NumPy's
     'same_kind' rule (float into an integer array raises), and written into x."""
-    other = operand(other, fn.__name__)
     name = fn.__name__
+    oa = isinstance(other, Array)
+    strict = _INPLACE_PLANS.get((name, x._dtype, other._dtype if oa else type(other)))
+    if strict is not None and (not oa or other._shape == x._shape):
+        _elementwise._inplace(strict, x, cast_to(other, x._dtype))
+        return x
+    other = operand(other, fn.__name__)
     if name in _BINARY and isinstance(x, Array) and (
             not isinstance(other, Array) or other._shape == x._shape
             or _fits(other._shape, x._shape)):
@@ -139,6 +148,9 @@ def inplace(fn, x: Array, other):
         # which the lazy graph can fuse
         if _compute_dtype(name, strict, [x, other]) is x._dtype:
             _elementwise._inplace(strict, x, cast_to(other, x._dtype))
+            if isinstance(other, Array) or type(other) in _PY_SCALARS:
+                _INPLACE_PLANS[(name, x._dtype,
+                                other._dtype if isinstance(other, Array) else type(other))] = strict
             return x
     res = fn(x, other)
     if res.dtype is not x.dtype:
@@ -226,6 +238,9 @@ def clip(a, a_min=None, a_max=None, out=None):
 
 
 def where(condition, x=None, y=None):
+    if (isinstance(condition, Array) and isinstance(x, Array) and isinstance(y, Array)
+            and condition._dtype is dt.bool and x._dtype is y._dtype):
+        return wrap(_wa.where(condition, x, y))  # nothing to convert or promote
     if x is None and y is None:
         return nonzero(condition)
     c = _array(condition, "where")
