@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 
 import webarray as xp
 import webarray.cupy as cp
-from webarray._core import fold, launch
+from webarray._core import fold, graph, launch
 
 
 @pytest.fixture(autouse=True)
@@ -365,3 +365,17 @@ def test_jit_records_the_folded_loop():
     want = mandelbrot(np, re, im, 50)[0]
     np.testing.assert_array_equal(first, want)
     np.testing.assert_array_equal(again, want)
+
+
+def test_computing_after_a_loop_looks_only_at_each_arrays_own_dag(monkeypatch):
+    # once a loop was folded, each computed array's DAG is checked for its continuation;
+    # scanning every pending array of the shape there made a flush of n arrays O(n^2)
+    monkeypatch.setattr(fold, "made", True)
+    scans = []
+    real = graph._same_shape
+    monkeypatch.setattr(graph, "_same_shape", lambda arr: scans.append(arr) or real(arr))
+    a = xp.asarray(np.arange(16, dtype=np.float32))
+    keep = [a + float(i) for i in range(200)]
+    xp.fusion.flush(*keep)
+    assert not scans
+    np.testing.assert_array_equal(np.asarray(keep[-1]), np.arange(16, dtype=np.float32) + 199)

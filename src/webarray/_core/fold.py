@@ -117,11 +117,12 @@ def fold(arr, roots) -> bool:
     return False
 
 
-def extend(arr, roots) -> bool:
-    """Before a DAG that reads a loop's state is computed: the whole periods of that loop's
-    body made since, folded into it (so the kernel, and its compile, do not depend on how
-    many iterations ran since the last fold); whether it did."""
-    found, loopouts = _pending_nodes(roots)
+def extend(arr) -> bool:
+    """Before arr is computed, if its DAG reads a loop's state: the whole periods of that
+    loop's body made since, folded into it (so the kernel, and its compile, do not depend on
+    how many iterations ran since the last fold); whether it did. Only arr's own DAG is
+    looked at (not every pending array of its shape: a flush of n arrays would be O(n²))."""
+    found, loopouts = _pending_nodes([arr])
     if not loopouts or len(found) > MAX_NODES:
         return False
     return _extend(sorted(found.values(), key=_SEQ), loopouts, math.prod(arr._shape)) is True

@@ -505,7 +505,7 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
         _finish([target], [root], _launch(device, shape, [(node, None)], views, scalars))
         return
     if _fold.made and not alone:  # whole iterations since the last fold join their loop
-        _fold.extend(target, _same_shape(target))
+        _fold.extend(target)
     limit = _bindings(device)
     seen: set = set()
     if exclude is not None:
