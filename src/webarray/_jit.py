@@ -6,8 +6,9 @@
 
 The first call with arguments of a new layout runs the function for real, with fusion on,
 and records the kernels it issues (``_core/replay.py``): its elementwise operations fused as
-the lazy graph fuses them (a Python loop is unrolled: n iterations are traced as n copies,
-lowered in chains up to ``MAX_DEPTH`` deep, 8 times the untraced bound), everything else
+the lazy graph fuses them (a Python loop whose iterations repeat the same ops is folded into
+one loop kernel, ``_core/fold.py``; anything else is traced as it runs, lowered in chains up
+to ``MAX_DEPTH`` deep, 8 times the untraced bound), everything else
 (reductions, matmul, sort, fft, user kernels) as the kernels it launches. A later call with arguments of the same layout issues the
 recorded kernels over the new arguments' buffers without running the function's Python: the
 same results bit for bit, for one dispatch of host work per kernel instead of the work of
