@@ -18,16 +18,21 @@ with period P: node t reads what node t - P read, P nodes later. The smallest su
 periodic run covers at least two whole periods is folded: a ``loop`` node over the first
 period's inputs (its *inits*: what the first period reads from before it), the body once as a
 template (``Body``), and an iteration count; the last folded period's nodes that the next
-period reads (the loop's *state*) become ``loopout`` nodes of it. A loop whose inits are the
-state of an earlier loop of the same body is that loop with a larger count, so folding again
-and again keeps one loop: at 500 iterations the graph holds one loop and a few unfolded nodes.
+period reads (the loop's *state*) become ``loopout`` nodes of it. A node made before the loop
+that every iteration reads (a pending input) is read from outside, like a leaf. A new loop
+takes the phase with the fewest states. The nodes made after a loop are checked against its
+body node by node (``_extend``): whole periods of it make the same loop with a larger count,
+so folding again and again keeps one loop, and ``extend`` does the same before a DAG that
+reads a loop's state is computed, so its kernel does not depend on the count.
 
 Nothing else changes: every node keeps its value (a loopout is the value its node had), the
 nodes folded away are dropped only when nothing else reads them, and a loop runs exactly the
 ops of the unrolled iterations in the same order, so results are the same bit for bit. The
 loop's count travels as a uniform: the kernel depends on the body, not on how many iterations
-it runs. A loop kernel is bounded by ``MAX_COUNT`` iterations and ``MAX_WORK`` element-iterations (past it the graph
-computes the chain as before, so no single dispatch runs for seconds).
+it runs. A loop kernel is bounded by ``MAX_COUNT`` iterations and ``MAX_WORK``
+element-iterations (past them the graph computes the loop as it is and folding starts again,
+so no single dispatch runs for seconds). After a chain that does not repeat, the next
+attempts are skipped, more of them each time (``MAX_BACKOFF``).
 """
 
 from __future__ import annotations
