@@ -188,10 +188,12 @@ def visits() -> list[dict]:
                 ]})
     out.append({"name": "playground-numpy", "path": "playground.html?backend=webgpu&example=hello&autorun=1", "timeout": 180,
                 "steps": _run_again("import numpy as np\nprint(np.float32(1))\n")})
-    # Stop in the Mandelbrot page: the run ends, nothing escapes as an uncaught error
-    out.append({"name": "mandelbrot-stop", "path": "mandelbrot.html?backend=webgpu&size=256&iters=400&repeat=3&autorun=1",
+    # Stop in the Mandelbrot page: the run ends, nothing escapes as an uncaught error (a run
+    # long enough to be stopped: since whole-loop fusion, 256² x 400 x 3 ended within the 1 s
+    # the test waits before it clicks)
+    out.append({"name": "mandelbrot-stop", "path": "mandelbrot.html?backend=webgpu&size=512&iters=2000&repeat=10&autorun=1",
                 "timeout": 180, "steps": [
-                    {"wait": "document.querySelector('.status').textContent.includes('numpy_style 256')"},
+                    {"wait": "document.querySelector('.status').textContent.includes('numpy_style 512')"},
                     {"eval": "new Promise((r) => setTimeout(r, 1000))"},
                     {"click": "#stop"},
                 ]})
