@@ -166,3 +166,11 @@ def _assert_floats(got, expected, *, rtol, atol, ulps):
     err = np.abs(g - e)
     worst = int(np.argmax(err - tol)) if err.size else 0
     assert (err <= tol).all(), f"value mismatch: got {g[worst]!r}, expected {e[worst]!r} (err {err[worst]:.3g}, tol {tol[worst]:.3g})"
+
+
+def launches_during(fn):
+    """fn's result and how many elementwise kernels it dispatched (``launch.launches``)."""
+    from webarray._core import launch
+    before = launch.launches
+    out = fn()
+    return out, launch.launches - before

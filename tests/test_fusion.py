@@ -19,21 +19,15 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import webarray as xp
-from webarray._core import graph as _graph, launch
+from webarray._core import graph as _graph
 
-from helpers import assert_equal
+from helpers import assert_equal, launches_during
 
 
 @pytest.fixture(autouse=True)
 def fused():
     with xp.fusion.enabled(True):
         yield
-
-
-def launches_during(fn):
-    before = launch.launches
-    out = fn()
-    return out, launch.launches - before
 
 
 def rand(shape, seed=0, dtype=np.float32):

@@ -16,7 +16,9 @@ from hypothesis import given, settings, strategies as st
 
 import webarray as xp
 import webarray.cupy as cp
-from webarray._core import fold, graph, launch
+from webarray._core import fold, graph
+
+from helpers import launches_during
 
 
 @pytest.fixture(autouse=True)
@@ -26,12 +28,6 @@ def fused(monkeypatch):
     monkeypatch.setattr(fold, "_backoff", 0)
     with xp.fusion.enabled(True):
         yield
-
-
-def launches_during(fn):
-    before = launch.launches
-    out = fn()
-    return out, launch.launches - before
 
 
 def bits(a) -> np.ndarray:
