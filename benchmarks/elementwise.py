@@ -4,11 +4,12 @@
     python -m benchmarks.elementwise --quick --sizes 20,22
 
 Bandwidth counts the bytes each op must move (inputs read once, the output written once) on
-float32 arrays, per op (add, multiply: binary; sqrt, negative: unary) and size. Every call
-allocates its result, as user code does. With CuPy on a CUDA GPU a ``cupy.ElementwiseKernel``
-of the same op is timed too: the hand-written reference that webarray aims at. Host
-overhead: many ops on 16-element arrays, µs per op for issuing them alone and with the
-final sync.
+float32 arrays, per op (add, multiply: binary; sqrt, negative: unary; ``a*2+b``: two ops of
+the namespace, which webarray fuses into one kernel and CuPy's ElementwiseKernel writes as
+one) and size. Every call allocates its result, as user code does. With CuPy on a CUDA GPU
+a ``cupy.ElementwiseKernel`` of the same op is timed too: the hand-written reference that
+webarray aims at. Host overhead: many ops on 16-element arrays, µs per op for issuing them
+alone and with the final sync.
 
 The table goes to stdout, the full record to ``benchmarks/results/elementwise-<gpu>.json``.
 """
@@ -23,7 +24,10 @@ import numpy as np
 
 from . import _common as c
 
-OPS = {"add": 2, "multiply": 2, "sqrt": 1, "negative": 1}
+OPS = {"add": 2, "multiply": 2, "sqrt": 1, "negative": 1, "a*2+b": 2}
+# ops that are expressions of the namespace's functions (webarray fuses them into one kernel,
+# NumPy and PyTorch run an op at a time, CuPy's ElementwiseKernel writes them as one)
+COMPOSED = {"a*2+b": lambda a, b: a * 2.0 + b}
 DEFAULT_SIZES = [1 << 20, 1 << 22, 1 << 24, 1 << 26]
 CPU_ADAPTER_SIZES = [1 << 20, 1 << 22]  # a software adapter takes minutes at 2^26
 
@@ -32,16 +36,18 @@ _EK = {
     "multiply": ("float32 a, float32 b", "float32 c", "c = a * b"),
     "sqrt": ("float32 a", "float32 c", "c = sqrt(a)"),
     "negative": ("float32 a", "float32 c", "c = -a"),
+    "a*2+b": ("float32 a, float32 b", "float32 c", "c = a * 2.0f + b"),
 }
 
 
 def variants(backend: c.Backend, ops) -> list[tuple[str, dict]]:
     """(column label, {op: function}) for a backend: its plain namespace functions, and for
     CuPy also an ElementwiseKernel per op."""
-    out = [(backend.name, {op: getattr(backend.xp, op) for op in ops})]
+    out = [(backend.name, {op: COMPOSED.get(op) or getattr(backend.xp, op) for op in ops})]
     if backend.name == "cupy":
         cupy = backend.xp
-        out.append(("cupy-ek", {op: cupy.ElementwiseKernel(*_EK[op], f"webarray_bench_{op}")
+        out.append(("cupy-ek", {op: cupy.ElementwiseKernel(*_EK[op], "webarray_bench_"
+                                                           + op.replace("*", "x").replace("+", "p"))
                                 for op in ops}))
     return out
 
@@ -65,7 +71,8 @@ def bandwidth(backends, sizes, ops, rounds, target_s, log) -> list[dict]:
         # positive inputs away from zero, so sqrt is defined and relative errors meaningful
         a = (rng.random(n, dtype=np.float32) + np.float32(0.5)).astype(np.float32)
         b = (rng.random(n, dtype=np.float32) + np.float32(0.5)).astype(np.float32)
-        expected = {"add": a + b, "multiply": a * b, "sqrt": np.sqrt(a), "negative": -a}
+        expected = {"add": a + b, "multiply": a * b, "sqrt": np.sqrt(a), "negative": -a,
+                    "a*2+b": a * np.float32(2) + b}
         for be in backends:
             da, db = be.to_device(a), be.to_device(b)
             be.sync()
