@@ -170,30 +170,28 @@ def _extend(nodes, loopouts: dict, size: int):
     after = max(n.seq for n in outs.values())
     cont = [n for n in nodes if n.seq > after]
     outers = loop.args[len(carried):]
-    periods = 0
-    while (periods + 1) * period <= len(cont):
-        at = periods * period
+    keys = body.outer_keys
+    state = [outs[k] for k in range(len(carried))]  # what the next period reads as its state
+    periods = at = 0
+    while at + period <= len(cont):
         for p, (kind, op, compute, dtype, refs) in enumerate(body.entries):
             n = cont[at + p]
-            if (n.kind != kind or n.op != op or n.compute is not compute
-                    or n.dtype is not dtype or len(n.args) != len(refs)):
+            args = n.args
+            if (n.op != op or n.compute is not compute or n.dtype is not dtype
+                    or n.kind != kind or len(args) != len(refs)):
                 break
-            for a, (w, i) in zip(n.args, refs):
-                if w == "b":
-                    ok = a is cont[at + i]
-                elif w == "c":
-                    ok = a is (outs[i] if at == 0 else cont[at - period + carried[i]])
-                else:
-                    key = body.outer_keys[i]
-                    ok = (a.kind == "scalar" and _outside(a) == key) if key[0] == "s" else (
-                        a is outers[i])
-                if not ok:
+            for a, (w, i) in zip(args, refs):
+                if a is not (cont[at + i] if w == "b" else state[i] if w == "c" else outers[i]) \
+                        and (w != "o" or keys[i][0] != "s" or a.kind != "scalar"
+                             or _outside(a) != keys[i]):
                     break
             else:
                 continue
             break
         else:
+            state = [cont[at + q] for q in carried]
             periods += 1
+            at += period
             continue
         break
     if not periods:

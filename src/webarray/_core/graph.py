@@ -413,9 +413,18 @@ def _bound(arr) -> None:
     stale): first by folding what repeats in it into a loop (fold.py), else by computing the
     other pending arrays of its shape, which in a loop are
     the named values its chain runs through (so the loop's state is written by one kernel
-    and arr, often a temporary, is not), then if that was not enough by computing arr."""
-    if _depth(arr._lazy, {}) > MAX_DEPTH and not (_fold.fold(arr, _same_shape(arr))
-                                                 and arr._lazy.depth <= MAX_DEPTH):
+    and arr, often a temporary, is not), then if that was not enough by computing arr.
+    Once a loop was folded, the fold comes first: a loop's continuation is folded into it
+    and gets its depths anew, so the walk that corrects stale depths is needed only when
+    that fails."""
+    if _fold.made:
+        if _fold.fold(arr, _same_shape(arr)) and arr._lazy.depth <= MAX_DEPTH:
+            return
+        deep = _depth(arr._lazy, {}) > MAX_DEPTH
+    else:
+        deep = _depth(arr._lazy, {}) > MAX_DEPTH and not (_fold.fold(arr, _same_shape(arr))
+                                                         and arr._lazy.depth <= MAX_DEPTH)
+    if deep:
         for ref in list(_PENDING):
             other = ref()
             if (other is not None and other is not arr and other._b is None
