@@ -158,14 +158,17 @@ def _extend(nodes, loopouts: dict, size: int):
     its body as they are, folded into a longer loop: True if any were, FULL if the loop
     would run too long for one kernel, None if they are not that loop's continuation (the
     general search may still find a loop)."""
-    loops = {id(n.args[0]): n.args[0] for n in loopouts.values()}
-    if len(loops) != 1:
-        return None
-    (loop,) = loops.values()
+    states: dict = {}  # per loop, its loopouts
+    for n in loopouts.values():
+        states.setdefault(id(n.args[0]), []).append(n)
+    # the loop whose state was made last: what is made after it may continue it (an older
+    # loop's state is read by arrays kept from before, such as a previous call's result)
+    last = max(states.values(), key=lambda outs: max(n.seq for n in outs))
+    loop = last[0].args[0]
     body = loop.value
     period, carried = len(body.entries), body.carried
-    outs = {n.value: n for n in loopouts.values()}
-    if len(outs) != len(carried) or len(loopouts) != len(carried):
+    outs = {n.value: n for n in last}
+    if len(outs) != len(carried) or len(last) != len(carried):
         return None
     after = max(n.seq for n in outs.values())
     cont = [n for n in nodes if n.seq > after]
