@@ -227,6 +227,23 @@ def test_strict_namespace_stays_strict():
     assert cp.asarray(x) + 1.5 is not None
 
 
+@pytest.mark.parametrize("sync", [
+    lambda: cp.cuda.Device().synchronize(), lambda: cp.cuda.Stream.null.synchronize(),
+    lambda: cp.cuda.runtime.deviceSynchronize(), lambda: cp.cuda.Event().record(),
+    lambda: cp.cuda.get_current_stream().synchronize()])
+def test_synchronizing_computes_the_pending_arrays_first(sync):
+    # CuPy's contract: after a synchronization every op issued before it has run. A pending
+    # array's op is issued, so it is computed there; timing code that measured a loop
+    # between two synchronizations used to measure only the issuing of its last kernels
+    x = cp.arange(8, dtype=cp.float32)
+    with wa.fusion.enabled(True):
+        y = x * 2.0 + 1.0
+        assert y._b is None  # pending
+        sync()
+        assert y._b is not None  # computed
+    np.testing.assert_array_equal(cp.asnumpy(y), np.arange(8, dtype=np.float32) * 2 + 1)
+
+
 def test_device_memory_pool_and_install():
     cp.cuda.Device().synchronize()
     cp.cuda.Device(0).synchronize()
