@@ -59,6 +59,21 @@ def _ufunc(name: str, strict: str, nin: int):
 
     def fn(*args, out=None, dtype=None, **kwargs):
         if out is None and dtype is None and not kwargs:
+            if len(args) == 2:  # the operators' case, written out (a third of the layer's cost)
+                x, y = args
+                xa, ya = isinstance(x, Array), isinstance(y, Array)
+                plan = plans.get((x._dtype if xa else type(x), y._dtype if ya else type(y)))
+                if plan is not None:
+                    compute, call = plan
+                    if not xa or x._dtype is not compute:
+                        x = cast_to(x, compute)
+                    if not ya or y._dtype is not compute:
+                        y = cast_to(y, compute)
+                    res = call(x, y)
+                    if type(res) is Array:
+                        res.__class__ = ndarray
+                        return res
+                    return wrap(res)
             plan = plans.get(tuple([a._dtype if isinstance(a, Array) else type(a) for a in args]))
             if plan is not None:
                 compute, call = plan
