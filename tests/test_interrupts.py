@@ -92,23 +92,35 @@ def _check(made: dict) -> None:
         assert got.shape == want.shape and np.array_equal(got, want), (name, got[:6], want[:6])
 
 
-def _inject(monkeypatch, cls, name, nth, how):
+# the pass calls the replay makes through wgpu-native's own functions, where wgpu-py
+# exposes them (NativeExecutor._calls): their place in that tuple
+_RAW = {"set_pipeline": 0, "set_bind_group": 1, "dispatch_workgroups": 2}
+
+
+def _inject(monkeypatch, cls, name, nth, how, executor=None):
     """Make the nth call of cls.name raise KeyboardInterrupt ("raise") or send SIGINT to
-    this process before it runs ("signal"); returns a list that records the firing."""
-    original = getattr(cls, name)
+    this process before it runs ("signal"); returns a list that records the firing. A pass
+    call the executor makes through wgpu-native's function is injected there."""
+    raw = executor is not None and executor._calls is not None and name in _RAW
+    original = executor._calls[_RAW[name]] if raw else getattr(cls, name)
     fired = []
     calls = [0]
 
-    def wrapper(self, *args, **kwargs):
+    def wrapper(*args, **kwargs):
         calls[0] += 1
         if calls[0] == nth and not fired:
             fired.append(name)
             if how == "raise":
                 raise KeyboardInterrupt
             signal.raise_signal(signal.SIGINT)
-        return original(self, *args, **kwargs)
+        return original(*args, **kwargs)
 
-    monkeypatch.setattr(cls, name, wrapper)
+    if raw:
+        replaced = list(executor._calls)
+        replaced[_RAW[name]] = wrapper
+        monkeypatch.setattr(executor, "_calls", tuple(replaced))
+    else:
+        monkeypatch.setattr(cls, name, wrapper)
     return fired
 
 
@@ -125,7 +137,7 @@ def test_an_interrupt_at_any_wgpu_call_leaves_every_array_right(monkeypatch, fus
             executor._arena_size = 0  # the next submit makes a new arena (create_buffer)
             device.pool.trim()  # and new arrays new buffers
             with monkeypatch.context() as m:
-                fired = _inject(m, cls, name, nth, how)
+                fired = _inject(m, cls, name, nth, how, executor)
                 interrupted = False
                 try:
                     _statements(made, 2 + k)

@@ -177,3 +177,27 @@ def test_a_malformed_kernel_raises_kernel_error_with_numbered_source_and_the_dev
         dev.executor.compile("this is not WGSL")
     assert ("test", "bad") not in dev._kernels
     assert_equal(xp.arange(5) * 2, np.arange(5, dtype=np.int32) * 2)
+
+
+def test_a_pass_command_the_driver_refuses_raises_at_submit_not_silently():
+    # the replay records set_pipeline/set_bind_group/dispatch through wgpu-native's own
+    # functions (no wgpu-py error capture per call): their errors must still surface, at the
+    # encoder's finish, as the lost batch they make (DeviceLost naming the driver's reason)
+    from webarray.executors.native import NativeExecutor
+
+    ex = NativeExecutor()
+    assert ex._calls is not None  # the raw path is the one under test
+    src = ("@group(0) @binding(0) var<storage, read> U: array<u32>;\n"
+           "@group(0) @binding(1) var<storage, read_write> B: array<u32>;\n"
+           "@compute @workgroup_size(1)\nfn main() {\n    B[0] = B[0] + U[0];\n}\n")
+    kid = ex.compile(src)
+    buf = ex.alloc(256)
+    ex.dispatch(kid, [buf], (7).to_bytes(4, "little"), (1, 1, 1))
+    ex.flush()
+    assert int.from_bytes(ex.read(buf, 0, 4), "little") == 7  # the raw path computes
+    ex.dispatch(kid, [buf], (1).to_bytes(4, "little"), (1, 1, 1))
+    kernel, bufs, handles, start, size, window, _ = ex._pending[-1]
+    over = ex.max_workgroups_per_dim + 1  # past what dispatch() itself lets through
+    ex._pending[-1] = (kernel, bufs, handles, start, size, window, (over, 1, 1))
+    with pytest.raises(DeviceLost, match=str(ex.max_workgroups_per_dim)):
+        ex.flush()
