@@ -505,3 +505,29 @@ def test_cumulative_errors():
             f(x, axis=0, include_initial=None)
         with pytest.raises(TypeError, match="got bool"):
             f(xp.asarray([True, False]))
+
+
+def test_a_repeated_reduction_replays_its_kept_passes_over_new_data(monkeypatch):
+    # a plain reduction keeps its passes per layout (Device.plans); a repeat only allocates
+    # partials and dispatches them, over the new array's buffer: values must follow the data
+    from webarray._core.algorithms import reduce as _reduce
+
+    replays = []
+    real = _reduce._replay
+    monkeypatch.setattr(_reduce, "_replay", lambda *a: replays.append(1) or real(*a))
+    rng = np.random.default_rng(5)
+    cases = [((1 << 18,), None, lambda a: a[3:]), ((300, 257), 0, lambda a: a[1:, ::2]),
+             ((300, 257), 1, lambda a: a[1:, ::2]), ((64, 5000), None, lambda a: a[:, 7:])]
+    for shape, axis, cut in cases:
+        for _ in range(3):
+            a = rng.standard_normal(shape).astype(np.float32)
+            x = xp.asarray(a)
+            for arr, host in ((x, a), (cut(x), cut(a))):
+                np.testing.assert_allclose(np.asarray(xp.sum(arr, axis=axis)),
+                                           host.sum(axis=axis, dtype=np.float64),
+                                           rtol=1e-5, atol=1e-3)
+                np.testing.assert_allclose(np.asarray(xp.mean(arr, axis=axis)),
+                                           host.mean(axis=axis, dtype=np.float64),
+                                           rtol=1e-5, atol=1e-5)
+                assert np.asarray(xp.max(arr, axis=axis)).tolist() == host.max(axis=axis).tolist()
+    assert len(replays) >= 2 * 3 * 2 * len(cases)  # every repeat of a layout replayed

@@ -148,9 +148,21 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
     further outputs and its cut line) and every pass takes the fold's ``tail`` words.
     """
     device = out.device
+    arg = combine in ("argmin", "argmax")
+    # the passes of a plain reduction depend only on the rows' layout and the op: kept per
+    # device, so a repeated reduction only allocates its partials and dispatches
+    passes = None
+    if user is None and means is None and chunk_group is None and not more and not tail \
+            and not arg:
+        sig = ("reduce", rows.dtype, rows.offset, tuple(rows.dims), rows.n, rows.stride,
+               rows.fold, combine, mapping, acc, out.dtype, transform, divisor)
+        plan = device.plans.get(sig)
+        if plan is not None:
+            _replay(plan, rows.buf, out, acc, device)
+            return None
+        passes = []
     ex = device.executor
     rk, sk = device.kernels.reduction, device.kernels.scan  # this device's generators
-    arg = combine in ("argmin", "argmax")
     indices = None
     while True:
         in_dtype = rows.dtype
@@ -195,9 +207,14 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
             means._offset if means is not None else 0, _f32_word(divisor),
             [(n, s // div) for n, s in rows.dims], tail,
         )
-        device.launch(spec.key, lambda: rk.generate(spec), bindings, uniforms,
-                      rk.grid(m * chunks, group, ex.max_workgroups_per_dim))
+        make = (lambda spec=spec: rk.generate(spec))
+        grid = rk.grid(m * chunks, group, ex.max_workgroups_per_dim)
+        device.launch(spec.key, make, bindings, uniforms, grid)
+        if passes is not None:
+            passes.append((spec.key, make, uniforms, grid, None if final else m * chunks))
         if final:
+            if passes is not None and len(device.plans) < _MAX_PLANS:
+                device.plans[sig] = tuple(passes)
             return None
         if chunk_group is not None:
             return partials
@@ -210,6 +227,21 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         else:
             mapping = "cast"
         means = None
+
+
+_MAX_PLANS = 1 << 14  # signatures Device.plans keeps (elementwise launches' and these)
+
+
+def _replay(plan, buf, out: Tensor, acc: dt.DType, device) -> None:
+    """The passes of a kept plan (``_run``) over buf into out: each pass but the last into
+    new partials, which the next one reads."""
+    for key, make, uniforms, grid, partials in plan:
+        if partials is None:
+            device.launch(key, make, [buf, out._buf], uniforms, grid)
+            return
+        t = tensor.empty((partials,), acc, device)
+        device.launch(key, make, [buf, t._buf], uniforms, grid)
+        buf = t._buf
 
 
 def _out_shape(shape, axes, keepdims: bool):
