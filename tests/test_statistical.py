@@ -531,3 +531,26 @@ def test_a_repeated_reduction_replays_its_kept_passes_over_new_data(monkeypatch)
                                            rtol=1e-5, atol=1e-5)
                 assert np.asarray(xp.max(arr, axis=axis)).tolist() == host.max(axis=axis).tolist()
     assert len(replays) >= 2 * 3 * 2 * len(cases)  # every repeat of a layout replayed
+
+
+@pytest.mark.parametrize("busy", [1, 8])
+def test_sums_whose_threads_take_more_columns_keep_numpys_values(monkeypatch, busy):
+    # a sum over rows long enough for the grid takes up to P_ADD columns per thread
+    # (_core/algorithms/reduce.py _BUSY); small _BUSY puts these sizes on that path
+    from webarray._core.algorithms import reduce as _reduce
+
+    monkeypatch.setattr(_reduce, "_BUSY", busy)
+    xp.__array_namespace_info__().default_device().plans.clear()
+    rng = np.random.default_rng(busy)
+    for n in (1, 63, 64, 65, 4095, 16385, 65536 * 4 + 3):
+        a = rng.standard_normal(n).astype(np.float32)
+        assert abs(float(xp.sum(xp.asarray(a))) - a.sum(dtype=np.float64)) <= 1e-5 * np.abs(a).sum()
+        i = rng.integers(-1000, 1000, n).astype(np.int32)
+        assert int(xp.sum(xp.asarray(i))) == int(i.sum())
+    b = rng.standard_normal((300, 777)).astype(np.float32)
+    for ax in (0, 1, None):
+        np.testing.assert_allclose(np.asarray(xp.sum(xp.asarray(b), axis=ax)),
+                                   b.sum(axis=ax, dtype=np.float64), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(np.asarray(xp.var(xp.asarray(b), axis=ax)),
+                                   b.var(axis=ax, dtype=np.float64), rtol=1e-4, atol=1e-5)
+    xp.__array_namespace_info__().default_device().plans.clear()

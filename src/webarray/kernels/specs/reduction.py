@@ -29,6 +29,10 @@ WORKGROUP = 256
 # columns each thread loads (P // 4 vec4 loads on the vec4 path): 16 keeps enough loads in
 # flight per thread to reach ~2 TB/s on an H100, against ~1.3 TB/s with 8
 P = 16
+# the most columns a thread of a sum ("add": sum, mean, var, count_nonzero) loads when the
+# rows are long enough to keep the grid busy (_core/algorithms/reduce.py); max loses at 64
+# (session 8's probe: -25% at 2^24), sums gain
+P_ADD = 64
 NONE = "0xffffffffu"  # index of a padding element in arg reductions
 
 @dataclass(frozen=True)

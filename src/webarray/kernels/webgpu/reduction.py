@@ -44,10 +44,10 @@ from ..._dtypes import uint32 as _U32
 from ..ops import TABLE, lane_of
 from .. import lanes
 from ..grid import fold
-# WORKGROUP and P: this generator's launch shape, which _core/algorithms/reduce.py reads from
-# the registry; combine_expr and identity: scan.py's, imported from here
-from ..specs.reduction import (NONE, P, WORKGROUP, ReduceSpec, better_fn, cast,  # noqa: F401
-                               combine_expr, divided, fold_combine, fold_identity, identity,
+# WORKGROUP, P and P_ADD: this generator's launch shape, which _core/algorithms/reduce.py
+# reads from the registry; combine_expr and identity: scan.py's, imported from here
+from ..specs.reduction import (NONE, P, P_ADD, WORKGROUP, ReduceSpec, better_fn,  # noqa: F401
+                               cast, combine_expr, divided, fold_combine, fold_identity, identity,
                                nonzero, ra_helpers, sqdev, sum_start)
 
 # -- WGSL pieces ----------------------------------------------------------------------------
