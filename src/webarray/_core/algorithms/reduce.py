@@ -12,7 +12,10 @@ them. Each pass is one launch of the reduction kernel (``Device.kernels.reductio
 of S threads reduce chunks of S·P columns by a tree, writing either the result or a
 row-major (rows, chunks) array of partials, which the next pass reduces as contiguous rows
 until one chunk per row is left. S is chosen per pass from the row length: a thread per row
-for rows of up to P elements, a whole workgroup per chunk for long rows.
+for rows of up to P elements, a whole workgroup per chunk for long rows; a sum's threads load
+more columns (up to the generator's P_ADD) while its first pass still has ``_BUSY``
+workgroups. The passes of a plain reduction depend only on the layout and the op, so they are
+kept per device (``Device.plans``) and a repeated one only allocates partials and dispatches.
 
 Sizes past 32 bits: the kernels count columns, groups and flat indices in 32-bit uniform
 words, and argmin/argmax answer in int32, yet a broadcast view of 2**33 elements needs no
