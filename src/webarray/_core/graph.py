@@ -569,10 +569,19 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
 
 
 def _alone() -> bool:
-    """Whether only one array is pending (pruning the references that hide it, if any)."""
-    if len(_PENDING) > 1:
-        _prune()
+    """Whether only one array is pending (pruning the references that hide it, if any).
+    Past _ALONE_SCAN references it says no without looking: asked at every compute, a scan
+    of all of them would make a flush of n pending arrays O(n²)."""
+    n = len(_PENDING)
+    if n == 1:
+        return True
+    if n > _ALONE_SCAN:
+        return False
+    _prune()
     return len(_PENDING) == 1
+
+
+_ALONE_SCAN = 32
 
 
 def _expr_views(node: Apply, root: Lazy) -> list:
