@@ -256,3 +256,48 @@ def test_generic_prime_pass_keeps_infinities(n):
     a[0] = np.inf
     got = np.asarray(xp.fft.fft(xp.asarray(a)))
     assert np.all(got.real == np.inf) and not np.any(np.isnan(got))
+
+
+# ---- the composed transform (a device without fft kernels: WebGL2) ----------------------
+
+@pytest.fixture
+def composed_fft(monkeypatch):
+    """The native device's registry without fft kernels, as WebGL2's: fft.py composes the
+    transforms of namespace operations (radix-2 stages, Bluestein for other lengths)."""
+    registry = xp.__array_namespace_info__().default_device().kernels
+    monkeypatch.setattr(registry, "fft", None)
+    return registry
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 8, 64, 1024, 3, 5, 12, 97, 465, 1000])
+@pytest.mark.parametrize("inverse", [False, True])
+def test_composed_transform_matches_numpy(composed_fft, n, inverse):
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal((3, n)) + 1j * rng.standard_normal((3, n))).astype(np.complex64)
+    f, g = (xp.fft.ifft, np.fft.ifft) if inverse else (xp.fft.fft, np.fft.fft)
+    _check(f(xp.asarray(a)), g(a.astype(np.complex128)), np.complex64)
+    r = a.real.copy()
+    _check(xp.fft.rfft(xp.asarray(r)), np.fft.rfft(r.astype(np.float64)), np.complex64)
+    _check(xp.fft.irfft(xp.asarray(a), n=2 * n), np.fft.irfft(a.astype(np.complex128), n=2 * n),
+           np.float32)
+
+
+@pytest.mark.parametrize("n", [64, 1024, 465, 1009])
+def test_composed_transform_accuracy_against_pocketfft(composed_fft, n):
+    """Radix-2 stages with exact twiddles keep a direct transform's error: within 2x of
+    SciPy's pocketfft in float32 (Bluestein's lengths: within 2.5x)."""
+    sfft = pytest.importorskip("scipy.fft")
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((8, n)) + 1j * rng.standard_normal((8, n))).astype(np.complex64)
+    ref = np.fft.fft(a.astype(np.complex128))
+    err = lambda y: np.linalg.norm(np.asarray(y) - ref) / np.linalg.norm(ref)  # noqa: E731
+    assert err(xp.fft.fft(xp.asarray(a))) <= (2.0 if n & (n - 1) == 0 else 2.5) * err(sfft.fft(a))
+
+
+def test_composed_transform_keeps_infinities_and_nans(composed_fft):
+    a = np.zeros(16, np.complex64)
+    a[0] = np.inf
+    got = np.asarray(xp.fft.fft(xp.asarray(a)))
+    assert np.all(got.real == np.inf) and not np.any(np.isnan(got))  # as pocketfft's
+    a[3] = np.nan
+    assert np.all(np.isnan(np.asarray(xp.fft.fft(xp.asarray(a)))))

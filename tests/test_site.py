@@ -595,16 +595,14 @@ def test_playground_long_run_streams_and_stops(pages):
 
 @needs(*(f"linalg_fft-{b}" for b in BACKENDS))
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_linalg_fft_example_says_what_the_backend_lacks(pages, backend):
+def test_linalg_fft_example_runs_on_both_backends(pages, backend):
+    # WebGL2's fft is composed of namespace operations (no compute shaders there)
     page = pages[f"linalg_fft-{backend}"]
     result = finished(page)
     assert result["status"] == 0, result["stderr"]
     det = float(result["stdout"].split("det(a) =")[1].split()[0])
     assert det == pytest.approx(36.8, rel=1e-5)
-    if backend == "webgl2":
-        assert "fft skipped on webgl2: WebGL2 cannot run fft" in result["stdout"]
-    else:
-        assert "strongest frequencies: [5, 12]" in result["stdout"]
+    assert "strongest frequencies: [5, 12]" in result["stdout"]
     clean(page)
 
 

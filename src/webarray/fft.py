@@ -14,7 +14,9 @@ moved last as a view and copied to contiguous rows when it is not already. float
 complex64 input give complex64 results (float32 for the real-valued results of irfft,
 irfftn and hfft); float64 and complex128 (on a device with float64, issue #20) give
 complex128 (float64), computed in float64 throughout: twiddles and chirps rounded once
-from float64, the passes in the device's float64 lane (docs/float64.md).
+from float64, the passes in the device's float64 lane (docs/float64.md). A device without
+fft kernels (WebGL2: no workgroups) runs the same transforms composed of namespace
+operations (``_composed_rows``: radix-2 stages, Bluestein for other lengths).
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ from ._core.device import DEFAULT_FLOAT, resolve
 from ._creation import asarray, zeros
 from ._data_type import astype
 from ._elementwise import conj, real
+from ._indexing import take
 from ._manipulation import (
-    _array, _int, concat, flip, moveaxis, normalize_axes, normalize_axis, reshape, roll,
+    _array, _int, concat, flip, moveaxis, normalize_axes, normalize_axis, reshape, roll, stack,
 )
 from .kernels.expr import Apply, Cast, Index, Scalar
 
@@ -92,8 +95,40 @@ def _sizes_axes(x: Array, s, axes, what: str) -> tuple[list[int | None], tuple[i
 def _rows(x: Array, inverse: bool) -> Array:
     """The unnormalised DFT (exp(+2 pi i ...) if inverse) of each row of a C-contiguous
     complex64 or complex128 array of shape (rows, n); a new array of the same shape."""
+    if x.device.kernels.fft is None:  # WebGL2: no fft kernels, the passes composed here
+        return _composed_rows(x, inverse)
     out = _fft.rows(x, inverse)
     return _bluestein(x, inverse) if out is None else out
+
+
+def _composed_rows(x: Array, inverse: bool) -> Array:
+    """``_rows`` of namespace operations, for a device whose registry has no fft kernels
+    (WebGL2): radix-2 decimation in time for a power-of-two n (the bit-reversed order by one
+    gather, then per stage of half-width h the butterflies a ± w·b over the two halves of
+    each block, with w = exp(-+ pi i j / h) rounded once from float64), Bluestein's transform
+    (of power-of-two transforms) for any other n."""
+    batch, n = x.shape
+    if batch == 0 or n == 1:
+        return _graph.copy_of(x)
+    if n & (n - 1):
+        return _bluestein(x, inverse)
+    device, dtype = x.device, x.dtype
+    bits = n.bit_length() - 1
+    order = _fft.table(device, ("bitrev", n), lambda: asarray(
+        [int(format(k, f"0{bits}b")[::-1], 2) for k in range(n)], dtype=dt.int32,
+        device=device))
+    x = take(x, order, axis=1)
+    s = 1.0 if inverse else -1.0
+    h = 1
+    while h < n:
+        w = _fft.table(device, ("stage", h, inverse, dtype), lambda h=h: asarray(
+            [complex(math.cos(s * math.pi * j / h), math.sin(s * math.pi * j / h))
+             for j in range(h)], dtype=dtype, device=device))
+        v = reshape(x, (batch, n // (2 * h), 2, h))
+        a, t = v[:, :, 0, :], v[:, :, 1, :] * w
+        x = reshape(stack([a + t, a - t], axis=2), (batch, n))
+        h *= 2
+    return x
 
 
 def _chirp(n: int, inverse: bool) -> list[complex]:
