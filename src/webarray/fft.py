@@ -193,14 +193,17 @@ def _c2c(x: Array, n: int | None, axis: int, norm: str, inverse: bool) -> Array:
         if n < 1:
             raise ValueError(f"the transformed axis {axis} has no elements; give n (or s) >= 1")
     x = _resize(x, axis, n)
-    v = moveaxis(x, axis, -1)
+    last = axis == x.ndim - 1  # the common case: no axis to move, rows as they are for 2-D
+    v = x if last else moveaxis(x, axis, -1)
     lead = v.shape[:-1]
-    rows = reshape(v, (math.prod(lead), n))
+    rows = v if len(lead) == 1 else reshape(v, (math.prod(lead), n))
     out = _rows(_graph.bindable(rows), inverse)
     f = _scale(norm, n, inverse)
     if f != 1.0:
         out = _fft.scale(out, f)
-    return moveaxis(reshape(out, lead + (n,)), -1, axis)
+    if len(lead) != 1:
+        out = reshape(out, lead + (n,))
+    return out if last else moveaxis(out, -1, axis)
 
 
 def _complex(x: Array) -> Array:
