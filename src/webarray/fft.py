@@ -105,8 +105,8 @@ def _composed_rows(x: Array, inverse: bool) -> Array:
     """``_rows`` of namespace operations, for a device whose registry has no fft kernels
     (WebGL2): radix-2 decimation in time for a power-of-two n (the bit-reversed order by one
     gather, then per stage of half-width h the butterflies a ± w·b over the two halves of
-    each block, with w = exp(-+ pi i j / h) rounded once from float64), Bluestein's transform
-    (of power-of-two transforms) for any other n."""
+    each block, w = exp(-+ pi i j / h) the first half of the Stockham passes' twiddle table of
+    length 2h), Bluestein's transform (of power-of-two transforms) for any other n."""
     batch, n = x.shape
     if batch == 0 or n == 1:
         return _graph.copy_of(x)
@@ -118,12 +118,11 @@ def _composed_rows(x: Array, inverse: bool) -> Array:
         [int(format(k, f"0{bits}b")[::-1], 2) for k in range(n)], dtype=dt.int32,
         device=device))
     x = take(x, order, axis=1)
-    s = 1.0 if inverse else -1.0
     h = 1
     while h < n:
-        w = _fft.table(device, ("stage", h, inverse, dtype), lambda h=h: asarray(
-            [complex(math.cos(s * math.pi * j / h), math.sin(s * math.pi * j / h))
-             for j in range(h)], dtype=dtype, device=device))
+        w = _fft.roots(device, 2 * h, dtype)[:h]
+        if inverse:
+            w = conj(w)
         v = reshape(x, (batch, n // (2 * h), 2, h))
         a, t = v[:, :, 0, :], v[:, :, 1, :] * w
         x = reshape(stack([a + t, a - t], axis=2), (batch, n))

@@ -507,7 +507,8 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     bindings allow; only target when ``alone``."""
     device, shape = target._device, target._shape
     root = target._lazy
-    if root.expr is not None and _alone():  # a single op, nothing else pending
+    only = _alone()  # nothing else pending (a forced result): no owners, no candidates
+    if root.expr is not None and only:  # a single op
         node, views, scalars = root.expr
         if views is None:
             views = _expr_views(node, root)
@@ -516,7 +517,7 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     if _fold.made and not alone:  # whole iterations since the last fold join their loop
         _fold.extend(target)
     limit = _bindings(device)
-    if _alone():  # nothing else pending (a forced result): no owners to find, no candidates
+    if only:
         low = _Lowering()
         expr = low.node(root)
         if len(low.inputs) < limit:  # (views: at least as many as the buffers they bind)

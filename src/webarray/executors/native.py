@@ -17,7 +17,7 @@ A binding may be a range of a buffer, ``(handle, offset, size)``: how arrays abo
 device's storage-binding limit are processed in pieces (``_core/launch.py``).
 
 The replay calls wgpu-native's three compute-pass functions (set pipeline, set bind group,
-dispatch) directly where wgpu-py exposes them (``_pass_calls``): wgpu-py's per-call error
+dispatch) directly where wgpu-py exposes them (``_native_calls``): wgpu-py's per-call error
 capture and argument lists cost ~2.6 µs a dispatch of the ~4.4 they took. Nothing is lost
 by it: wgpu-native reports a pass command's validation error at ``finish``, which still goes
 through wgpu-py and raises as before.
@@ -83,18 +83,40 @@ def _wgpu():
     return wgpu
 
 
-def _pass_calls():
-    """wgpu-native's (set pipeline, set bind group, dispatch) of a compute pass and a
-    one-element uint32 array for a dynamic offset, from the cffi library wgpu-py binds; None
-    where this wgpu-py does not expose them (the replay then calls wgpu-py's methods)."""
+def _native_calls():
+    """wgpu-native's (set pipeline, set bind group, dispatch) of a compute pass and wgpu-py's
+    cffi module, from the library wgpu-py binds; None where this wgpu-py does not expose them
+    (the replay then calls wgpu-py's methods)."""
     try:
-        from wgpu.backends.wgpu_native import _api
+        from wgpu.backends.wgpu_native import _api  # (wgpu is imported on first use: _wgpu)
         lib = _api.lib
         return (lib.wgpuComputePassEncoderSetPipeline, lib.wgpuComputePassEncoderSetBindGroup,
-                lib.wgpuComputePassEncoderDispatchWorkgroups, _api.ffi.new("uint32_t[1]"),
-                _api.ffi.NULL)
+                lib.wgpuComputePassEncoderDispatchWorkgroups, _api.ffi)
     except (ImportError, AttributeError):  # pragma: no cover - depends on wgpu-py's version
         return None
+
+
+def _pass_calls(cpass, calls):
+    """set_pipeline(pipeline), set_group(group, offset or None) and dispatch(x, y, z) on one
+    compute pass: through wgpu-native's own functions (``calls``, ``_native_calls``) or,
+    where there are none, wgpu-py's methods."""
+    if calls is None:
+        return (cpass.set_pipeline,
+                lambda group, offset: cpass.set_bind_group(
+                    0, group, [] if offset is None else [offset]),
+                cpass.dispatch_workgroups)
+    set_pipeline, set_group, dispatch, ffi = calls
+    p, null, offsets = cpass._internal, ffi.NULL, ffi.new("uint32_t[1]")
+
+    def bind(group, offset):
+        if offset is None:
+            set_group(p, 0, group._internal, 0, null)
+        else:  # (wgpu-native copies the offset as the command is recorded)
+            offsets[0] = offset
+            set_group(p, 0, group._internal, 1, offsets)
+
+    return (lambda pipeline: set_pipeline(p, pipeline._internal), bind,
+            lambda x, y, z: dispatch(p, x, y, z))
 
 
 class NativeExecutor:
@@ -143,7 +165,7 @@ class NativeExecutor:
         self.max_storage_buffers = int(wanted["max-storage-buffers-per-shader-stage"])
         self.max_workgroups_per_dim = int(limits["max-compute-workgroups-per-dimension"])
         self.binding_alignment = int(limits["min-storage-buffer-offset-alignment"])
-        self._calls = _pass_calls()
+        self._calls = _native_calls()
         self._usage = (
             wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
         )
@@ -346,17 +368,11 @@ class NativeExecutor:
         cache = self._bind_groups
         live = self._buffers
         current = None
-        calls = self._calls
-        if calls is not None:
-            set_pipeline, set_group, dispatch, offset, null = calls
-            p = cpass._internal
+        set_pipeline, bind, dispatch = _pass_calls(cpass, self._calls)
         for kernel, bufs, handles, start, size, window, grid in pending:
             pipeline, layout, signature = self._pipelines[kernel]
             if pipeline is not current:
-                if calls is None:
-                    cpass.set_pipeline(pipeline)
-                else:
-                    set_pipeline(p, pipeline._internal)
+                set_pipeline(pipeline)
                 current = pipeline
             if signature is None:  # a kernel with an automatic layout: one group each
                 entries = [{"binding": 0, "resource": {
@@ -364,11 +380,7 @@ class NativeExecutor:
                 for i, b in enumerate(bufs):
                     entries.append({"binding": i + 1,
                                     "resource": b if b.__class__ is dict else {"buffer": b}})
-                group = create(layout=layout, entries=entries)
-                if calls is None:
-                    cpass.set_bind_group(0, group)
-                else:
-                    set_group(p, 0, group._internal, 0, null)
+                bind(create(layout=layout, entries=entries), None)
             else:
                 key = (signature, window, handles)
                 group = cache.get(key)
@@ -384,15 +396,8 @@ class NativeExecutor:
                         self._remember(key, group)
                 else:
                     cache.move_to_end(key)
-                if calls is None:
-                    cpass.set_bind_group(0, group, [start])
-                else:  # (wgpu-native copies the offset as the command is recorded)
-                    offset[0] = start
-                    set_group(p, 0, group._internal, 1, offset)
-            if calls is None:
-                cpass.dispatch_workgroups(*grid)
-            else:
-                dispatch(p, grid[0], grid[1], grid[2])
+                bind(group, start)
+            dispatch(grid[0], grid[1], grid[2])
         cpass.end()
         self._queue.submit([enc.finish()])
 

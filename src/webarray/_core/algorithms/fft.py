@@ -20,7 +20,7 @@ from .. import storage as _storage
 from .. import tensor
 from ..tensor import Tensor
 
-__all__ = ["rows", "scale", "table", "TABLES_KEPT"]
+__all__ = ["roots", "rows", "scale", "table", "TABLES_KEPT"]
 
 _tables: dict = {}
 TABLES_KEPT = 64  # twiddle and chirp tables of the most recent lengths stay on the device
@@ -44,6 +44,12 @@ def _constant(values, device, dtype=dt.complex64) -> Tensor:
     return out
 
 
+def roots(device, n: int, dtype) -> Tensor:
+    """The twiddle table of length n: exp(-2 pi i m / n) for m < n in dtype (complex64 or
+    complex128), rounded once from float64 and exact at the quarter turns; kept per device."""
+    return table(device, ("roots", n, dtype), lambda: _constant(kfft.roots(n), device, dtype))
+
+
 def rows(x: Tensor, inverse: bool) -> Tensor | None:
     """The unnormalised DFT (exp(+2 pi i ...) if inverse) of each row of a C-contiguous
     complex64 or complex128 record of shape (rows, n): a new record of the same shape, or
@@ -56,7 +62,7 @@ def rows(x: Tensor, inverse: bool) -> Tensor | None:
     if radices is None:
         return None
     device = x.device
-    roots = table(device, ("roots", n, dtype), lambda: _constant(kfft.roots(n), device, dtype))
+    twiddles = roots(device, n, dtype)
     src, offset = x, x._offset
     ns = 1
     for r in radices:
@@ -67,7 +73,7 @@ def rows(x: Tensor, inverse: bool) -> Tensor | None:
             make, grid = (lambda: device.kernels.fft.generate_big(inverse)), kfft.grid_big(total, limit)
         else:
             make, grid = (lambda r=r: device.kernels.fft.generate(r, inverse, dtype)), kfft.grid(total, limit)
-        device.launch(("fft", r, inverse, dtype), make, [src._buf, roots._buf, out._buf],
+        device.launch(("fft", r, inverse, dtype), make, [src._buf, twiddles._buf, out._buf],
                       kfft.pack_uniforms(n, ns, total, offset), grid)
         src, offset = out, 0
         ns *= r
