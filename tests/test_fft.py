@@ -301,3 +301,27 @@ def test_composed_transform_keeps_infinities_and_nans(composed_fft):
     assert np.all(got.real == np.inf) and not np.any(np.isnan(got))  # as pocketfft's
     a[3] = np.nan
     assert np.all(np.isnan(np.asarray(xp.fft.fft(xp.asarray(a)))))
+
+
+def test_a_repeated_transform_replays_its_kept_passes_over_new_data():
+    # the passes of a transform are kept per layout (Device.plans, _core/algorithms/fft.py);
+    # a repeat only allocates and dispatches them over the new input's buffer, for any
+    # leading shape (no reshape) and for contiguous views at an offset
+    from webarray._core.device import default_device
+
+    plans = default_device().plans
+    rng = np.random.default_rng(11)
+    cases = [((1024,), -1, lambda a: a), ((2, 3, 96), -1, lambda a: a),
+             ((5, 64), -1, lambda a: a[2:]), ((6, 40), 0, lambda a: a), ((210,), -1, lambda a: a[1:])]
+    for shape, axis, cut in cases:
+        for inverse in (False, True):
+            kept = None
+            for _ in range(3):
+                a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+                x = cut(xp.asarray(a))
+                got = (xp.fft.ifft if inverse else xp.fft.fft)(x, axis=axis)
+                expected = (np.fft.ifft if inverse else np.fft.fft)(cut(a).astype(np.complex128), axis=axis)
+                _check(got, expected, np.complex64)
+                fft_plans = sum(1 for k in plans if k[0] == "fft")
+                assert kept is None or fft_plans == kept  # the repeats made no new plan
+                kept = fft_plans

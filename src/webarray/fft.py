@@ -93,12 +93,18 @@ def _sizes_axes(x: Array, s, axes, what: str) -> tuple[list[int | None], tuple[i
 # -- the transform of contiguous rows --------------------------------------------------------
 
 def _rows(x: Array, inverse: bool) -> Array:
-    """The unnormalised DFT (exp(+2 pi i ...) if inverse) of each row of a C-contiguous
-    complex64 or complex128 array of shape (rows, n); a new array of the same shape."""
+    """The unnormalised DFT (exp(+2 pi i ...) if inverse) along the last axis of a
+    C-contiguous complex64 or complex128 array of shape (..., n); a new array of that shape."""
+    if x.device.kernels.fft is not None:
+        out = _fft.rows(x, inverse)  # the Stockham passes take any leading shape
+        if out is not None:
+            return out
+    if x.ndim != 2:
+        shape = x.shape
+        return reshape(_rows(reshape(x, (math.prod(shape[:-1]), shape[-1])), inverse), shape)
     if x.device.kernels.fft is None:  # WebGL2: no fft kernels, the passes composed here
         return _composed_rows(x, inverse)
-    out = _fft.rows(x, inverse)
-    return _bluestein(x, inverse) if out is None else out
+    return _bluestein(x, inverse)
 
 
 def _composed_rows(x: Array, inverse: bool) -> Array:
@@ -192,16 +198,11 @@ def _c2c(x: Array, n: int | None, axis: int, norm: str, inverse: bool) -> Array:
         if n < 1:
             raise ValueError(f"the transformed axis {axis} has no elements; give n (or s) >= 1")
     x = _resize(x, axis, n)
-    last = axis == x.ndim - 1  # the common case: no axis to move, rows as they are for 2-D
-    v = x if last else moveaxis(x, axis, -1)
-    lead = v.shape[:-1]
-    rows = v if len(lead) == 1 else reshape(v, (math.prod(lead), n))
-    out = _rows(_graph.bindable(rows), inverse)
+    last = axis == x.ndim - 1  # the common case: no axis to move
+    out = _rows(_graph.bindable(x if last else moveaxis(x, axis, -1)), inverse)
     f = _scale(norm, n, inverse)
     if f != 1.0:
         out = _fft.scale(out, f)
-    if len(lead) != 1:
-        out = reshape(out, lead + (n,))
     return out if last else moveaxis(out, -1, axis)
 
 

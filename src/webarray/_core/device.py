@@ -90,7 +90,8 @@ class Device:
         # "software" or ("hardware", fma variant), chosen at the first float64 kernel
         self._f64_lane = "software" if lane == "software" else None
         self.float64_lane_note = "software binary64 (asked for)" if lane == "software" else None
-        # elementwise launches by signature: what their kernel and uniforms need (launch.py)
+        # launches by signature: what their kernels and uniforms need (elementwise: launch.py;
+        # reductions and fft passes through ``keep_plan``)
         self.plans: dict = {}
         # launches binding a larger buffer run in pieces (launch.py)
         self._piece_bytes = launch.piece_bytes(executor)
@@ -167,6 +168,11 @@ class Device:
             ex.free(h)
         return wgsl_f64_hw.probe_verdict(cases, out)
 
+    def keep_plan(self, sig, plan) -> None:
+        """Keep the plan of a launch signature, while fewer than MAX_PLANS are kept."""
+        if len(self.plans) < MAX_PLANS:
+            self.plans[sig] = plan
+
     def launch(self, key, make_source, buffers, uniforms: bytes, grid) -> None:
         """Enqueue the kernel of a generator key over Buffer objects (bindings 1..n)."""
         limit = self._piece_bytes
@@ -197,6 +203,8 @@ class Device:
         h = self.pool.acquire(4)
         self.executor.read(h.handle, 0, 4)
 
+
+MAX_PLANS = 1 << 14  # signatures a device keeps plans for (Device.keep_plan)
 
 _default: Device | None = None
 

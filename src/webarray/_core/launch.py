@@ -239,8 +239,9 @@ def _plain(device, shape, outputs, inputs, scalars):
         )
         gen = device.kernels.elementwise
         key, make = ("ew", spec.key), (lambda: gen.generate(spec))
-        plan = device.plans[sig] = (spec.uses_shape, spec.uses_index, device.kernel(key, make),
-                                    gen.grid_for, key, make)
+        plan = (spec.uses_shape, spec.uses_index, device.kernel(key, make), gen.grid_for, key,
+                make)
+        device.keep_plan(sig, plan)
     uses_shape, uses_index, kid, grid_for, key, make = plan
     results = [tensor.empty(shape, node.dtype, device) for node, _ in outputs]
     div = 4 if aligned else 1

@@ -13,6 +13,8 @@ device and key, for the most recent TABLES_KEPT of them.
 
 from __future__ import annotations
 
+import math
+
 from ... import _dtypes as dt
 from ...kernels.specs import fft as kfft
 from .. import graph as _graph
@@ -51,33 +53,51 @@ def roots(device, n: int, dtype) -> Tensor:
 
 
 def rows(x: Tensor, inverse: bool) -> Tensor | None:
-    """The unnormalised DFT (exp(+2 pi i ...) if inverse) of each row of a C-contiguous
-    complex64 or complex128 record of shape (rows, n): a new record of the same shape, or
-    None where n has a prime factor beyond kfft.PRIME_MAX (and there are rows to transform)."""
-    batch, n = x.shape
+    """The unnormalised DFT (exp(+2 pi i ...) if inverse) along the last axis of a
+    C-contiguous complex64 or complex128 record of any shape (..., n): a new record of the same
+    shape, or None where n has a prime factor beyond kfft.PRIME_MAX (and there are rows to
+    transform). The passes of a layout are kept per device (``Device.plans``): a repeated
+    transform only allocates its outputs and dispatches."""
+    shape, dtype, device = x.shape, x.dtype, x.device
+    n = shape[-1] if shape else 1
+    batch = math.prod(shape) // n if n else 0
     if batch == 0 or n == 1:
         return _graph.copy_of(x)
-    dtype = x.dtype
+    sig = ("fft", n, batch, dtype, inverse, x._offset)
+    plan = device.plans.get(sig)
+    if plan is None:
+        plan = _plan(device, n, batch, dtype, inverse, x._offset)
+        if plan is None:
+            return None
+        device.keep_plan(sig, plan)
+    twiddles = roots(device, n, dtype)._buf
+    src = x._buf
+    for key, make, uniforms, grid in plan:
+        out = tensor.empty(shape, dtype, device)
+        device.launch(key, make, [src, twiddles, out._buf], uniforms, grid)
+        src = out._buf
+    return out
+
+
+def _plan(device, n: int, batch: int, dtype, inverse: bool, offset: int) -> tuple | None:
+    """The passes of a transform of batch rows of n: (kernel key, its generator, uniforms,
+    grid) each, or None where n has a prime factor beyond kfft.PRIME_MAX."""
     radices = kfft.factor(n, wide=dtype is dt.complex128)
     if radices is None:
         return None
-    device = x.device
-    twiddles = roots(device, n, dtype)
-    src, offset = x, x._offset
+    limit = device.executor.max_workgroups_per_dim
+    passes = []
     ns = 1
     for r in radices:
-        out = tensor.empty((batch, n), dtype, device)
         total = batch * (n // r)
-        limit = device.executor.max_workgroups_per_dim
         if r == kfft.BIG:
             make, grid = (lambda: device.kernels.fft.generate_big(inverse)), kfft.grid_big(total, limit)
         else:
             make, grid = (lambda r=r: device.kernels.fft.generate(r, inverse, dtype)), kfft.grid(total, limit)
-        device.launch(("fft", r, inverse, dtype), make, [src._buf, twiddles._buf, out._buf],
-                      kfft.pack_uniforms(n, ns, total, offset), grid)
-        src, offset = out, 0
+        passes.append((("fft", r, inverse, dtype), make, kfft.pack_uniforms(n, ns, total, offset), grid))
+        offset = 0
         ns *= r
-    return src
+    return tuple(passes)
 
 
 def scale(x: Tensor, f: float) -> Tensor:

@@ -224,8 +224,8 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         if passes is not None:
             passes.append((spec.key, make, uniforms, grid, None if final else m * chunks))
         if final:
-            if passes is not None and len(device.plans) < _MAX_PLANS:
-                device.plans[sig] = tuple(passes)
+            if passes is not None:
+                device.keep_plan(sig, tuple(passes))
             return None
         if chunk_group is not None:
             return partials
@@ -240,7 +240,6 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         means = None
 
 
-_MAX_PLANS = 1 << 14  # signatures Device.plans keeps (elementwise launches' and these)
 
 
 def _replay(plan, buf, out: Tensor, acc: dt.DType, device) -> None:
