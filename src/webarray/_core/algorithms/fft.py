@@ -91,10 +91,13 @@ def _plan(device, n: int, batch: int, dtype, inverse: bool, offset: int) -> tupl
     for r in radices:
         total = batch * (n // r)
         if r == kfft.BIG:
-            make, grid = (lambda: device.kernels.fft.generate_big(inverse)), kfft.grid_big(total, limit)
+            g = kfft.big_group(device.executor.max_workgroup_bytes)
+            key, grid = ("fft", r, inverse, dtype, g), kfft.grid_big(total, g, limit)
+            make = lambda g=g: device.kernels.fft.generate_big(inverse, g)  # noqa: E731
         else:
-            make, grid = (lambda r=r: device.kernels.fft.generate(r, inverse, dtype)), kfft.grid(total, limit)
-        passes.append((("fft", r, inverse, dtype), make, kfft.pack_uniforms(n, ns, total, offset), grid))
+            key, grid = ("fft", r, inverse, dtype), kfft.grid(total, limit)
+            make = lambda r=r: device.kernels.fft.generate(r, inverse, dtype)  # noqa: E731
+        passes.append((key, make, kfft.pack_uniforms(n, ns, total, offset), grid))
         offset = 0
         ns *= r
     return tuple(passes)
