@@ -332,16 +332,17 @@ def test_a_repeated_transform_replays_its_kept_passes_over_new_data():
 @pytest.mark.parametrize("shape", [(17408,), (3, 16384), (2, 1 << 20)])
 def test_lengths_with_a_pass_of_1024_by_workgroups_match_numpy(monkeypatch, shape, inverse, group):
     # n with 1024 as a factor and at least 16 transforms per row takes the workgroup pass
-    # (webgpu/fft.py generate_big), with 4 or 8 transforms per workgroup (as the device's
-    # workgroup memory allows); 17408 = 1024 * 17 leaves a last workgroup part-empty
+    # (webgpu/fft.py generate_big), whose lane and swizzle arithmetic depend on the number
+    # of transforms per workgroup (4; 8 checked too); 17408 = 1024 * 17 leaves a last
+    # workgroup part-empty
     from webarray._core.device import default_device
     from webarray.kernels.specs import fft as kfft
 
     assert kfft.factor(shape[-1])[0] == kfft.BIG
     plans = default_device().plans
     for k in [k for k in plans if k[0] == "fft"]:
-        del plans[k]  # the group is the device's: plans made with the other one go
-    monkeypatch.setattr(kfft, "big_group", lambda nbytes: group)
+        del plans[k]  # plans made with the other group go
+    monkeypatch.setattr(kfft, "BIG_GROUP", group)
     rng = np.random.default_rng(sum(shape))
     a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
     got = (xp.fft.ifft if inverse else xp.fft.fft)(xp.asarray(a))

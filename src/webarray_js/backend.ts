@@ -24,8 +24,6 @@ export interface BackendInfo {
   /** buffers one kernel may bind (WebGL2: textures one draw may sample) */
   max_storage_buffers: number;
   max_workgroups_per_dim: number;
-  /** workgroup memory a kernel may declare (WebGL2: 0) */
-  max_workgroup_bytes: number;
   binding_alignment: number;
 }
 

@@ -175,7 +175,6 @@ class BrowserExecutor:
         self.max_binding_size = int(info["max_binding_size"])
         self.max_storage_buffers = int(info.get("max_storage_buffers", 8))
         self.max_workgroups_per_dim = int(info["max_workgroups_per_dim"])
-        self.max_workgroup_bytes = int(info.get("max_workgroup_bytes", 16384))
         self.binding_alignment = int(info["binding_alignment"])
 
     # -- buffers -------------------------------------------------------------------------

@@ -164,7 +164,6 @@ class NativeExecutor:
         self.max_binding_size = int(wanted["max-storage-buffer-binding-size"])
         self.max_storage_buffers = int(wanted["max-storage-buffers-per-shader-stage"])
         self.max_workgroups_per_dim = int(limits["max-compute-workgroups-per-dimension"])
-        self.max_workgroup_bytes = int(wanted["max-compute-workgroup-storage-size"])
         self.binding_alignment = int(limits["min-storage-buffer-offset-alignment"])
         self._calls = _native_calls()
         self._usage = (

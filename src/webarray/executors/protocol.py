@@ -44,12 +44,10 @@ class Executor(Protocol):
     backend: str
     #: adapter description (vendor, device, backend API)
     adapter_info: dict
-    #: the largest buffer, storage binding, workgroups-per-dimension and workgroup memory
-    #: (bytes a kernel may declare) of the device
+    #: the largest buffer, storage binding and workgroups-per-dimension of the device
     max_buffer_size: int
     max_binding_size: int
     max_workgroups_per_dim: int
-    max_workgroup_bytes: int
     #: alignment (bytes) of a storage buffer binding offset
     binding_alignment: int
     #: whether ``dispatch`` takes ``(handle, offset, size)`` bindings

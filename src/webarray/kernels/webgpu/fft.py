@@ -296,7 +296,7 @@ def _powers(w, base: str, names: str, count: int, inverse: bool, mul_one: bool) 
 
 def generate_big(inverse: bool, group: int) -> str:
     """One Stockham pass of radix 1024 (uniforms as generate's, U[2] counting transforms):
-    32 threads per transform, ``group`` transforms per workgroup (specs.fft.BIG_GROUPS), lane
+    32 threads per transform, ``group`` transforms per workgroup (specs.fft.BIG_GROUP), lane
     l of the workgroup taking thread l div group of transform l mod group, so that
     neighbouring lanes read and write neighbouring elements (neighbouring transforms lie side
     by side; 20-30% faster on an H200 than a transform's threads side by side). Thread b
