@@ -730,3 +730,33 @@ def test_inputs_left_alone_and_calls_repeatable(n):
         for p, q in zip(run(f), run(f)):
             np.testing.assert_array_equal(p, q)
         np.testing.assert_array_equal(np.asarray(x + 0), a)
+
+
+def test_repeated_blocked_factorizations_replay_their_launches_over_new_data():
+    # past the one-workgroup size the blocked cholesky and LU are recorded per layout and
+    # replayed (_linalg_impl._kept_cholesky/_kept_lu): every repeat must follow its own
+    # data, with fusion on and off, the LU's in-place updates of its work arrays included
+    from webarray import _linalg_impl as impl
+    from webarray import fusion
+
+    impl._kept_cholesky.cache_clear()
+    impl._kept_lu.cache_clear()
+    rng = np.random.default_rng(21)
+    n = 80  # > MAX_N: the blocked path, 3 panels
+    for fused in (True, False, True):
+        with fusion.enabled(fused):
+            for batch in ((), (2,)):
+                a = rng.standard_normal(batch + (n, n))
+                spd = a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+                b = rng.standard_normal(batch + (n, 3))
+                lo = np.asarray(xp.linalg.cholesky(xp.asarray(spd, dtype=xp.float32)))
+                assert _rel(np.abs(lo @ np.swapaxes(lo, -1, -2) - spd).max(), spd) < 1e-5
+                assert np.all(np.triu(lo, 1) == 0)
+                x = np.asarray(xp.linalg.solve(xp.asarray(a, dtype=xp.float32),
+                                               xp.asarray(b, dtype=xp.float32)))
+                np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=2e-3, atol=2e-3)
+                inv = np.asarray(xp.linalg.inv(xp.asarray(spd, dtype=xp.float32)))
+                np.testing.assert_allclose(inv @ spd, np.broadcast_to(np.eye(n), spd.shape),
+                                           atol=1e-4)
+    assert impl._kept_cholesky.cache_size() == 2  # one recording per batch layout
+    assert impl._kept_lu.cache_size() >= 2

@@ -39,6 +39,7 @@ from . import _manipulation as mp
 from . import _statistical as stat
 from . import _utility
 from ._array_object import Array
+from ._jit import Jit
 from ._linear_algebra import matmul
 from ._searching import argmax, where
 from ._creation import eye, ones, ones_like, tril, zeros
@@ -289,8 +290,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     elif _linalg.small(n):
         _linalg.one_workgroup("cholesky", (a,), n, n)
     else:
-        _blocked_cholesky(a)
-        a = tril(a)
+        a = _kept_cholesky(a)
     if not upper:
         return a
     return astype(ew.conj(a).mT if a.dtype.kind == "c" else a.mT, a.dtype, copy=True)
@@ -312,7 +312,7 @@ def _lu(x: Array, b: Array | None, batch, dtype=dt.float32):
     if _linalg.small(n):
         _linalg.one_workgroup("lu", (a, rhs, s), n, n, k)
         return a, rhs, s
-    _blocked_lu(a, rhs, s, k)
+    _kept_lu(a, rhs, s, k)
     return a, rhs, s
 
 
@@ -349,6 +349,24 @@ def _blocked_cholesky(a: Array) -> None:
         l21 = matmul(_block(a, k1, k0, n - k1, b), _graph.copy_of(herm(x)))
         _linalg.sub_block(a, l21, k1, k0, assign=True)
         _linalg.sub_block(a, matmul(l21, _graph.copy_of(herm(l21))), k1, k1)
+
+
+def _cholesky_factor(a: Array) -> Array:
+    _blocked_cholesky(a)
+    return tril(a)
+
+
+def _blocked_lu_in_place(a: Array, rhs: Array, s: Array, k: int) -> None:
+    _blocked_lu(a, rhs, s, k)
+
+
+# The blocked factorizations issue ~8 launches per panel of NB columns, all fixed by the
+# matrices' layout (no value is read back): they are recorded once per layout and replayed
+# (webarray.jit's machinery, _core/replay.py), so a repeated factorization costs one dispatch
+# of host work per kernel instead of the Python of every step (cholesky at 1024 on an H200:
+# 16 ms of which nearly all was host work, ~40 µs per launch).
+_kept_cholesky = Jit(_cholesky_factor)
+_kept_lu = Jit(_blocked_lu_in_place)
 
 
 def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
