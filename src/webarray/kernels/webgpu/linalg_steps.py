@@ -50,27 +50,32 @@ def _head(bufs, wg: str) -> str:
 
 def chol_panel(cplx: bool) -> str:
     """The diagonal block [k0, k0 + b)² of the lower Cholesky factor in place (the
-    trailing updates of earlier panels already applied): per column j, the pivot
-    sqrt(re a_jj) (NaN when not positive), the column below divided by it, and the
-    block's later columns updated, all in one workgroup per matrix."""
-    return _SCALAR[cplx] + _head([("A", "T")], str(T_PANEL)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    trailing updates of earlier panels already applied), in one workgroup per matrix and in
+    workgroup memory (the block is loaded once and written back once; the per-column chain
+    of barriers then waits on workgroup memory, not on global stores): per column j, the
+    pivot sqrt(re a_jj) (NaN when not positive), the column below divided by it, and the
+    block's later columns updated."""
+    return _SCALAR[cplx] + f"""var<workgroup> Ls: array<T, {NB * NB}>;
+""" + _head([("A", "T")], str(T_PANEL)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
-    let a0 = z * n * n;
-    for (var k = k0; k < k0 + b; k = k + 1u) {{
-        let p = re(A[a0 + k * n + k]);
+    let a0 = z * n * n + k0 * n + k0;
+    for (var e = t; e < b * b; e = e + {T_PANEL}u) {{ Ls[(e / b) * {NB}u + e % b] = A[a0 + (e / b) * n + e % b]; }}
+    workgroupBarrier();
+    for (var k = 0u; k < b; k = k + 1u) {{
+        let p = re(Ls[k * {NB}u + k]);
         let nan_bits = 0x7fc00000u;  // a run-time NaN: Tint refuses constant NaNs
         let d = real_t(select(bitcast<f32>(nan_bits), sqrt(p), p > 0.0));
-        for (var i = k + 1u + t; i < k0 + b; i = i + {T_PANEL}u) {{ A[a0 + i * n + k] = div(A[a0 + i * n + k], d); }}
-        {_sync()}
-        if (t == 0u) {{ A[a0 + k * n + k] = d; }}
-        let w = k0 + b - k - 1u;
-        let rows = w;
-        for (var e = t; e < rows * w; e = e + {T_PANEL}u) {{
+        for (var i = k + 1u + t; i < b; i = i + {T_PANEL}u) {{ Ls[i * {NB}u + k] = div(Ls[i * {NB}u + k], d); }}
+        workgroupBarrier();
+        if (t == 0u) {{ Ls[k * {NB}u + k] = d; }}
+        let w = b - k - 1u;
+        for (var e = t; e < w * w; e = e + {T_PANEL}u) {{
             let i = k + 1u + e / w; let j = k + 1u + e % w;
-            if (j <= i) {{ A[a0 + i * n + j] = A[a0 + i * n + j] - mul(A[a0 + i * n + k], conjg(A[a0 + j * n + k])); }}
+            if (j <= i) {{ Ls[i * {NB}u + j] = Ls[i * {NB}u + j] - mul(Ls[i * {NB}u + k], conjg(Ls[j * {NB}u + k])); }}
         }}
-        {_sync()}
+        workgroupBarrier();
     }}
+    for (var e = t; e < b * b; e = e + {T_PANEL}u) {{ A[a0 + (e / b) * n + e % b] = Ls[(e / b) * {NB}u + e % b]; }}
 }}
 """
 
