@@ -250,7 +250,11 @@ def test_det_and_slogdet(a):
     sign, logabs = np.linalg.slogdet(f64(a))
     res = xp.linalg.slogdet(xp.asarray(a))
     assert_equal(res.sign, sign.astype(np.float32))
-    assert_equal(res.logabsdet, logabs.astype(np.float32), rtol=1e-5, atol=1e-4 * a.shape[-1])
+    # within 2x of LAPACK's own float32 error where that is larger than the fixed bound: a
+    # nearly singular draw (n = 64, a pivot ~1e-2) puts 0.01 of error into log|det| there too
+    lapack = np.abs(np.linalg.slogdet(a)[1].astype(np.float64) - logabs)
+    assert_equal(res.logabsdet, logabs.astype(np.float32), rtol=1e-5,
+                 atol=np.maximum(1e-4 * a.shape[-1], 2 * lapack))
     d = np.linalg.det(f64(a))
     with np.errstate(over="ignore"):
         assert_equal(xp.linalg.det(xp.asarray(a)), d.astype(np.float32), rtol=1e-4 * a.shape[-1],

@@ -297,6 +297,25 @@ def batches(device, key, make_source, records, count: int, pack, tile=None) -> N
         device.launch(key, make_source, buffers, pack(z0), (n, 1, 1) if tile is None else tile + (n,))
 
 
+def repeat(device, key, make_source, records, uniforms, grid) -> None:
+    """One kernel over the same whole records' buffers once per entry of ``uniforms``, in
+    order (the rounds of a Jacobi sweep): the kernel, the buffers and the piece check are
+    looked up once, then each launch is one dispatch."""
+    buffers = [r._buf for r in records]
+    limit = device._piece_bytes
+    if any(b.nbytes > limit for b in buffers):
+        for u in uniforms:
+            device.launch(key, make_source, buffers, u, grid)
+        return
+    if recording is not None:
+        recording.hold(buffers)
+    kid = device.kernel(key, make_source)
+    handles = [b.handle for b in buffers]
+    dispatch = device.executor.dispatch
+    for u in uniforms:
+        dispatch(kid, handles, u, grid)
+
+
 def piece_bytes(executor) -> int:
     """Buffers larger than this send a launch through ``launch`` below."""
     if not getattr(executor, "binding_ranges", False):

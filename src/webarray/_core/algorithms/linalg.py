@@ -22,6 +22,7 @@ chunks of the Hessenberg reduction, the Schur iteration and the back substitutio
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from ... import _dtypes as dt
@@ -88,13 +89,37 @@ def _steps(arrays, launches, cplx: bool = True) -> None:
         return
     device = arrays[0].device
     ls = device.kernels.linalg_steps  # this device's generators
-    for name, words, (gx, gy) in launches:
-        if gx == 0 or gy == 0:
+    if count > device.executor.max_workgroups_per_dim:
+        for name, words, (gx, gy) in launches:
+            if gx == 0 or gy == 0:
+                continue
+            make = getattr(ls, name)
+            source = (lambda: make(cplx)) if name in plan.TYPED else make
+            launch.batches(device, ("linalg_steps", name, cplx), source, arrays, count,
+                           lambda z0: plan.words(*words[:2], z0, *words[3:]), tile=(gx, gy))
+        return
+    # one dispatch per launch: runs of one kernel and grid (a sweep's rounds, a chunk of
+    # QR steps) go out together, their uniforms packed once per distinct words and kept
+    for (name, grid), run in itertools.groupby(launches, key=lambda s: (s[0], s[2])):
+        if grid[0] == 0 or grid[1] == 0:
             continue
         make = getattr(ls, name)
         source = (lambda: make(cplx)) if name in plan.TYPED else make
-        launch.batches(device, ("linalg_steps", name, cplx), source, arrays, count,
-                       lambda z0: plan.words(*words[:2], z0, *words[3:]), tile=(gx, gy))
+        uniforms = []
+        for _, words, _ in run:
+            k = (name, words)
+            u = _PACKED.get(k)
+            if u is None:
+                if len(_PACKED) >= _PACKED_KEPT:
+                    _PACKED.clear()
+                u = _PACKED[k] = plan.words(*words)
+            uniforms.append(u)
+        launch.repeat(device, ("linalg_steps", name, cplx), source, arrays, uniforms,
+                      grid + (count,))
+
+
+_PACKED: dict = {}  # (kernel, uniform words with batch base 0) -> their bytes
+_PACKED_KEPT = 1 << 16
 
 
 def _tiles(n: int) -> int:
