@@ -216,6 +216,32 @@ def test_arange_float_dtype_with_int_args(start, stop, step, neg):
                  np.arange(start, stop, step, dtype=np.float32))
 
 
+def test_range_bounds_may_be_0d_arrays_as_in_numpy():
+    # NumPy and array_api_strict take 0-D arrays as arange's and linspace's bounds (SciPy
+    # passes them: signal.freqs, stats.cramervonmises); their values are read back, and their
+    # dtype and device are the result's unless given
+    # (arange's result is of the default int or float by the values, as NumPy's)
+    i16, f32 = xp.asarray(4, dtype=xp.int16), xp.asarray(0.5, dtype=xp.float32)
+    default_int = xp.__array_namespace_info__().default_dtypes()["integral"]
+    assert xp.arange(i16).dtype == default_int
+    assert np.asarray(xp.arange(i16)).tolist() == [0, 1, 2, 3]
+    assert np.asarray(xp.arange(1, i16)).tolist() == [1, 2, 3]
+    assert_equal(xp.arange(f32, 3.0), np.arange(0.5, 3.0, dtype=np.float32))
+    assert np.asarray(xp.arange(i16, 0.5, -1.0)).tolist() == [4.0, 3.0, 2.0, 1.0]
+    assert np.asarray(xp.arange(0, 10, xp.asarray(3))).tolist() == [0, 3, 6, 9]
+    assert_equal(xp.linspace(xp.asarray(0.0), xp.asarray(1.0), 5), np.linspace(0, 1, 5, dtype=np.float32))
+    z = xp.linspace(xp.asarray(1 + 1j, dtype=xp.complex64), 0, 3)
+    assert z.dtype == xp.complex64
+    assert_equal(z, np.linspace(1 + 1j, 0, 3).astype(np.complex64))
+    assert xp.linspace(f32, 2, 3, dtype=xp.float32).dtype == xp.float32
+    for bad in [xp.asarray([1, 2]), xp.asarray(True), xp.asarray(1j, dtype=xp.complex64)]:
+        with pytest.raises(TypeError, match="0-D array"):
+            xp.arange(bad)
+    for bad in [xp.asarray([0.0, 1.0]), xp.asarray(False)]:
+        with pytest.raises(TypeError, match="linspace: start must be a number or a 0-D array"):
+            xp.linspace(bad, 1.0, 3)
+
+
 def test_arange_empty_and_errors():
     for args in [(0,), (-5,), (5, 5), (5, 3), (3, 5, -1), (0.0, -1.0), (1.0, 2.0, -0.5)]:
         x = xp.arange(*args)

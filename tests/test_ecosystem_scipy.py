@@ -521,14 +521,6 @@ EXPECTED_FAILURES: dict[str, Failure] = {
     "cluster.weighted": _no('float64', "linkage (cluster/hierarchy.py): `y = _asarray(y, order='C', dtype=xp.float64, xp=xp)`"),
     "signal.sosfilt": _READ_ONLY,
     "signal.sosfiltfilt": _READ_ONLY,
-    "stats.cramervonmises": Failure(
-        TypeError, "arange: stop must be an int or float, got Array", "SciPy",
-        "passes a 0-D array as arange's stop (`xp.arange(1, n+1, dtype=n.dtype)`); the "
-        "standard asks for a Python int or float (array-api-strict tolerates it)"),
-    "signal.freqs": Failure(
-        TypeError, "linspace: start must be a number, got Array", "SciPy",
-        "_logspace passes 0-D arrays as linspace's start and stop; the standard asks for "
-        "Python scalars (array-api-strict tolerates it)"),
     "signal.bode": Failure(
         AssertionError, r"result\[0\] is numpy.ndarray, not a webarray array", "SciPy",
         "returns NumPy arrays for array-API input (the same on array-api-strict)"),

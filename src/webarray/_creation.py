@@ -334,12 +334,35 @@ def full_like(x: Array, /, fill_value, *, dtype=None, device=None) -> Array:
     return _fill(x.shape, dtype, _scalar_for(fill_value, dtype, "full_like"), device)
 
 
+def _number(v, what: str, name: str, kinds: str):
+    """A range function's bound as a Python number: a number of the kinds ("i" int, "f"
+    float, "c" complex), or (as NumPy and array_api_strict take it) a 0-D array of such a
+    dtype ("u" counts as "i"), read back to the host."""
+    allowed = {"iuf": "an int or float", "iufc": "a number"}[kinds]
+    if isinstance(v, Array):
+        if v.ndim != 0 or v.dtype.kind not in kinds:
+            raise TypeError(f"{what}: {name} must be {allowed} or a 0-D array of one, got a "
+                            f"{v.ndim}-D {v.dtype.name} array")
+        k = v.dtype.kind
+        return complex(v) if k == "c" else float(v) if k == "f" else int(v)
+    types = (int, float, complex) if "c" in kinds else (int, float)
+    if isinstance(v, bool) or not isinstance(v, types):
+        raise TypeError(f"{what}: {name} must be {allowed} or a 0-D array of one, got "
+                        f"{type(v).__name__}")
+    return v
+
+
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     if stop is None:
         start, stop = 0, start
-    for name, v in (("start", start), ("stop", stop), ("step", step)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise TypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
+    # 0-D array bounds (NumPy takes them): read back; the result is on their device unless
+    # one is given, and of the default int or float by their values, as NumPy's (an int16
+    # bound gives the default int there too)
+    arrays = [v for v in (start, stop, step) if isinstance(v, Array)]
+    start, stop, step = (_number(v, "arange", name, "iuf")
+                         for name, v in (("start", start), ("stop", stop), ("step", step)))
+    if arrays and device is None:
+        device = arrays[0].device
     if step == 0:
         raise ValueError("arange: step must not be zero")
     if not all(math.isfinite(v) for v in (start, stop, step)):
@@ -398,9 +421,18 @@ def _ramp(dtype: dt.DType, start, step, spread):
 
 
 def linspace(start, stop, /, num: int, *, dtype=None, device=None, endpoint: bool = True) -> Array:
-    for name, v in (("start", start), ("stop", stop)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
-            raise TypeError(f"linspace: {name} must be a number, got {type(v).__name__}")
+    # 0-D array bounds (NumPy and array_api_strict take them): read back; their floating
+    # dtype and their device are the result's unless given, as NumPy's are
+    arrays = [v for v in (start, stop) if isinstance(v, Array)]
+    start, stop = _number(start, "linspace", "start", "iufc"), _number(stop, "linspace", "stop", "iufc")
+    if arrays:
+        if device is None:
+            device = arrays[0].device
+        floats = [a.dtype for a in arrays if a.dtype.kind in "fc"]
+        if dtype is None and floats:
+            dtype = floats[0] if len(floats) == 1 else dt.promote(*floats)
+            if dtype.kind == "f" and (isinstance(start, complex) or isinstance(stop, complex)):
+                dtype = dt.complex_of(dtype)
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"linspace: num must be non-negative, got {num}")
