@@ -91,9 +91,9 @@ def _plan(device, n: int, batch: int, dtype, inverse: bool, offset: int) -> tupl
     for r in radices:
         total = batch * (n // r)
         if r == kfft.BIG:
-            g = kfft.BIG_GROUP
-            key, grid = ("fft", r, inverse, dtype, g), kfft.grid_big(total, limit)
-            make = lambda: device.kernels.fft.generate_big(inverse, g)  # noqa: E731
+            g, first = kfft.BIG_GROUP, ns == 1
+            key, grid = ("fft", r, inverse, dtype, g, first), kfft.grid_big(total, limit)
+            make = lambda g=g, first=first: device.kernels.fft.generate_big(inverse, g, first)  # noqa: E731
         else:
             key, grid = ("fft", r, inverse, dtype), kfft.grid(total, limit)
             make = lambda r=r: device.kernels.fft.generate(r, inverse, dtype)  # noqa: E731

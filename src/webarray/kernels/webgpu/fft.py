@@ -294,7 +294,7 @@ def _powers(w, base: str, names: str, count: int, inverse: bool, mul_one: bool) 
             w(f"    let {names}{e} = wa_cmul({names}{high}, {names}{e - high});")
 
 
-def generate_big(inverse: bool, group: int) -> str:
+def generate_big(inverse: bool, group: int, first: bool = False) -> str:
     """One Stockham pass of radix 1024 (uniforms as generate's, U[2] counting transforms):
     32 threads per transform, ``group`` transforms per workgroup (specs.fft.BIG_GROUP), lane
     l of the workgroup taking thread l div group of transform l mod group, so that
@@ -303,7 +303,9 @@ def generate_big(inverse: bool, group: int) -> str:
     reads elements r = 32a + b (a < 32), applies the pass's twiddles, a 32-point DFT over a
     and the twiddle w_1024^(b c); the values cross threads through workgroup memory (real,
     then imaginary parts: 4 KiB per transform, xor-swizzled by thread and transform against
-    bank conflicts), and thread c's 32-point DFT over b gives outputs q = c + 32 d."""
+    bank conflicts), and thread c's 32-point DFT over b gives outputs q = c + 32 d. The
+    ``first`` pass (Ns = 1) has no pass twiddles (all are exactly 1, which ``ft_twiddle``
+    leaves the values bit for bit), so it reads none."""
     shift = 5 - (group.bit_length() - 1)  # the swizzle of transform gi: gi << shift < 32
     sign = 1 if inverse else -1
     lines = []
@@ -323,12 +325,14 @@ def generate_big(inverse: bool, group: int) -> str:
     w(f"    let T = n / {BIG}u; let row = gj / T; let j = gj % T; let k = j % ns;")
     w(f"    let step = n / (ns * {BIG}u);")
     w("    let src = U[3] + row * n + j;")
-    # pass twiddles w_(ns·1024)^(k r), r = 32a + t: W[k t step] · (W[32 k step])^a
-    w("    let kt = bitcast<vec2<f32>>(W[k * t * step])" + (" * vec2<f32>(1.0, -1.0);" if inverse else ";"))
-    _powers(w, "k * 32u * {p}u * step", "pa", 32, inverse, False)
+    if not first:
+        # pass twiddles w_(ns·1024)^(k r), r = 32a + t: W[k t step] · (W[32 k step])^a
+        w("    let kt = bitcast<vec2<f32>>(W[k * t * step])" + (" * vec2<f32>(1.0, -1.0);" if inverse else ";"))
+        _powers(w, "k * 32u * {p}u * step", "pa", 32, inverse, False)
     for a in range(32):
         w(f"    var v{a} = vec2<f32>(0.0);")
-        w(f"    if (valid) {{ v{a} = ft_twiddle(bitcast<vec2<f32>>(X[src + ({32 * a}u + t) * T]), wa_cmul(kt, pa{a})); }}")
+        x = f"bitcast<vec2<f32>>(X[src + ({32 * a}u + t) * T])"
+        w(f"    if (valid) {{ v{a} = {x if first else f'ft_twiddle({x}, wa_cmul(kt, pa{a}))'}; }}")
     ys = _dft(_C64, w, [f"v{a}" for a in range(32)], sign, "y")
     # w_1024^(t c) = w_n^(t c n / 1024)
     _powers(w, "t * {p}u * T", "pc", 32, inverse, False)
