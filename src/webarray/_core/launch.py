@@ -53,11 +53,13 @@ from ..kernels.grid import fold
 from . import tensor
 from .tensor import broadcast_strides, is_contiguous
 
-# at most this many bytes of one operand per dispatch (the watchdog bound below). Cutting
-# where the binding limit does not ask for it costs a dispatch boundary and a planner call
-# per launch: a sum over 2^26 float32 on an H200 took 138-169 µs in two 128 MiB pieces, 71-74
-# in one (PyTorch 68)
+# at most this many bytes of one operand per dispatch (the watchdog bound below) on a GPU;
+# CPU adapters (lavapipe, SwiftShader), which stream a few GB/s, keep CPU_PIECE_BYTES.
+# Cutting where the binding limit does not ask for it costs a dispatch boundary and a
+# planner call per launch: a sum over 2^26 float32 on an H200 took 138-169 µs in two 128 MiB
+# pieces, 71-74 in one (PyTorch 68)
 PIECE_BYTES = 1 << 30
+CPU_PIECE_BYTES = 128 << 20
 # while a call is recorded (replay.py): told of the Buffers each launch binds, since the
 # executor sees only their handles
 recording = None
@@ -320,7 +322,8 @@ def piece_bytes(executor) -> int:
     """Buffers larger than this send a launch through ``launch`` below."""
     if not getattr(executor, "binding_ranges", False):
         return executor.max_binding_size
-    return min(executor.max_binding_size, PIECE_BYTES)
+    cpu = "CPU" in executor.adapter_info.get("adapter_type", "").upper()
+    return min(executor.max_binding_size, min(PIECE_BYTES, CPU_PIECE_BYTES) if cpu else PIECE_BYTES)
 
 
 def pieces(device, key, make_source, buffers, uniforms: bytes, grid) -> None:
