@@ -356,17 +356,12 @@ def _cholesky_factor(a: Array) -> Array:
     return tril(a)
 
 
-def _blocked_lu_in_place(a: Array, rhs: Array, s: Array, k: int) -> None:
-    _blocked_lu(a, rhs, s, k)
-
-
 # The blocked factorizations issue ~8 launches per panel of NB columns, all fixed by the
 # matrices' layout (no value is read back): they are recorded once per layout and replayed
 # (webarray.jit's machinery, _core/replay.py), so a repeated factorization costs one dispatch
 # of host work per kernel instead of the Python of every step (cholesky at 1024 on an H200:
 # 16 ms of which nearly all was host work, ~40 µs per launch).
 _kept_cholesky = Jit(_cholesky_factor)
-_kept_lu = Jit(_blocked_lu_in_place)
 
 
 def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
@@ -404,6 +399,9 @@ def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
         _linalg.sub_block(rhs, x1, k0, 0, assign=True)
         if k0:
             _linalg.sub_block(rhs, matmul(_block(a, 0, k0, k0, b), x1), 0, 0)
+
+
+_kept_lu = Jit(_blocked_lu)  # as _kept_cholesky (above)
 
 
 def solve(x1: Array, x2: Array, /) -> Array:
