@@ -3,7 +3,7 @@ or its WebGL2 counterpart, whose BLOCK and MAX_FUSED of 1 make every step one la
 the radix sort of ``Device.kernels.radix`` (kernels/webgpu/radix.py; WebGPU only).
 
 Rows from the crossover of ``_radix_plan`` on sort by LSD radix sort (``_radix_rows``):
-8-bit digits, four passes of histogram, scan and scatter over unpadded rows (P = n), stable, so the
+8-bit digits, four passes of histogram, offsets and scatter over unpadded rows (P = n), stable, so the
 two-word dtypes are simply eight passes, minor word first. On lavapipe it overtakes the
 network at 2^12 elements and is 2.5x faster at 2^18; on an H100 at 2^21, 1.7x faster at
 2^24 (benchmarks/NOTES-sort.md). Shorter rows, and every row on WebGL2, take the bitonic
@@ -25,7 +25,7 @@ as int64 does.
 
 Sorting, unique, isin and searchsorted are built from these pieces plus elementwise
 kernels (gathers and scatters through _graph.execute); unique's compaction numbers its
-groups with the prefix sum of _reduce.scan.
+groups with the prefix sum of reduce.scan (algorithms/reduce.py).
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from .. import graph as _graph
 from .. import launch
 from .. import tensor
 from ..tensor import Tensor
-from . import reduce as _reduce
 
 _U32 = dt.uint32
 _I32 = dt.int32
@@ -165,9 +164,11 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool):
             h = tensor.empty((nb << bits,), _U32, device)
             launch.kernel(device, ("sort", "radix-histogram", bits), lambda: rx.histogram(bits),
                           [k, h], u, nb)
-            s = _reduce.scan(h, 0, "sum", _U32, exclusive=True)
+            t = tensor.empty((rows << bits,), _U32, device)
+            launch.kernel(device, ("sort", "radix-offsets", bits), lambda: rx.offsets(bits),
+                          [h, t], u, rows << bits)
             launch.kernel(device, ("sort", "radix-scatter", bits), lambda: rx.scatter(bits),
-                          [k, i, s, k2, i2], u, nb)
+                          [k, i, h, k2, i2, t], u, nb)
             k, i, k2, i2 = k2, i2, k, i
     return (None if len(words) == 2 else k), i, n
 

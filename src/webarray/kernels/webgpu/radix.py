@@ -11,11 +11,12 @@ which needs no forward-progress guarantee between workgroups (no look-back, no s
   the second word of a two-word dtype (key of that word of element I[p], I[p]);
 - ``histogram``: every block (a workgroup's run of one row) counts its digits with
   workgroup atomics into H[(row * R + digit) * blocks + block] (R = 2**BITS);
-- an exclusive sum scan of H (``_core/algorithms/reduce.py``), in that layout, gives every
-  (row, digit, block) its first output position: all earlier rows, then the row's smaller
-  digits, then the same digit in earlier blocks. A row starts at row * n, so the output
-  rows are unpadded;
-- ``scatter``: every block walks its run in tiles of TILE pairs. A tile is sorted stably
+- ``offsets``: one workgroup per (row, digit) scans that digit's counts over the row's
+  blocks in place (exclusive), giving every block its first place among the row's pairs of
+  that digit, and writes the digit's total to T[row * R + digit];
+- ``scatter``: every block first scans its row's R digit totals (in workgroup memory), so
+  a digit's run starts at row * n (the output rows are unpadded), plus the row's pairs of
+  smaller digits, plus its count in earlier blocks. Then it walks its run in tiles of TILE pairs. A tile is sorted stably
   by the digit in workgroup memory, one 4-bit round at a time: each thread counts the
   digits of its ITEMS consecutive pairs, an exclusive scan of the (digit, thread) counts
   in digit-major order gives each thread its first place per digit, and the pairs move
@@ -46,6 +47,8 @@ WORKGROUP = 128
 ITEMS = 8  # consecutive pairs a thread ranks
 TILE = WORKGROUP * ITEMS
 RAKE = 16  # threads that scan the thread totals (then one thread theirs): few barriers
+PAD = True  # one unused word after every 32 in SK, SI and CNT: a thread's run of ITEMS words
+# starts in another bank than its neighbours' (stride ITEMS would put 32 / ITEMS threads on one)
 BITS = 8  # digit width of a pass: a multiple of 4
 _ALL = 0xFFFFFFFF
 
@@ -110,6 +113,71 @@ def histogram(bits: int = BITS) -> str:
     return "\n".join(w) + "\n"
 
 
+def _w(i: str) -> str:
+    """Index i of a padded workgroup array (PAD)."""
+    return f"({i}) + (({i}) >> 5u)" if PAD else i
+
+
+def _padded(words: int) -> int:
+    return words + (words >> 5 if PAD else 0)
+
+
+def _rake(a: str, count: int, indent: str = "    ") -> list[str]:
+    """Exclusive sum scan of the workgroup array a[0..count) (count a multiple of RAKE):
+    RAKE threads scan count / RAKE each, then one thread their totals into TT (TT[RAKE]:
+    the whole sum); a[j] + TT[j / (count / RAKE)] is then the scan of element j. Every
+    thread must reach it (barriers)."""
+    per = count // RAKE
+    return [indent + line for line in [
+        "workgroupBarrier();",
+        f"if (lid < {RAKE}u) {{",
+        "    var acc = 0u;",
+        f"    for (var q = lid * {per}u; q < lid * {per}u + {per}u; q = q + 1u) {{",
+        f"        let x = {a}[q]; {a}[q] = acc; acc = acc + x;",
+        "    }",
+        "    TT[lid] = acc;",
+        "}",
+        "workgroupBarrier();",
+        "if (lid == 0u) {",
+        "    var acc = 0u;",
+        f"    for (var q = 0u; q <= {RAKE}u; q = q + 1u) {{",
+        f"        let x = select(0u, TT[q], q < {RAKE}u); TT[q] = acc; acc = acc + x;",
+        "    }",
+        "}",
+        "workgroupBarrier();",
+    ]]
+
+
+def offsets(bits: int = BITS) -> str:
+    """Every (row, digit)'s counts over the row's blocks, scanned in place (exclusive),
+    and their total. One workgroup per (row, digit): rows * R of them.
+
+    Bindings: 1 counts H (read-write), 2 totals T (write, rows * R words)."""
+    r = 1 << bits
+    return "\n".join([
+        "@group(0) @binding(0) var<storage, read> U: array<u32>;",
+        "@group(0) @binding(1) var<storage, read_write> H: array<u32>;",
+        "@group(0) @binding(2) var<storage, read_write> T: array<u32>;",
+        f"var<workgroup> TS: array<u32, {WORKGROUP}>;",
+        f"var<workgroup> TT: array<u32, {RAKE + 1}>;",
+        _ENTRY.format(wg=WORKGROUP),
+        "    let B = U[1];",
+        f"    let live = g < (U[3] / B) * {r}u;",  # rows * R groups; the rest only join barriers
+        f"    let per = (B + {WORKGROUP - 1}u) / {WORKGROUP}u;",
+        "    let lo = g * B + min(lid * per, B); let hi = g * B + min(lid * per + per, B);",
+        "    var run = 0u;",
+        "    if (live) { for (var p = lo; p < hi; p = p + 1u) { run = run + H[p]; } }",
+        "    TS[lid] = run;",
+        *_rake("TS", WORKGROUP),
+        "    if (live) {",
+        f"        var acc = TS[lid] + TT[lid / {WORKGROUP // RAKE}u];",
+        "        for (var p = lo; p < hi; p = p + 1u) { let x = H[p]; H[p] = acc; acc = acc + x; }",
+        f"        if (lid == 0u) {{ T[g] = TT[{RAKE}u]; }}",
+        "    }",
+        "}",
+    ]) + "\n"
+
+
 def _pick(d: str) -> str:
     """c<d>, for d in 0..7, as a tree of selects (no indexing by a per-thread value)."""
     level = [f"c{j}" for j in range(8)]
@@ -135,50 +203,37 @@ def _round(s: int) -> list[str]:
         f"        var k: array<u32, {ITEMS}>; var v: array<u32, {ITEMS}>;",
         "        var lo = 0u; var hi = 0u;",
         f"        for (var i = 0u; i < {ITEMS}u; i = i + 1u) {{",
-        f"            k[i] = SK[lid * {ITEMS}u + i]; v[i] = SI[lid * {ITEMS}u + i];",
+        f"            let q = {_w(f'lid * {ITEMS}u + i')}; k[i] = SK[q]; v[i] = SI[q];",
         f"            let d = {nib}; {count}",
         "            lo = lo + select(inc, 0u, sel); hi = hi + select(0u, inc, sel);",
         "        }",
         # word j holds this thread's count of digit j (low half) and of digit j + 8
         "        for (var j = 0u; j < 8u; j = j + 1u) {",
-        f"            CNT[j * {WORKGROUP}u + lid] = ((lo >> (j * 4u)) & 15u) | (((hi >> (j * 4u)) & 15u) << 16u);",
+        f"            CNT[{_w(f'j * {WORKGROUP}u + lid')}] = ((lo >> (j * 4u)) & 15u) | (((hi >> (j * 4u)) & 15u) << 16u);",
         "        }",
         "        workgroupBarrier();",
         # exclusive scan of the 8 * WORKGROUP words in order: 8 per thread, then the
         # thread totals (RAKE threads scan WORKGROUP / RAKE each, one thread their sums)
         "        var run = 0u;",
         "        for (var j = 0u; j < 8u; j = j + 1u) {",
-        "            let x = CNT[lid * 8u + j]; CNT[lid * 8u + j] = run; run = run + x;",
+        f"            let q = {_w('lid * 8u + j')}; let x = CNT[q]; CNT[q] = run; run = run + x;",
         "        }",
         "        TS[lid] = run;",
-        "        workgroupBarrier();",
-        f"        if (lid < {RAKE}u) {{",
-        "            var acc = 0u;",
-        f"            for (var q = lid * {per}u; q < lid * {per}u + {per}u; q = q + 1u) {{",
-        "                let x = TS[q]; TS[q] = acc; acc = acc + x;",
-        "            }",
-        "            TT[lid] = acc;",
-        "        }",
-        "        workgroupBarrier();",
-        "        if (lid == 0u) {",
-        "            var acc = 0u;",
-        f"            for (var q = 0u; q <= {RAKE}u; q = q + 1u) {{",
-        f"                let x = select(0u, TT[q], q < {RAKE}u); TT[q] = acc; acc = acc + x;",
-        "            }",
-        "        }",
-        "        workgroupBarrier();",
+        *_rake("TS", WORKGROUP, "        "),
         f"        let pre = TS[lid] + TT[lid / {per}u];",
         f"        let low = TT[{RAKE}u] & 0xffffu;",  # pairs with digits below 8
-        "        for (var j = 0u; j < 8u; j = j + 1u) { CNT[lid * 8u + j] = CNT[lid * 8u + j] + pre; }",
+        "        for (var j = 0u; j < 8u; j = j + 1u) {",
+        f"            let q = {_w('lid * 8u + j')}; CNT[q] = CNT[q] + pre;",
+        "        }",
         "        workgroupBarrier();",
-        *(f"        let c{j} = CNT[{j * WORKGROUP}u + lid];" for j in range(8)),
+        *(f"        let c{j} = CNT[{_w(f'{j * WORKGROUP}u + lid')}];" for j in range(8)),
         "        lo = 0u; hi = 0u;",
         f"        for (var i = 0u; i < {ITEMS}u; i = i + 1u) {{",
         f"            let d = {nib}; {count}",
         f"            let x = {_pick('d')};",
         "            let at = select(x & 0xffffu, (x >> 16u) + low, sel) + ((select(lo, hi, sel) >> f) & 15u);",
         "            lo = lo + select(inc, 0u, sel); hi = hi + select(0u, inc, sel);",
-        "            SK[at] = k[i]; SI[at] = v[i];",
+        f"            SK[{_w('at')}] = k[i]; SI[{_w('at')}] = v[i];",
         "        }",
         "        workgroupBarrier();",
         "    }",
@@ -188,33 +243,39 @@ def _round(s: int) -> list[str]:
 def scatter(bits: int = BITS) -> str:
     """One pass: every block's pairs, tile by tile, to their places in the output.
 
-    Bindings: 1 keys, 2 indices (read), 3 exclusive scan of H (read), 4 keys, 5 indices
-    (write)."""
+    Bindings: 1 keys, 2 indices (read), 3 H as ``offsets`` left it, 4 keys, 5 indices
+    (write), 6 the digit totals T (read)."""
     r = 1 << bits
-    dig = f"((SK[{{}}] >> shift) & {r - 1}u)"
+    dig = "((SK[" + _w("{0}") + f"] >> shift) & {r - 1}u)"
     w = [
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
         "@group(0) @binding(1) var<storage, read> KI: array<u32>;",
         "@group(0) @binding(2) var<storage, read> II: array<u32>;",
         "@group(0) @binding(3) var<storage, read> S: array<u32>;",
+        "@group(0) @binding(6) var<storage, read> T: array<u32>;",
         "@group(0) @binding(4) var<storage, read_write> KO: array<u32>;",
         "@group(0) @binding(5) var<storage, read_write> IO: array<u32>;",
-        f"var<workgroup> SK: array<u32, {TILE}>;",
-        f"var<workgroup> SI: array<u32, {TILE}>;",
+        f"var<workgroup> SK: array<u32, {_padded(TILE)}>;",
+        f"var<workgroup> SI: array<u32, {_padded(TILE)}>;",
         # the rounds' counts; after them, where each digit's run starts in the tile
-        f"var<workgroup> CNT: array<u32, {max(8 * WORKGROUP, r)}>;",
+        f"var<workgroup> CNT: array<u32, {_padded(max(8 * WORKGROUP, r))}>;",
         f"var<workgroup> TS: array<u32, {WORKGROUP}>;",
         f"var<workgroup> TT: array<u32, {RAKE + 1}>;",
         f"var<workgroup> OFF: array<u32, {r}>;",
         _ENTRY.format(wg=WORKGROUP),
         _BLOCK,
-        f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{ OFF[d] = S[(r * {r}u + d) * B + b]; }}",
+        f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{ CNT[d] = T[r * {r}u + d]; }}",
+        *_rake("CNT", r),
+        f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{",
+        f"        OFF[d] = S[(r * {r}u + d) * B + b] + r * n + CNT[d] + TT[d / {r // RAKE}u];",
+        "    }",
         f"    for (var t0 = start; t0 < end; t0 = t0 + {TILE}u) {{",
         f"    let valid = min({TILE}u, end - t0);",
         # pairs past the run get the largest digit in every round: they stay last
         f"    for (var j = lid; j < {TILE}u; j = j + {WORKGROUP}u) {{",
-        "        if (j < valid) { SK[j] = KI[t0 + j]; SI[j] = II[t0 + j]; }",
-        f"        else {{ SK[j] = {_ALL}u; }}",
+        f"        let q = {_w('j')};",
+        "        if (j < valid) { SK[q] = KI[t0 + j]; SI[q] = II[t0 + j]; }",
+        f"        else {{ SK[q] = {_ALL}u; }}",
         "    }",
         "    workgroupBarrier();",
     ]
@@ -229,7 +290,7 @@ def scatter(bits: int = BITS) -> str:
         f"    for (var j = lid; j < valid; j = j + {WORKGROUP}u) {{",
         f"        let d = {dig.format('j')};",
         "        let at = OFF[d] + j - CNT[d];",
-        "        KO[at] = SK[j]; IO[at] = SI[j];",
+        f"        KO[at] = SK[{_w('j')}]; IO[at] = SI[{_w('j')}];",
         "    }",
         "    workgroupBarrier();",
         f"    for (var j = lid; j < valid; j = j + {WORKGROUP}u) {{",
