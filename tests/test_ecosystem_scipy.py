@@ -536,15 +536,11 @@ EXPECTED_FAILURES: dict[str, Failure] = {
     "signal.minimum_phase": Failure(
         AttributeError, "'Array' object has no attribute 'real'", "SciPy",
         "uses the non-standard attribute `h_temp.real` (the standard has xp.real)"),
+    "signal.tf2sos": _no('float64', "zpk2sos (signal/_filter_design.py): `return xp.asarray(sos)` of the NumPy float64 array it builds"),
     "signal.tf2zpk": Failure(
         AssertionError, "Mismatched elements: 2 / 2", "SciPy",
         "the array-API path (companion-matrix eigvals) returns complex roots in another "
         "order than the NumPy path's real np.roots (the same on array-api-strict)"),
-    "signal.tf2sos": Failure(
-        ValueError, "Array contains complex value with no matching conjugate", "webarray bug",
-        "webarray's linalg.eigvals returns 0.25+0.3708j and 0.25000003-0.3708j for a real "
-        "matrix (not exact conjugates); zpk2sos promotes to complex128 and checks pairs at "
-        "100 eps(float64)"),
 }
 
 

@@ -690,6 +690,33 @@ def test_eig_residual(batch, n, cplx, seed):
         assert _match(_c128(np.asarray(xp.linalg.eigvals(xp.asarray(a[idx])))), ref[idx]) <= 1e-4 * scale
 
 
+@given(st.sampled_from(BATCHES), st.sampled_from([1, 2, 3, 5, 8, 17, 33]),
+       st.integers(0, 2**32 - 1))
+@settings(max_examples=10, deadline=None)
+def test_eig_of_a_real_matrix_gives_exact_conjugate_pairs(batch, n, seed):
+    """As LAPACK's real Schur form: real eigenvalues with no imaginary part, complex ones
+    (and their eigenvectors) as exact conjugates (SciPy's zpk2sos/cplxpair check pairs at
+    100 eps of float64)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(batch + (n, n)).astype(np.float32)
+    w, v = xp.linalg.eig(xp.asarray(a))
+    w, v = np.asarray(w), np.asarray(v)
+    ref = np.linalg.eigvals(a.astype(np.float64))
+    for idx in np.ndindex(batch):
+        wi, vi = w[idx], v[idx]
+        assert np.array_equal(np.sort_complex(wi), np.sort_complex(np.conj(wi)))
+        real = wi.imag == 0
+        assert real.sum() == (ref[idx].imag == 0).sum()
+        assert (vi[:, real].imag == 0).all()
+        for i in np.flatnonzero(~real):
+            j = np.flatnonzero(wi == np.conj(wi[i]))
+            assert any(np.array_equal(vi[:, k], np.conj(vi[:, i])) for k in j)
+        assert _match(wi, ref[idx]) <= 1e-4 * np.abs(a[idx]).max() * n
+        assert np.array_equal(np.asarray(xp.linalg.eigvals(xp.asarray(a[idx]))), wi)
+    scale = np.abs(a).max() * n
+    assert np.abs(a.astype(np.complex128) @ v - v * w[..., None, :]).max() <= 2e-6 * scale
+
+
 def test_eig_special_matrices():
     cases = [np.zeros((3, 3)), np.eye(4), np.diag([3.0, -1.0, 2.0]),
              np.array([[0.0, -1.0], [1.0, 0.0]]),  # ±i

@@ -41,8 +41,8 @@ from . import _utility
 from ._array_object import Array
 from ._jit import Jit
 from ._linear_algebra import matmul
-from ._searching import argmax, where
-from ._creation import eye, ones, ones_like, tril, zeros
+from ._searching import argmax, argmin, where
+from ._creation import arange, eye, ones, ones_like, tril, zeros
 from ._indexing import take_along_axis
 from ._sorting import argsort
 
@@ -837,6 +837,10 @@ def _eig(x: Array, vectors: bool, name: str):
     stalled = _linalg.schur(h, z, vectors)
     w = astype(diagonal(h), c64, copy=True)
     w = where(ew.not_equal(stalled, 0), astype(ew.multiply(ew.abs(w), math.nan), c64), w)
+    real_input = x.dtype.kind != "c"
+    if real_input:
+        partner, alone, paired = _conjugate_partners(w)
+        w = _conjugate_pairs(w, partner, alone, paired, axis=-1)
     if not vectors:
         return w, None
     xv = _identities(n, batch, x.device, c64)
@@ -849,7 +853,40 @@ def _eig(x: Array, vectors: bool, name: str):
     big = take_along_axis(vec, argmax(ew.abs(vec), axis=-2, keepdims=True), axis=-2)
     mag = ew.abs(big)
     ph = ew.divide(ew.conj(big), astype(where(ew.equal(mag, 0.0), 1.0, mag), c64))
-    return w, ew.multiply(vec, ph)
+    vec = ew.multiply(vec, ph)
+    if real_input:
+        vec = _conjugate_pairs(vec, partner[..., None, :], alone[..., None, :],
+                               paired[..., None, :], axis=-1)
+    return w, vec
+
+
+def _conjugate_partners(w: Array):
+    """For the eigenvalues w (..., n) of real matrices, found in complex arithmetic: each
+    one's partner (the index j != i whose conjugate lies nearest), whether it is real (its
+    own conjugate is at least as near as any other's) and whether it is one of a mutual
+    pair of partners (and not real). LAPACK's real Schur form gives real eigenvalues with
+    no imaginary part and complex ones as exact conjugate pairs; SciPy relies on both."""
+    n = w.shape[-1]
+    d = ew.abs(ew.subtract(w[..., :, None], ew.conj(w)[..., None, :]))
+    own = eye(n, dtype=dt.bool, device=w.device)
+    d = where(own, math.inf, d)
+    partner = argmin(d, axis=-1)
+    alone = ew.less_equal(ew.multiply(ew.abs(ew.imag(w)), 2.0), stat.min(d, axis=-1))
+    idx = mp.broadcast_to(arange(n, dtype=partner.dtype, device=w.device), partner.shape)
+    mutual = ew.equal(take_along_axis(partner, partner, axis=-1), idx)
+    paired = ew.logical_and(mutual, ew.logical_not(
+        ew.logical_or(alone, take_along_axis(alone, partner, axis=-1))))
+    return partner, alone, paired
+
+
+def _conjugate_pairs(v: Array, partner: Array, alone: Array, paired: Array, axis: int):
+    """v (eigenvalues, or eigenvectors in columns) with those of a real eigenvalue made
+    real and those of a mutual pair replaced by (v_i + conj(v_partner)) / 2: the same sum
+    in either order, so the pair's two results are exact conjugates."""
+    other = take_along_axis(v, mp.broadcast_to(partner, v.shape), axis=axis)
+    both = ew.multiply(ew.add(v, ew.conj(other)), 0.5)
+    real = astype(ew.real(v), v.dtype)
+    return where(alone, real, where(paired, both, v))
 
 
 EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
@@ -860,9 +897,11 @@ def eig(x: Array, /):
     and eigenvectors in columns, each of unit norm with its largest component real.
     Complex Householder reduction to Hessenberg form and single-shift QR (Wilkinson
     shifts) to the Schur form on the GPU, one workgroup per matrix; eigenvectors by back
-    substitution in the Schur form. A real matrix's complex eigenvalues are conjugate
-    pairs to rounding, not exactly. Eigenvectors of (nearly) repeated eigenvalues of
-    defective matrices are as ill-determined as in LAPACK."""
+    substitution in the Schur form. For a real matrix, as LAPACK's real Schur form gives
+    them, real eigenvalues have no imaginary part and complex ones (and their vectors)
+    come in exact conjugate pairs (each pair's two results averaged, _conjugate_partners).
+    Eigenvectors of (nearly) repeated eigenvalues of defective matrices are as
+    ill-determined as in LAPACK."""
     w, v = _eig(x, True, "eig")
     return EigResult(w, v)
 
