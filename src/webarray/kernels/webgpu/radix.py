@@ -272,11 +272,13 @@ def scatter(bits: int = BITS) -> str:
         f"    for (var t0 = start; t0 < end; t0 = t0 + {TILE}u) {{",
         f"    let valid = min({TILE}u, end - t0);",
         # pairs past the run get the largest digit in every round: they stay last
-        f"    for (var j = lid; j < {TILE}u; j = j + {WORKGROUP}u) {{",
-        f"        let q = {_w('j')};",
-        "        if (j < valid) { SK[q] = KI[t0 + j]; SI[q] = II[t0 + j]; }",
-        f"        else {{ SK[q] = {_ALL}u; }}",
-        "    }",
+        # all of a thread's loads, then its stores: one memory round trip a tile, not ITEMS
+        # (a loop of load-then-store per pair took the scatter of 2^24 pairs on an H200
+        # from 0.55 to 0.67 ms)
+        *(f"    let a{i} = KI[t0 + min(lid + {i * WORKGROUP}u, valid - 1u)]; "
+          f"let b{i} = II[t0 + min(lid + {i * WORKGROUP}u, valid - 1u)];" for i in range(ITEMS)),
+        *(f"    SK[{_w(f'lid + {i * WORKGROUP}u')}] = select({_ALL}u, a{i}, lid + {i * WORKGROUP}u < valid); "
+          f"SI[{_w(f'lid + {i * WORKGROUP}u')}] = b{i};" for i in range(ITEMS)),
         "    workgroupBarrier();",
     ]
     for s in range(0, bits, 4):
