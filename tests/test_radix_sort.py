@@ -135,7 +135,13 @@ def test_views_are_sorted_as_their_values():
     check_sorts(x, a[:, ::-3].copy(), -1)
 
 
-def test_a_few_million():
+@pytest.mark.parametrize("blocks", [None, 4096])
+def test_a_few_million(blocks, monkeypatch):
+    """With 4,096 blocks a pass (the GPU plan) a row of 2,930 tiles has 2,930 blocks: the
+    offsets kernel's threads then scan 23 counts each (977 blocks with the CPU plan: 8)."""
+    if blocks is not None:
+        monkeypatch.setattr(impl, "RADIX_CPU", (impl.RADIX_CPU[0], blocks))
+        monkeypatch.setattr(impl, "RADIX_GPU", (impl.RADIX_GPU[0], blocks))
     rng = np.random.default_rng(7)
     n = 3_000_017
     a = rng.random(n, dtype=np.float32)

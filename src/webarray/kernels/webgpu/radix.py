@@ -16,8 +16,8 @@ which needs no forward-progress guarantee between workgroups (no look-back, no s
   that digit, and writes the digit's total to T[row * R + digit];
 - ``scatter``: every block first scans its row's R digit totals (in workgroup memory), so
   a digit's run starts at row * n (the output rows are unpadded), plus the row's pairs of
-  smaller digits, plus its count in earlier blocks. Then it walks its run in tiles of TILE pairs. A tile is sorted stably
-  by the digit in workgroup memory, one 4-bit round at a time: each thread counts the
+  smaller digits, plus its count in earlier blocks. Then it walks its run in tiles of
+  TILE pairs. A tile is sorted stably by the digit in workgroup memory, one 4-bit round at a time: each thread counts the
   digits of its ITEMS consecutive pairs, an exclusive scan of the (digit, thread) counts
   in digit-major order gives each thread its first place per digit, and the pairs move
   there. The counts are two 16-bit halves of a word (digits d and d + 8), so the scan
@@ -25,9 +25,13 @@ which needs no forward-progress guarantee between workgroups (no look-back, no s
   sorted tile goes to the block's running offset of its digit plus its place within the
   digit's run in the tile; consecutive pairs land in consecutive words.
 
-No subgroup operations (lavapipe offers none) and no array indexed by a per-thread
+No subgroup operations (an optional WebGPU feature) and no array indexed by a per-thread
 value outside workgroup memory (it would spill to local memory on GPUs, and costs a
-scalar loop per lane on lavapipe): a thread's counts are 4-bit fields of two words.
+scalar loop per lane on lavapipe): a thread's counts are 4-bit fields of two words. The
+generators write a thread's loops over its pairs out, one statement per pair, and issue
+a thread's loads before its stores: on an H200 the loops over private arrays kept them in
+local memory, and a load-then-store loop waits out a memory round trip per pair
+(benchmarks/NOTES-sort.md, session 14: the scatter of 2^24 pairs 0.87 -> 0.34 ms).
 BITS = 8 over 4: on lavapipe a 2^20-element pass costs about 100 ms with two rounds and
 60 ms with one, so four 8-bit passes beat eight 4-bit ones (about 460 ms against 540),
 and on a GPU they move half the bytes.
@@ -193,51 +197,44 @@ def _round(s: int) -> list[str]:
     """One stable 4-bit counting round over the tile in SK/SI: bits shift + s .. + 3.
 
     A thread's digit counts are 4-bit fields of two words, lo (digits 0-7) and hi
-    (8-15), and its places are picked by selects: no array is indexed by a digit."""
+    (8-15), and its places are picked by selects: no array is indexed by a digit. The
+    loops are written out (a thread's pairs in k<i>, v<i>, its count words in w<j>): as
+    loops over private arrays the two rounds took 0.33 ms of a 2^24-pair scatter on an
+    H200, written out 0.17."""
     per = WORKGROUP // RAKE
-    nib = f"(k[i] >> (shift + {s}u)) & 15u"
-    count = ("let sel = d >= 8u; let f = (d & 7u) * 4u; "
-             "let inc = 1u << f;")
-    return [
-        "    {",
-        f"        var k: array<u32, {ITEMS}>; var v: array<u32, {ITEMS}>;",
-        "        var lo = 0u; var hi = 0u;",
-        f"        for (var i = 0u; i < {ITEMS}u; i = i + 1u) {{",
-        f"            let q = {_w(f'lid * {ITEMS}u + i')}; k[i] = SK[q]; v[i] = SI[q];",
-        f"            let d = {nib}; {count}",
-        "            lo = lo + select(inc, 0u, sel); hi = hi + select(0u, inc, sel);",
-        "        }",
-        # word j holds this thread's count of digit j (low half) and of digit j + 8
-        "        for (var j = 0u; j < 8u; j = j + 1u) {",
-        f"            CNT[{_w(f'j * {WORKGROUP}u + lid')}] = ((lo >> (j * 4u)) & 15u) | (((hi >> (j * 4u)) & 15u) << 16u);",
-        "        }",
-        "        workgroupBarrier();",
-        # exclusive scan of the 8 * WORKGROUP words in order: 8 per thread, then the
-        # thread totals (RAKE threads scan WORKGROUP / RAKE each, one thread their sums)
-        "        var run = 0u;",
-        "        for (var j = 0u; j < 8u; j = j + 1u) {",
-        f"            let q = {_w('lid * 8u + j')}; let x = CNT[q]; CNT[q] = run; run = run + x;",
-        "        }",
-        "        TS[lid] = run;",
-        *_rake("TS", WORKGROUP, "        "),
-        f"        let pre = TS[lid] + TT[lid / {per}u];",
-        f"        let low = TT[{RAKE}u] & 0xffffu;",  # pairs with digits below 8
-        "        for (var j = 0u; j < 8u; j = j + 1u) {",
-        f"            let q = {_w('lid * 8u + j')}; CNT[q] = CNT[q] + pre;",
-        "        }",
-        "        workgroupBarrier();",
-        *(f"        let c{j} = CNT[{_w(f'{j * WORKGROUP}u + lid')}];" for j in range(8)),
-        "        lo = 0u; hi = 0u;",
-        f"        for (var i = 0u; i < {ITEMS}u; i = i + 1u) {{",
-        f"            let d = {nib}; {count}",
-        f"            let x = {_pick('d')};",
-        "            let at = select(x & 0xffffu, (x >> 16u) + low, sel) + ((select(lo, hi, sel) >> f) & 15u);",
-        "            lo = lo + select(inc, 0u, sel); hi = hi + select(0u, inc, sel);",
-        f"            SK[{_w('at')}] = k[i]; SI[{_w('at')}] = v[i];",
-        "        }",
-        "        workgroupBarrier();",
-        "    }",
-    ]
+    w = ["    {", "        var lo = 0u; var hi = 0u;"]
+    for i in range(ITEMS):
+        w.append(f"        let k{i} = SK[{_w(f'lid * {ITEMS}u + {i}u')}]; "
+                 f"let v{i} = SI[{_w(f'lid * {ITEMS}u + {i}u')}];")
+    for i in range(ITEMS):
+        w.append(f"        let d{i} = (k{i} >> (shift + {s}u)) & 15u; "
+                 f"let f{i} = (d{i} & 7u) * 4u; let g{i} = d{i} >= 8u;")
+        w.append(f"        lo = lo + select(1u << f{i}, 0u, g{i}); hi = hi + select(0u, 1u << f{i}, g{i});")
+    # word j: this thread's count of digit j (low half) and of digit j + 8; then the
+    # exclusive scan of the 8 * WORKGROUP words in order, 8 per thread first
+    for j in range(8):
+        w.append(f"        CNT[{_w(f'{j * WORKGROUP}u + lid')}] = "
+                 f"((lo >> {4 * j}u) & 15u) | (((hi >> {4 * j}u) & 15u) << 16u);")
+    w.append("        workgroupBarrier();")
+    for j in range(8):
+        w.append(f"        let w{j} = CNT[{_w(f'lid * 8u + {j}u')}];")
+    w.append("        TS[lid] = " + " + ".join(f"w{j}" for j in range(8)) + ";")
+    w += _rake("TS", WORKGROUP, "        ")
+    w.append(f"        var run = TS[lid] + TT[lid / {per}u];")
+    w.append(f"        let low = TT[{RAKE}u] & 0xffffu;")  # pairs with digits below 8
+    for j in range(8):
+        w.append(f"        CNT[{_w(f'lid * 8u + {j}u')}] = run; run = run + w{j};")
+    w.append("        workgroupBarrier();")
+    w += [f"        let c{j} = CNT[{_w(f'{j * WORKGROUP}u + lid')}];" for j in range(8)]
+    w.append("        lo = 0u; hi = 0u;")
+    for i in range(ITEMS):
+        w.append(f"        {{ let x = {_pick(f'd{i}')}; "
+                 f"let at = select(x & 0xffffu, (x >> 16u) + low, g{i}) + ((select(lo, hi, g{i}) >> f{i}) & 15u); "
+                 f"lo = lo + select(1u << f{i}, 0u, g{i}); hi = hi + select(0u, 1u << f{i}, g{i}); "
+                 f"SK[{_w('at')}] = k{i}; SI[{_w('at')}] = v{i}; }}")
+    w += ["        workgroupBarrier();", "    }"]
+    return w
+
 
 
 def scatter(bits: int = BITS) -> str:
@@ -264,11 +261,14 @@ def scatter(bits: int = BITS) -> str:
         f"var<workgroup> OFF: array<u32, {r}>;",
         _ENTRY.format(wg=WORKGROUP),
         _BLOCK,
-        f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{ CNT[d] = T[r * {r}u + d]; }}",
+        # (the block's counts and the row's totals read at once: one memory round trip)
+        *(f"    let s{i} = S[(r * {r}u + min(lid + {i * WORKGROUP}u, {r - 1}u)) * B + b]; "
+          f"let t{i} = T[r * {r}u + min(lid + {i * WORKGROUP}u, {r - 1}u)];" for i in range(-(-r // WORKGROUP))),
+        *(f"    if (lid + {i * WORKGROUP}u < {r}u) {{ CNT[lid + {i * WORKGROUP}u] = t{i}; }}"
+          for i in range(-(-r // WORKGROUP))),
         *_rake("CNT", r),
-        f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{",
-        f"        OFF[d] = S[(r * {r}u + d) * B + b] + r * n + CNT[d] + TT[d / {r // RAKE}u];",
-        "    }",
+        *(f"    if (lid + {i * WORKGROUP}u < {r}u) {{ let d = lid + {i * WORKGROUP}u; "
+          f"OFF[d] = s{i} + r * n + CNT[d] + TT[d / {r // RAKE}u]; }}" for i in range(-(-r // WORKGROUP))),
         f"    for (var t0 = start; t0 < end; t0 = t0 + {TILE}u) {{",
         f"    let valid = min({TILE}u, end - t0);",
         # pairs past the run get the largest digit in every round: they stay last
@@ -284,22 +284,22 @@ def scatter(bits: int = BITS) -> str:
     for s in range(0, bits, 4):
         w += _round(s)
     w += [
-        f"    for (var j = lid; j < valid; j = j + {WORKGROUP}u) {{",
-        f"        let d = {dig.format('j')};",
-        f"        if (j == 0u || {dig.format('j - 1u')} != d) {{ CNT[d] = j; }}",
+        # the sorted tile out, its pairs j = lid + i * WORKGROUP: where each digit's run
+        # starts in the tile (CNT), each pair to its run's place in the output, then each
+        # digit's offset moved past its run
+        "    {",
+        *(f"        let j{i} = lid + {i * WORKGROUP}u; let e{i} = SK[{_w(f'j{i}')}]; "
+          f"let d{i} = (e{i} >> shift) & {r - 1}u;" for i in range(ITEMS)),
+        *(f"        if (j{i} < valid && (j{i} == 0u || {dig.format(f'j{i} - 1u')} != d{i})) "
+          f"{{ CNT[d{i}] = j{i}; }}" for i in range(ITEMS)),
+        "        workgroupBarrier();",
+        *(f"        if (j{i} < valid) {{ let at = OFF[d{i}] + j{i} - CNT[d{i}]; "
+          f"KO[at] = e{i}; IO[at] = SI[{_w(f'j{i}')}]; }}" for i in range(ITEMS)),
+        "        workgroupBarrier();",
+        *(f"        if (j{i} < valid && (j{i} + 1u == valid || {dig.format(f'j{i} + 1u')} != d{i})) "
+          f"{{ OFF[d{i}] = OFF[d{i}] + j{i} + 1u - CNT[d{i}]; }}" for i in range(ITEMS)),
+        "        workgroupBarrier();",
         "    }",
-        "    workgroupBarrier();",
-        f"    for (var j = lid; j < valid; j = j + {WORKGROUP}u) {{",
-        f"        let d = {dig.format('j')};",
-        "        let at = OFF[d] + j - CNT[d];",
-        f"        KO[at] = SK[{_w('j')}]; IO[at] = SI[{_w('j')}];",
-        "    }",
-        "    workgroupBarrier();",
-        f"    for (var j = lid; j < valid; j = j + {WORKGROUP}u) {{",
-        f"        let d = {dig.format('j')};",
-        f"        if (j + 1u == valid || {dig.format('j + 1u')} != d) {{ OFF[d] = OFF[d] + j + 1u - CNT[d]; }}",
-        "    }",
-        "    workgroupBarrier();",
         "    }",
         "}",
     ]
