@@ -48,19 +48,44 @@ def _head(bufs, wg: str) -> str:
 
 
 
+def _load_block(dst: str, src: str, threads: int, zero: str = "") -> str:
+    """WGSL: dst[i * NB + j] = A[src(i, j)] for i, j < b, the NB x NB square spread over
+    ``threads`` threads, each issuing all its loads before its stores (one memory round
+    trip, not NB * NB / threads); with zero, that workgroup array's same entries set to 0."""
+    per = NB * NB // threads
+    at = lambda q: f"t + {q * threads}u"  # noqa: E731
+    lines = []
+    for q in range(per):
+        lines.append(f"    let i{q} = ({at(q)}) / {NB}u; let j{q} = ({at(q)}) % {NB}u; "
+                     f"let in{q} = i{q} < b && j{q} < b;")
+    for q in range(per):
+        lines.append(f"    var v{q} = real_t(0.0); if (in{q}) {{ v{q} = A[{src.format(i=f'i{q}', j=f'j{q}')}]; }}")
+    for q in range(per):
+        z = f" {zero}[{at(q)}] = real_t(0.0);" if zero else ""
+        lines.append(f"    if (in{q}) {{ {dst}[{at(q)}] = v{q};{z} }}")
+    return "\n".join(lines) + "\n"
+
+
 def chol_panel(cplx: bool) -> str:
     """The diagonal block [k0, k0 + b)² of the lower Cholesky factor in place (the
     trailing updates of earlier panels already applied), in one workgroup per matrix and in
     workgroup memory (the block is loaded once and written back once; the per-column chain
     of barriers then waits on workgroup memory, not on global stores): per column j, the
     pivot sqrt(re a_jj) (NaN when not positive), the column below divided by it, and the
-    block's later columns updated."""
+    block's later columns updated. Threads take fixed entries of the NB x NB square (no
+    division by a run-time width per step) and issue the block's loads at once."""
+    _update = "".join(
+        f"        {{ let e = t + {q * T_PANEL}u; let i = e / {NB}u; let j = e % {NB}u;\n"
+        f"          if (j > k && j <= i && i < b) {{ Ls[e] = Ls[e] - mul(Ls[i * {NB}u + k], conjg(Ls[j * {NB}u + k])); }} }}\n"
+        for q in range(NB * NB // T_PANEL))
+    _store = "".join(
+        f"    {{ let e = t + {q * T_PANEL}u; let i = e / {NB}u; let j = e % {NB}u;"
+        f" if (i < b && j < b) {{ A[a0 + i * n + j] = Ls[e]; }} }}\n" for q in range(NB * NB // T_PANEL))
     return _SCALAR[cplx] + f"""var<workgroup> Ls: array<T, {NB * NB}>;
 """ + _head([("A", "T")], str(T_PANEL)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
     let a0 = z * n * n + k0 * n + k0;
-    for (var e = t; e < b * b; e = e + {T_PANEL}u) {{ Ls[(e / b) * {NB}u + e % b] = A[a0 + (e / b) * n + e % b]; }}
-    workgroupBarrier();
+{_load_block("Ls", "a0 + {i} * n + {j}", T_PANEL)}    workgroupBarrier();
     for (var k = 0u; k < b; k = k + 1u) {{
         let p = re(Ls[k * {NB}u + k]);
         let nan_bits = 0x7fc00000u;  // a run-time NaN: Tint refuses constant NaNs
@@ -68,14 +93,10 @@ def chol_panel(cplx: bool) -> str:
         for (var i = k + 1u + t; i < b; i = i + {T_PANEL}u) {{ Ls[i * {NB}u + k] = div(Ls[i * {NB}u + k], d); }}
         workgroupBarrier();
         if (t == 0u) {{ Ls[k * {NB}u + k] = d; }}
-        let w = b - k - 1u;
-        for (var e = t; e < w * w; e = e + {T_PANEL}u) {{
-            let i = k + 1u + e / w; let j = k + 1u + e % w;
-            if (j <= i) {{ Ls[i * {NB}u + j] = Ls[i * {NB}u + j] - mul(Ls[i * {NB}u + k], conjg(Ls[j * {NB}u + k])); }}
-        }}
-        workgroupBarrier();
+        // the later columns' lower entries (i, j), k < j <= i < b, over the NB x NB square
+{_update}        workgroupBarrier();
     }}
-    for (var e = t; e < b * b; e = e + {T_PANEL}u) {{ A[a0 + (e / b) * n + e % b] = Ls[(e / b) * {NB}u + e % b]; }}
+{_store}
 }}
 """
 
@@ -133,11 +154,7 @@ var<workgroup> Xs: array<T, {NB * NB}>;
 """ + _head([("A", "T"), ("Inv", "T")], str(NB)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4]; let mode = U[5];
     let a0 = z * n * n;
-    for (var e = t; e < b * b; e = e + {NB}u) {{
-        let i = e / b; let j = e % b;
-        Ls[i * {NB}u + j] = A[a0 + (k0 + i) * n + k0 + j];
-        Xs[i * {NB}u + j] = real_t(0.0);
-    }}
+{_load_block("Ls", "a0 + (k0 + {i}) * n + k0 + {j}", NB, zero="Xs")}
     workgroupBarrier();
     let j = t;
     if (j < b) {{
