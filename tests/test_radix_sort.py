@@ -152,6 +152,32 @@ def test_a_few_million(blocks, monkeypatch):
     assert_equal(xp.sort(x, descending=True), a[expected_argsort(a, 0, True)])
 
 
+@pytest.mark.parametrize("name", ["float32", "int32", "uint32"])
+@pytest.mark.parametrize("shape, axis", [((2, 5000), 1), ((5000, 3), 0)])
+def test_sort_carries_the_values_bit_for_bit(name, shape, axis):
+    """Where the radix sort takes the rows of a one-word dtype, sort's pairs carry the
+    values instead of indices (no gather after it): the result is still exactly the
+    values at argsort's order, -0.0 and +0.0 and NaN payloads included."""
+    rng = np.random.default_rng(23)
+    a = draw_values(rng, name, shape, distinct=40)
+    if name == "float32":
+        bits = a.view(np.uint32)
+        bits[rng.random(shape) < 0.05] = 0x80000000  # -0.0 among the +0.0 draws
+        nan = rng.random(shape) < 0.02
+        bits[nan] = 0x7FC00000 | rng.integers(1, 1 << 22, size=int(nan.sum()), dtype=np.uint32)
+        bits[rng.random(shape) < 0.02] = 0xFFC00123  # a negative NaN with a payload
+    x = xp.asarray(a)
+    with radix_from(4096):
+        assert impl.sort_values(impl.contiguous(xp.moveaxis(x, axis, -1)), a.size // shape[axis],
+                                shape[axis]) is not None
+        for descending in (False, True):
+            order = np.asarray(xp.argsort(x, axis=axis, descending=descending))
+            got = np.asarray(xp.sort(x, axis=axis, descending=descending))
+            want = np.take_along_axis(a, order.astype(np.int64), axis=axis)
+            np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+            np.testing.assert_array_equal(order, expected_argsort(a, axis, descending))
+
+
 @pytest.fixture(scope="module")
 def dev64():
     return Device(default_device().executor, float64=True)

@@ -3,7 +3,9 @@
 Both sort (key, index) pairs (_core/algorithms/sort.py): long rows by a stable LSD radix
 sort (kernels/webgpu/radix.py), short rows and WebGL2 by a bitonic network
 (kernels/webgpu/sort.py) whose ties are broken by the original position, so every sort is
-stable whatever ``stable`` says.
+stable whatever ``stable`` says. sort then gathers the values at the sorted indices, except
+where the radix sort takes rows of a one-word dtype (int32, uint32, float32): its pairs
+carry the values' bits instead of indices (``sort_values``), so nothing is gathered.
 Order conventions (the standard leaves them to the implementation): NaNs sort after +inf,
 so they come last in ascending order and first in descending order; -0.0 and +0.0 compare
 equal and keep their relative order. Descending order keeps equal elements in their
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from . import _dtypes as dt
 from ._core import graph as _graph
+from ._core import tensor
 from ._core.algorithms import sort as impl
 from ._array_object import Array
 from ._manipulation import _array, moveaxis, normalize_axis
@@ -38,11 +41,11 @@ def _check(x, axis, descending, stable, what: str) -> int:
     return normalize_axis(axis, x.ndim, what)
 
 
-def _sorted_pairs(x: Array, ax: int, descending: bool):
+def _sorted_pairs(x: Array, ax: int, descending: bool, xc=None):
     """(xc, idx, n): xc the C-contiguous rows of x with the axis last, idx the sorted
     pairs' indices (positions in xc) seen with the shape of xc, n the row length."""
     xm = moveaxis(x, ax, -1)
-    xc = impl.contiguous(xm)
+    xc = impl.contiguous(xm) if xc is None else xc
     n = x.shape[ax]
     batch = xm.shape[:-1]
     rows = xc.size // n
@@ -54,7 +57,15 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     ax = _check(x, axis, descending, stable, "sort")
     if ax < 0 or x.size == 0 or x.shape[ax] == 1:
         return _graph.copy_of(x)
-    xc, idx, n = _sorted_pairs(x, ax, descending)
+    xm = moveaxis(x, ax, -1)
+    xc = impl.contiguous(xm)
+    n = x.shape[ax]
+    bits = impl.sort_values(xc, xc.size // n, n, descending)
+    if bits is not None:  # the radix sort carried the values: no gather after it
+        c = tuple(xm.shape)
+        v = Array._view(bits._buf, x.dtype, c, tensor.c_strides(c), bits._offset, x.device)
+        return v if ax == x.ndim - 1 else _graph.copy_of(moveaxis(v, -1, ax))
+    xc, idx, n = _sorted_pairs(x, ax, descending, xc)
     out = Array._empty(x.shape, x.dtype, x.device)
     # the value of each sorted pair, read from the rows at its index
     node = Gather(1, Apply("add", (Input(0, _I32), Scalar(0, _I32)), _I32, _I32), x.dtype)

@@ -131,10 +131,26 @@ def _radix_plan(device) -> tuple[int, int]:
     return (lo if RADIX_MIN is None else RADIX_MIN), blocks
 
 
-def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool):
+_ONE_WORD = ("int32", "uint32", "float32")
+
+
+def sort_values(values: Tensor, rows: int, n: int, descending: bool = False):
+    """The sorted values of each row of the C-contiguous (rows, n) values, as a contiguous
+    uint32 array of their bits (rows * n), where the radix sort takes the rows and the
+    dtype is one word wide: its pairs then carry the values instead of their indices, and
+    no gather is needed after it. None otherwise (sort_rows, then a gather)."""
+    rx = getattr(values.device.kernels, "radix", None)
+    if (rx is None or values.dtype.name not in _ONE_WORD or rows == 0
+            or n < _radix_plan(values.device)[0]):
+        return None
+    return _radix_rows(rx, values, rows, n, descending, carry=True)[1]
+
+
+def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: bool = False):
     """sort_rows by the LSD radix sort of kernels/webgpu/radix.py: ping-pong between two
     (key, index) buffer pairs, one histogram, scan and scatter per digit; the two-word
-    dtypes sort by the minor word's key and then, stably, by the major word's."""
+    dtypes sort by the minor word's key and then, stably, by the major word's. carry: the
+    pairs carry the values' bits instead of indices (sort_values)."""
     device = values.device
     total = rows * n
     _check_size(device, total, "sorting")
@@ -155,8 +171,8 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool):
     flip = 0xFFFFFFFF if descending else 0
     k, i, k2, i2 = (tensor.empty((total,), _U32, device) for _ in range(4))
     for word, gather in words:
-        launch.kernel(device, ("sort", "radix-keys", word.dtype.name, gather),
-                      lambda w=word, g=gather: rx.keys(w.dtype, g), [word, k, i],
+        launch.kernel(device, ("sort", "radix-keys", word.dtype.name, gather, carry),
+                      lambda w=word, g=gather: rx.keys(w.dtype, g, carry), [word, k, i],
                       _words(n, blocks, span, nb, 0, total, word._offset, flip),
                       -(-total // rx.WORKGROUP))
         for shift in range(0, 32, bits):

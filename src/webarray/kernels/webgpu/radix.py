@@ -68,12 +68,14 @@ _BLOCK = ("    let n = U[0]; let B = U[1]; let span = U[2]; let shift = U[4];\n"
           "    let start = r * n + b * span; let end = r * n + min(b * span + span, n);\n")
 
 
-def keys(dtype: DType, gather: bool) -> str:
+def keys(dtype: DType, gather: bool, values: bool = False) -> str:
     """The first pass's pairs: K[p] = key of X[off + i] ^ flip, I[p] = i, where i is p,
-    or with gather I[p] (kept).
+    or with gather I[p] (kept); with values (a one-word dtype), I[p] = the bits of X[off
+    + p] instead: the pairs carry the values, so the sort's last pass leaves them sorted.
 
     Bindings: 1 values (read), 2 keys (write), 3 indices (read-write)."""
     src = "I[p]" if gather else "p"
+    payload = "X[U[6] + p]" if values else "i"
     w = [
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
         "@group(0) @binding(1) var<storage, read> X: array<u32>;",
@@ -85,7 +87,7 @@ def keys(dtype: DType, gather: bool) -> str:
         "    if (p >= U[5]) { return; }",
         f"    let i = {src};",
         f"    K[p] = sk_key({lanes.load(dtype, 'X', 'U[6] + i')}) ^ U[7];",
-        *([] if gather else ["    I[p] = i;"]),
+        *([] if gather else [f"    I[p] = {payload};"]),
         "}",
     ]
     return "\n".join(w) + "\n"
