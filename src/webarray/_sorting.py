@@ -81,6 +81,8 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False,
 
         return zeros(x.shape, dtype=_I32, device=x.device)
     xc, idx, n = _sorted_pairs(x, ax, descending)
+    if xc.size == n and ax == x.ndim - 1:  # one row: its indices are the positions
+        return Array._view(idx._buf, _I32, x.shape, idx._strides, idx._offset, x.device)
     out = Array._empty(x.shape, _I32, x.device)
     # an index is row * n + position: the position is what argsort returns
     node = Apply("remainder", (Input(0, _I32), Scalar(0, _I32)), _I32, _I32)

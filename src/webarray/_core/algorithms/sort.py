@@ -171,20 +171,28 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
     flip = 0xFFFFFFFF if descending else 0
     k, i, k2, i2 = (tensor.empty((total,), _U32, device) for _ in range(4))
     for word, gather in words:
-        launch.kernel(device, ("sort", "radix-keys", word.dtype.name, gather, carry),
-                      lambda w=word, g=gather: rx.keys(w.dtype, g, carry), [word, k, i],
-                      _words(n, blocks, span, nb, 0, total, word._offset, flip),
-                      -(-total // rx.WORKGROUP))
+        # the first pass reads the values themselves; the gathered second word of a
+        # two-word dtype has its pairs made by the keys kernel first
+        first = None if gather else word.dtype
+        if gather:
+            launch.kernel(device, ("sort", "radix-keys", word.dtype.name, gather),
+                          lambda w=word, g=gather: rx.keys(w.dtype, g), [word, k, i],
+                          _words(n, blocks, span, nb, 0, total, word._offset, flip),
+                          -(-total // rx.WORKGROUP))
         for shift in range(0, 32, bits):
-            u = _words(n, blocks, span, nb, shift)
+            fresh = first is not None and shift == 0
+            name = first.name if fresh else None
+            u = _words(n, blocks, span, nb, shift, *((word._offset, flip) if fresh else ()))
+            src = [word, word] if fresh else [k, i]
             h = tensor.empty((nb << bits,), _U32, device)
-            launch.kernel(device, ("sort", "radix-histogram", bits), lambda: rx.histogram(bits),
-                          [k, h], u, nb)
+            launch.kernel(device, ("sort", "radix-histogram", bits, name),
+                          lambda f=first if fresh else None: rx.histogram(bits, f), [src[0], h], u, nb)
             t = tensor.empty((rows << bits,), _U32, device)
             launch.kernel(device, ("sort", "radix-offsets", bits), lambda: rx.offsets(bits),
                           [h, t], u, rows << bits)
-            launch.kernel(device, ("sort", "radix-scatter", bits), lambda: rx.scatter(bits),
-                          [k, i, h, k2, i2, t], u, nb)
+            launch.kernel(device, ("sort", "radix-scatter", bits, name, fresh and carry),
+                          lambda f=first if fresh else None: rx.scatter(bits, f, carry),
+                          src + [h, k2, i2, t], u, nb)
             k, i, k2, i2 = k2, i2, k, i
     return (None if len(words) == 2 else k), i, n
 

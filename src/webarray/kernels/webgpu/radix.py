@@ -7,8 +7,9 @@ sort by key is the order the bitonic network gives with its index tie-break. A p
 stably by one digit of BITS bits, least significant first, in the reduce-then-scan form,
 which needs no forward-progress guarantee between workgroups (no look-back, no spinning):
 
-- ``keys``: the pairs of the first pass, (key of element p, p) from rows of values, or for
-  the second word of a two-word dtype (key of that word of element I[p], I[p]);
+- ``keys``: the pairs for the second word of a two-word dtype (key of that word of element
+  I[p], I[p]); the first pass makes its pairs (key of element p, and p or, for sort of a
+  one-word dtype, the value's bits) in its histogram and scatter, from the values;
 - ``histogram``: every block (a workgroup's run of one row) counts its digits with
   workgroup atomics into H[(row * R + digit) * blocks + block] (R = 2**BITS);
 - ``offsets``: one workgroup per (row, digit) scans that digit's counts over the row's
@@ -68,14 +69,13 @@ _BLOCK = ("    let n = U[0]; let B = U[1]; let span = U[2]; let shift = U[4];\n"
           "    let start = r * n + b * span; let end = r * n + min(b * span + span, n);\n")
 
 
-def keys(dtype: DType, gather: bool, values: bool = False) -> str:
+def keys(dtype: DType, gather: bool) -> str:
     """The first pass's pairs: K[p] = key of X[off + i] ^ flip, I[p] = i, where i is p,
-    or with gather I[p] (kept); with values (a one-word dtype), I[p] = the bits of X[off
-    + p] instead: the pairs carry the values, so the sort's last pass leaves them sorted.
+    or with gather I[p] (kept). (_core/algorithms/sort.py makes the pairs in the first
+    pass's histogram and scatter instead, ``first``, except with gather.)
 
     Bindings: 1 values (read), 2 keys (write), 3 indices (read-write)."""
     src = "I[p]" if gather else "p"
-    payload = "X[U[6] + p]" if values else "i"
     w = [
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
         "@group(0) @binding(1) var<storage, read> X: array<u32>;",
@@ -87,28 +87,38 @@ def keys(dtype: DType, gather: bool, values: bool = False) -> str:
         "    if (p >= U[5]) { return; }",
         f"    let i = {src};",
         f"    K[p] = sk_key({lanes.load(dtype, 'X', 'U[6] + i')}) ^ U[7];",
-        *([] if gather else [f"    I[p] = {payload};"]),
+        *([] if gather else ["    I[p] = i;"]),
         "}",
     ]
     return "\n".join(w) + "\n"
 
 
-def histogram(bits: int = BITS) -> str:
-    """Digit counts of every block of keys.
+def _first_key(dtype: DType, at: str) -> str:
+    """The key of element ``at`` of the values X (the first pass reads values, not keys):
+    U[5] their offset, U[6] the flip."""
+    return f"(sk_key({lanes.load(dtype, 'X', f'U[5] + {at}')}) ^ U[6])"
 
-    Bindings: 1 keys (read), 2 counts H (write, rows * R * blocks words)."""
+
+def histogram(bits: int = BITS, first: DType | None = None) -> str:
+    """Digit counts of every block of keys; with ``first`` (the values' dtype), the keys
+    of the first pass computed from the values as ``keys`` computes them (no keys pass
+    before it; uniforms 5 and 6: the values' offset and the flip).
+
+    Bindings: 1 keys or values (read), 2 counts H (write, rows * R * blocks words)."""
     r = 1 << bits
+    key = "K[p]" if first is None else _first_key(first, "p")
     w = [
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
-        "@group(0) @binding(1) var<storage, read> K: array<u32>;",
+        f"@group(0) @binding(1) var<storage, read> {'K' if first is None else 'X'}: array<u32>;",
         "@group(0) @binding(2) var<storage, read_write> H: array<u32>;",
+        *([] if first is None else [key_function(first)]),
         f"var<workgroup> C: array<atomic<u32>, {r}>;",
         _ENTRY.format(wg=WORKGROUP),
         _BLOCK,
         f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{ atomicStore(&C[d], 0u); }}",
         "    workgroupBarrier();",
         f"    for (var p = start + lid; p < end; p = p + {WORKGROUP}u) {{",
-        f"        atomicAdd(&C[(K[p] >> shift) & {r - 1}u], 1u);",
+        f"        atomicAdd(&C[({key} >> shift) & {r - 1}u], 1u);",
         "    }",
         "    workgroupBarrier();",
         f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{",
@@ -239,16 +249,26 @@ def _round(s: int) -> list[str]:
 
 
 
-def scatter(bits: int = BITS) -> str:
-    """One pass: every block's pairs, tile by tile, to their places in the output.
+def scatter(bits: int = BITS, first: DType | None = None, values: bool = False) -> str:
+    """One pass: every block's pairs, tile by tile, to their places in the output. With
+    ``first`` (the values' dtype), the first pass's pairs made from the values as ``keys``
+    makes them (keys computed, the index the position, or with ``values`` the values'
+    bits; uniforms 5 and 6 as ``histogram``'s), binding 1 the values, 2 unused.
 
     Bindings: 1 keys, 2 indices (read), 3 H as ``offsets`` left it, 4 keys, 5 indices
     (write), 6 the digit totals T (read)."""
     r = 1 << bits
     dig = "((SK[" + _w("{0}") + f"] >> shift) & {r - 1}u)"
+    at = lambda i: f"t0 + min(lid + {i * WORKGROUP}u, valid - 1u)"  # noqa: E731
+    if first is None:
+        load_k, load_i = (lambda i: f"KI[{at(i)}]"), (lambda i: f"II[{at(i)}]")
+    else:
+        load_k = lambda i: _first_key(first, at(i))  # noqa: E731
+        load_i = ((lambda i: f"X[U[5] + {at(i)}]") if values else at)
     w = [
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
-        "@group(0) @binding(1) var<storage, read> KI: array<u32>;",
+        f"@group(0) @binding(1) var<storage, read> {'KI' if first is None else 'X'}: array<u32>;",
+        *([] if first is None else [key_function(first)]),
         "@group(0) @binding(2) var<storage, read> II: array<u32>;",
         "@group(0) @binding(3) var<storage, read> S: array<u32>;",
         "@group(0) @binding(6) var<storage, read> T: array<u32>;",
@@ -277,8 +297,7 @@ def scatter(bits: int = BITS) -> str:
         # all of a thread's loads, then its stores: one memory round trip a tile, not ITEMS
         # (a loop of load-then-store per pair took the scatter of 2^24 pairs on an H200
         # from 0.55 to 0.67 ms)
-        *(f"    let a{i} = KI[t0 + min(lid + {i * WORKGROUP}u, valid - 1u)]; "
-          f"let b{i} = II[t0 + min(lid + {i * WORKGROUP}u, valid - 1u)];" for i in range(ITEMS)),
+        *(f"    let a{i} = {load_k(i)}; let b{i} = {load_i(i)};" for i in range(ITEMS)),
         *(f"    SK[{_w(f'lid + {i * WORKGROUP}u')}] = select({_ALL}u, a{i}, lid + {i * WORKGROUP}u < valid); "
           f"SI[{_w(f'lid + {i * WORKGROUP}u')}] = b{i};" for i in range(ITEMS)),
         "    workgroupBarrier();",
