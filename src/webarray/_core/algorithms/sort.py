@@ -3,11 +3,11 @@ or its WebGL2 counterpart, whose BLOCK and MAX_FUSED of 1 make every step one la
 the radix sort of ``Device.kernels.radix`` (kernels/webgpu/radix.py; WebGPU only).
 
 Rows from the crossover of ``_radix_plan`` on sort by LSD radix sort (``_radix_rows``):
-8-bit digits, four passes of histogram, offsets and scatter over unpadded rows (P = n), stable, so the
-two-word dtypes are simply eight passes, minor word first. On lavapipe it overtakes the
-network at 2^12 elements and is 2.5x faster at 2^18; on an H100 at 2^21, 1.7x faster at
-2^24 (benchmarks/NOTES-sort.md). Shorter rows, and every row on WebGL2, take the bitonic
-network:
+8-bit digits, four passes of histogram, offsets and scatter over unpadded rows (P = n),
+stable, so the two-word dtypes are simply eight passes, minor word first. On lavapipe it
+overtakes the network at 2^12 elements and is 2.5x faster at 2^18; on an H200 at 2^17,
+1.7x faster at 2^20-2^22 (benchmarks/NOTES-sort.md). Shorter rows, and every row on
+WebGL2, take the bitonic network:
 
 ``sort_rows`` sorts every row of a C-contiguous (rows, n) block of values into (key,
 index) pairs, rows padded to a power of two P: one ``block_sort`` launch sorts runs of up
@@ -117,11 +117,12 @@ def sort_rows(values: Tensor, rows: int, n: int, descending: bool = False):
 
 # (row length from which radix sort beats the network, about how many workgroups a radix
 # pass has), measured in benchmarks/NOTES-sort.md. A CPU adapter (lavapipe) pays per
-# element, so radix wins early; a GPU pays per launch (a radix sort makes 21, the network
-# a handful below 2^20), so the network stays ahead up to 2^21 on an H100, where more
+# element, so radix wins early; a GPU pays per launch (a radix sort makes 12, ~0.35 ms on
+# an H200 up to 2^19; the network fewer below 2^16), so the network stays ahead up to 2^16
+# there (session 14; 2^21 before the radix kernels' loops were written out), where more
 # blocks fill the chip.
 RADIX_CPU = (1 << 12, 1024)
-RADIX_GPU = (1 << 21, 4096)
+RADIX_GPU = (1 << 17, 4096)
 RADIX_MIN = None  # set: radix sort from this row length on every adapter (tests)
 
 
