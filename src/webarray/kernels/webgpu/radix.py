@@ -284,13 +284,13 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False) 
         _ENTRY.format(wg=WORKGROUP),
         _BLOCK,
         # (the block's counts and the row's totals read at once: one memory round trip)
-        *(f"    let s{i} = S[(r * {r}u + min(lid + {i * WORKGROUP}u, {r - 1}u)) * B + b]; "
-          f"let t{i} = T[r * {r}u + min(lid + {i * WORKGROUP}u, {r - 1}u)];" for i in range(-(-r // WORKGROUP))),
-        *(f"    if (lid + {i * WORKGROUP}u < {r}u) {{ CNT[lid + {i * WORKGROUP}u] = t{i}; }}"
+        *(f"    let hs{i} = S[(r * {r}u + min(lid + {i * WORKGROUP}u, {r - 1}u)) * B + b]; "
+          f"let ht{i} = T[r * {r}u + min(lid + {i * WORKGROUP}u, {r - 1}u)];" for i in range(-(-r // WORKGROUP))),
+        *(f"    if (lid + {i * WORKGROUP}u < {r}u) {{ CNT[lid + {i * WORKGROUP}u] = ht{i}; }}"
           for i in range(-(-r // WORKGROUP))),
         *_rake("CNT", r),
         *(f"    if (lid + {i * WORKGROUP}u < {r}u) {{ let d = lid + {i * WORKGROUP}u; "
-          f"OFF[d] = s{i} + r * n + CNT[d] + TT[d / {r // RAKE}u]; }}" for i in range(-(-r // WORKGROUP))),
+          f"OFF[d] = hs{i} + r * n + CNT[d] + TT[d / {r // RAKE}u]; }}" for i in range(-(-r // WORKGROUP))),
         f"    for (var t0 = start; t0 < end; t0 = t0 + {TILE}u) {{",
         f"    let valid = min({TILE}u, end - t0);",
         # pairs past the run get the largest digit in every round: they stay last
