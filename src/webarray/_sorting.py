@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from . import _dtypes as dt
 from ._core import graph as _graph
-from ._core import tensor
 from ._core.algorithms import sort as impl
 from ._array_object import Array
 from ._manipulation import _array, moveaxis, normalize_axis
@@ -62,8 +61,7 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     n = x.shape[ax]
     bits = impl.sort_values(xc, xc.size // n, n, descending)
     if bits is not None:  # the radix sort carried the values: no gather after it
-        c = tuple(xm.shape)
-        v = Array._view(bits._buf, x.dtype, c, tensor.c_strides(c), bits._offset, x.device)
+        v = impl.rows_view(bits, xm.shape[:-1], n, n, x.dtype)
         return v if ax == x.ndim - 1 else _graph.copy_of(moveaxis(v, -1, ax))
     xc, idx, n = _sorted_pairs(x, ax, descending, xc)
     out = Array._empty(x.shape, x.dtype, x.device)

@@ -75,8 +75,8 @@ def sort_rows(values: Tensor, rows: int, n: int, descending: bool = False):
     in [r*P, r*P + n), an index being the element's position r*n + i in values; P is n
     (radix sort) or the power of two the network pads rows to. keys is None for the
     two-word dtypes (their order is not one of 32-bit keys)."""
-    rx = getattr(values.device.kernels, "radix", None)
-    if rx is not None and n >= _radix_plan(values.device)[0] and rows > 0:
+    rx = _radix_for(values, rows, n)
+    if rx is not None:
         return _radix_rows(rx, values, rows, n, descending)
     if values.dtype is dt.float64:
         return _sort_rows_wide(_f64_keys(values), rows, n, descending)
@@ -140,16 +140,24 @@ def sort_values(values: Tensor, rows: int, n: int, descending: bool = False):
     uint32 array of their bits (rows * n), where the radix sort takes the rows and the
     dtype is one word wide: its pairs then carry the values instead of their indices, and
     no gather is needed after it. None otherwise (sort_rows, then a gather)."""
-    rx = getattr(values.device.kernels, "radix", None)
-    if (rx is None or values.dtype.name not in _ONE_WORD or rows == 0
-            or n < _radix_plan(values.device)[0]):
+    rx = _radix_for(values, rows, n)
+    if rx is None or values.dtype.name not in _ONE_WORD:
         return None
     return _radix_rows(rx, values, rows, n, descending, carry=True)[1]
 
 
+def _radix_for(values: Tensor, rows: int, n: int):
+    """The radix generators when the radix sort takes these rows (from the crossover of
+    ``_radix_plan``, WebGPU only), else None (the network)."""
+    rx = getattr(values.device.kernels, "radix", None)
+    if rx is None or rows == 0 or n < _radix_plan(values.device)[0]:
+        return None
+    return rx
+
+
 def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: bool = False):
     """sort_rows by the LSD radix sort of kernels/webgpu/radix.py: ping-pong between two
-    (key, index) buffer pairs, one histogram, scan and scatter per digit; the two-word
+    (key, index) buffer pairs, one histogram, offsets and scatter per digit; the two-word
     dtypes sort by the minor word's key and then, stably, by the major word's. carry: the
     pairs carry the values' bits instead of indices (sort_values)."""
     device = values.device
@@ -172,27 +180,28 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
     flip = 0xFFFFFFFF if descending else 0
     k, i, k2, i2 = (tensor.empty((total,), _U32, device) for _ in range(4))
     for word, gather in words:
-        # the first pass reads the values themselves; the gathered second word of a
-        # two-word dtype has its pairs made by the keys kernel first
-        first = None if gather else word.dtype
-        if gather:
+        if gather:  # the gathered second word of a two-word dtype: its pairs made first
             launch.kernel(device, ("sort", "radix-keys", word.dtype.name, gather),
                           lambda w=word, g=gather: rx.keys(w.dtype, g), [word, k, i],
                           _words(n, blocks, span, nb, 0, total, word._offset, flip),
                           -(-total // rx.WORKGROUP))
         for shift in range(0, 32, bits):
-            fresh = first is not None and shift == 0
-            name = first.name if fresh else None
-            u = _words(n, blocks, span, nb, shift, *((word._offset, flip) if fresh else ()))
-            src = [word, word] if fresh else [k, i]
+            # the first pass of a word not gathered reads the values themselves (first:
+            # their dtype), every other pass the previous pass's pairs
+            first = word.dtype if not gather and shift == 0 else None
+            if first is None:
+                u, src, key = _words(n, blocks, span, nb, shift), [k, i], (None, False)
+            else:
+                u = _words(n, blocks, span, nb, shift, word._offset, flip)
+                src, key = [word, word], (first.name, carry)
             h = tensor.empty((nb << bits,), _U32, device)
-            launch.kernel(device, ("sort", "radix-histogram", bits, name),
-                          lambda f=first if fresh else None: rx.histogram(bits, f), [src[0], h], u, nb)
+            launch.kernel(device, ("sort", "radix-histogram", bits, key[0]),
+                          lambda f=first: rx.histogram(bits, f), [src[0], h], u, nb)
             t = tensor.empty((rows << bits,), _U32, device)
             launch.kernel(device, ("sort", "radix-offsets", bits), lambda: rx.offsets(bits),
                           [h, t], u, rows << bits)
-            launch.kernel(device, ("sort", "radix-scatter", bits, name, fresh and carry),
-                          lambda f=first if fresh else None: rx.scatter(bits, f, carry),
+            launch.kernel(device, ("sort", "radix-scatter", bits) + key,
+                          lambda f=first: rx.scatter(bits, f, carry),
                           src + [h, k2, i2, t], u, nb)
             k, i, k2, i2 = k2, i2, k, i
     return (None if len(words) == 2 else k), i, n
