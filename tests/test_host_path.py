@@ -200,6 +200,24 @@ def test_the_kept_launch_plan_equals_the_general_launch(dtype, monkeypatch):
     assert counts[1] == counts[0], "the second round made new plans instead of keeping them"
 
 
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "eager"])
+def test_float32_scalars_are_rounded_as_numpy_rounds_them_on_the_kept_plan(fused):
+    """The kept plan packs a float32 scalar with struct's "f" (round to nearest even); past
+    the largest float32 it cannot, and the uniforms are packed again word by word (a value
+    that rounds past float32's range is infinity, as NumPy casts it). The same plan serves
+    every value: the first launch of each signature warms it."""
+    x = np.array([1.0, -2.0, 0.5, 3.0], dtype=np.float32)
+    a = xp.asarray(x)
+    big = float(np.finfo(np.float32).max)
+    values = [2.0, 3, 1e39, -1e39, big, big * (1 + 2.0 ** -25), big * (1 + 2.0 ** -23),
+              float("nan"), -0.0, 1e-46, 0.1, 2.0 ** -149 * 0.75, float("inf")]
+    with xp.fusion.enabled(fused), np.errstate(all="ignore"):
+        for v in values * 2:
+            got = np.asarray(a * v + a)
+            ref = x * np.float32(v) + x
+            assert got.tobytes() == ref.tobytes(), v
+
+
 def test_cupy_arrays_take_the_kept_plans_too():
     """webarray.cupy's ndarray subclasses Array without state of its own: its operands are
     arrays of their dtype for the plans, and results keep NumPy's semantics there."""

@@ -93,6 +93,7 @@ class Device:
         # launches by signature: what their kernels and uniforms need (elementwise: launch.py;
         # reductions and fft passes through ``keep_plan``)
         self.plans: dict = {}
+        self.grids: dict = {}  # an elementwise launch's grid by (elements, vec4): launch.py
         # launches binding a larger buffer run in pieces (launch.py)
         self._piece_bytes = launch.piece_bytes(executor)
 

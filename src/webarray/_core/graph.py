@@ -38,6 +38,7 @@ from ..executors.guard import LOCK, critical
 from .. import _dtypes as _dt
 from ..kernels.expr import Apply, Cast, Index, Input, LoopOut, Node, Scalar
 from ..kernels.expr import apply as _apply_node, slot as _slot_node
+from ..kernels.expr import APPLIES, SLOTS
 from ..kernels import lanes
 from . import fold as _fold, storage, tensor
 from .launch import elementwise as _launch
@@ -119,8 +120,12 @@ def apply(device, shape, node: Apply, inputs, scalars):
                     if depth == 0:
                         depth = 1
             else:
-                dtype, value = scalars[x.slot]
-                n = Lazy("scalar", dtype, (), None, None, value)
+                n = Lazy.__new__(Lazy)  # Lazy("scalar", dtype, (), None, None, value)
+                n.dtype, n.value = scalars[x.slot]
+                n.kind, n.args, n.op, n.compute, n.owner, n.expr, n.error = (
+                    "scalar", (), None, None, None, None, None)
+                n.depth = 0
+                n.seq = next(_SEQ)
                 if depth == 0:
                     depth = 1
             args.append(n)
@@ -615,9 +620,11 @@ class _Lowering:
             kind = n.kind
             if kind == "op":
                 args = n.args
-                if len(args) == 2:
-                    e = _apply_node(n.op, (self.node(args[0]), self.node(args[1])), n.compute,
-                                    n.dtype)
+                if len(args) == 2:  # expr.apply written out: one lookup of a made node
+                    x, y = self.node(args[0]), self.node(args[1])
+                    e = APPLIES.get((n.op, n.compute, n.dtype, x.key, y.key))
+                    if e is None:
+                        e = _apply_node(n.op, (x, y), n.compute, n.dtype)
                 else:
                     e = _apply_node(n.op, tuple([self.node(a) for a in args]), n.compute,
                                     n.dtype)
@@ -628,12 +635,14 @@ class _Lowering:
                 if slot is None:
                     slot = self._slots[where] = len(self.inputs)
                     self.inputs.append(v)
-                e = _slot_node(Input, slot, n.dtype)
+                e = SLOTS.get((Input, slot, n.dtype)) or _slot_node(Input, slot, n.dtype)
             elif kind == "cast":
                 e = Cast(self.node(n.args[0]), n.dtype)
             elif kind == "scalar":
-                e = _slot_node(Scalar, len(self.scalars), n.dtype)
-                self.scalars.append((n.dtype, n.value))
+                scalars = self.scalars
+                e = (SLOTS.get((Scalar, len(scalars), n.dtype))
+                     or _slot_node(Scalar, len(scalars), n.dtype))
+                scalars.append((n.dtype, n.value))
             elif kind == "loopout":
                 e = LoopOut(self.node(n.args[0]), n.value, n.dtype)
             elif kind == "loop":

@@ -171,15 +171,8 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     return [r[0] if isinstance(r, tuple) else r for r in results]
 
 
-# dtypes of more than one word (lanes.words), filled as dtypes are seen
-_WIDE_DTYPES: dict = {}
-
-
-def _wide(d) -> bool:
-    w = _WIDE_DTYPES.get(d)
-    if w is None:
-        w = _WIDE_DTYPES[d] = lanes.words(d) != 1
-    return w
+# the dtypes of more than one word a stored element (lanes.words)
+_WIDE_SET = frozenset(d for d in dt.all_dtypes if lanes.words(d) != 1)
 
 _PACKERS: dict = {}  # struct.Struct of n u32 words, by n
 _C_STRIDES: dict = {}  # C-contiguous strides by shape (a bounded cache)
@@ -190,25 +183,28 @@ def _plain(device, shape, outputs, inputs, scalars):
     C-contiguous view of the kernel's shape within one binding. Its spec, key and compiled
     kernel depend only on the nodes, the dtypes, which inputs share a buffer, the scalars'
     dtypes, the rank and vec4, so they are kept per device under that small signature
-    (``Device.plans``) and a repeated launch only packs its uniforms."""
+    (``Device.plans``) and a repeated launch only packs its uniforms. This is the path of
+    every forced fused result, so it is written for its host cost (~4 µs here)."""
     global launches
     n = math.prod(shape)
     big = device._piece_bytes
     if n == 0 or 8 * n > big:
         return None
-    for _, out in outputs:
+    first = len(outputs) + 1  # outputs take bindings 1..k, the inputs' buffers follow
+    sig = []  # the signature: per input (dtype, binding), per output the node's key, ...
+    for node, out in outputs:
         if out is not None:
             return None
-    first = len(outputs) + 1  # outputs take bindings 1..k, the inputs' buffers follow
+        sig.append(node.key)
     buffers: list = []
     where: dict = {}
-    slots = []
-    aligned = n % 4 == 0
+    aligned = not n & 3
     contiguous = _C_STRIDES.get(shape)
     if contiguous is None:
         contiguous = tensor.c_strides(shape)
         if len(_C_STRIDES) < 4096:
             _C_STRIDES[shape] = contiguous
+    words = [0]  # the element (or vec4) count, filled in below
     for a in inputs:
         if a._shape != shape or (a._strides != contiguous
                                  and not is_contiguous(shape, a._strides)):
@@ -216,60 +212,64 @@ def _plain(device, shape, outputs, inputs, scalars):
         buf = a._b
         if buf is None:  # a pending record (a user kernel's input): computed first
             buf = a._buf
-        if buf.nbytes > big:
-            return None
         b = where.get(id(buf))
         if b is None:
+            if buf.nbytes > big:
+                return None
             b = where[id(buf)] = first + len(buffers)
             buffers.append(buf)
         d = a._dtype
-        slots.append((d, b))
-        if a._offset % 4 or _wide(d):
+        sig.append(d)
+        sig.append(b)
+        offset = a._offset
+        words.append(offset)
+        if aligned and (offset & 3 or d in _WIDE_SET):
             aligned = False
+    for d, _ in scalars:
+        sig.append(d)
     if aligned:
         for node, _ in outputs:
-            if _wide(node.dtype) or has_loop(node):
+            if node.dtype in _WIDE_SET or has_loop(node):
                 aligned = False
-    sig = (tuple([node.key for node, _ in outputs]), tuple(slots),
-           tuple([d for d, _ in scalars]), len(shape), aligned)
+                break
+    sig.append(len(outputs))
+    sig.append(len(scalars))
+    sig.append(len(shape))
+    sig.append(aligned)
+    sig = tuple(sig)
     plan = device.plans.get(sig)
     if plan is None:
-        spec = ew.ElementwiseSpec(
-            inputs=tuple((d, ew.Operand(b, strided=False)) for d, b in slots),
-            scalars=sig[2],
-            outputs=tuple((node, ew.Operand(k + 1, strided=False))
-                          for k, (node, _) in enumerate(outputs)),
-            writable=(True,) * len(outputs) + (False,) * len(buffers),
-            ndim=len(shape),
-            vec4=aligned,
-        )
-        gen = device.kernels.elementwise
-        key, make = ("ew", spec.key), (lambda: gen.generate(spec))
-        plan = (spec.uses_shape, spec.uses_index, device.kernel(key, make), gen.grid_for, key,
-                make)
+        plan = _plan(device, shape, outputs, inputs, scalars, where, aligned)
         device.keep_plan(sig, plan)
-    uses_shape, uses_index, kid, grid_for, key, make = plan
-    results = [tensor.empty(shape, node.dtype, device) for node, _ in outputs]
-    div = 4 if aligned else 1
-    words = [n // div]
+    uses_shape, uses_index, kid, grid_for, key, make, empties, packer = plan
+    if aligned:
+        words[0] = n >> 2
+        for i in range(1, len(words)):
+            words[i] >>= 2
+    else:
+        words[0] = n
     if uses_shape:
-        words += shape
-    words += [a._offset // div for a in inputs]
+        words[1:1] = shape
     words += [0] * len(outputs)
-    for d, v in scalars:
-        words += lanes.scalar_words(d, v)
+    for d, v in scalars:  # a float32 scalar goes in as it is: the packer's "f" rounds it
+        if d is _F32:
+            words.append(v)
+        else:
+            words += lanes.scalar_words(d, v)
     if uses_index:
         words.append(0)
-    packer = _PACKERS.get(len(words))
-    if packer is None:
-        packer = _PACKERS[len(words)] = struct.Struct(f"<{len(words)}I")
     try:
         uniforms = packer.pack(*words)
-    except struct.error:  # negative words: their two's complement
-        uniforms = packer.pack(*(w & 0xFFFFFFFF for w in words))
-    ex = device.executor
+    except (struct.error, OverflowError):  # negative words, or a float past float32's range
+        uniforms = _pack_words(words, scalars, uses_index)
+    results = [new(shape, contiguous) for new in empties]
     launches += 1
-    grid = grid_for(n, aligned, ex.max_workgroups_per_dim)
+    grids = device.grids
+    grid = grids.get((n, aligned))
+    if grid is None:
+        grid = grid_for(n, aligned, device.executor.max_workgroups_per_dim)
+        if len(grids) < 4096:
+            grids[(n, aligned)] = grid
     bound = [r._b for r in results] + buffers
     for b in bound:
         if b.nbytes > big:  # a pooled output buffer of a larger size class: in pieces
@@ -277,8 +277,48 @@ def _plain(device, shape, outputs, inputs, scalars):
             return results
     if recording is not None:
         recording.hold(bound)
-    ex.dispatch(kid, [b.handle for b in bound], uniforms, grid)
+    device.executor.dispatch(kid, [b.handle for b in bound], uniforms, grid)
     return results
+
+
+def _plan(device, shape, outputs, inputs, scalars, where, aligned):
+    """What ``_plain`` keeps per signature: whether the kernel reads the shape and the
+    element index, its compiled id, the grid function, its key and source maker (for a launch
+    in pieces), a maker of each output record, and the uniforms' packer (made at the first
+    launch)."""
+    slots = [(a._dtype, where[id(a._b if a._b is not None else a._buf)]) for a in inputs]
+    spec = ew.ElementwiseSpec(
+        inputs=tuple((d, ew.Operand(b, strided=False)) for d, b in slots),
+        scalars=tuple(d for d, _ in scalars),
+        outputs=tuple((node, ew.Operand(k + 1, strided=False))
+                      for k, (node, _) in enumerate(outputs)),
+        writable=(True,) * len(outputs) + (False,) * len(where),
+        ndim=len(shape),
+        vec4=aligned,
+    )
+    gen = device.kernels.elementwise
+    key, make = ("ew", spec.key), (lambda: gen.generate(spec))
+    empties = tuple(tensor.maker(node.dtype, device) for node, _ in outputs)
+    head = 1 + len(shape) * spec.uses_shape + len(inputs) + len(outputs)
+    fmt = "I" * head + "".join("f" if d is _F32 else "I" * lanes.words(d) for d, _ in scalars)
+    packer = struct.Struct("<" + fmt + "I" * spec.uses_index)
+    return (spec.uses_shape, spec.uses_index, device.kernel(key, make), gen.grid_for, key, make,
+            empties, packer)
+
+
+def _pack_words(words, scalars, uses_index) -> bytes:
+    """_plain's uniforms where its packer refused them: every word as u32 (negative ones as
+    their two's complement), the scalars by ``lanes.scalar_words`` (which rounds a float past
+    the largest float32 to infinity)."""
+    head = len(words) - uses_index - sum(lanes.words(d) for d, _ in scalars)
+    out = [w & 0xFFFFFFFF for w in words[:head]]
+    for d, v in scalars:
+        out += lanes.scalar_words(d, v)
+    out += [0] * uses_index
+    return struct.pack(f"<{len(out)}I", *out)
+
+
+_F32 = dt.float32
 
 
 def kernel(device, key, make_source, records, uniforms: bytes, groups: int) -> None:

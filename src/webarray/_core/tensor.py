@@ -97,6 +97,8 @@ def present_as(cls: type) -> None:
     if not issubclass(cls, Tensor) or cls.__dict__.get("__slots__", None) != ():
         raise TypeError(f"{cls.__name__} must subclass Tensor with __slots__ = ()")
     _face = cls
+    global pending
+    pending = cls._pending  # the graph's hot path: one call, not two
 
 
 def view(buf, dtype, shape, strides, offset, device) -> Tensor:
@@ -105,13 +107,39 @@ def view(buf, dtype, shape, strides, offset, device) -> Tensor:
 
 
 def pending(node, shape, strides, device) -> Tensor:
-    """A record whose value graph node ``node`` will compute."""
+    """A record whose value graph node ``node`` will compute (``present_as`` rebinds this
+    name to the class's own constructor)."""
     return _face._pending(node, shape, strides, device)
 
 
 def empty(shape, dtype, device) -> Tensor:
     """A C-contiguous record over a fresh buffer of the device's pool (values undefined)."""
     return _face._empty(shape, dtype, device)
+
+
+def maker(dtype, device):
+    """``empty`` for one dtype and device on a launch's hot path: a function of (shape,
+    its C-contiguous strides) that makes the record (the dtype is the device's, checked once
+    here). The pool is looked up at each call: a jit recording swaps it (replay.py)."""
+    device.check_dtype(dtype)
+    size = storage.element_bytes(dtype)
+
+    def new(shape, strides):
+        n = 1
+        for d in shape:
+            n *= d
+        self = object.__new__(_face)
+        self._b = buf = device.pool.acquire(n * size if n else size)
+        self._lazy = None
+        buf.views = 1
+        self._dtype = dtype
+        self._shape = shape
+        self._strides = strides
+        self._offset = 0
+        self._device = device
+        return self
+
+    return new
 
 
 def view_of(t: Tensor, shape, strides, offset) -> Tensor:

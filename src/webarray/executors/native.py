@@ -47,6 +47,7 @@ from typing import Sequence
 from .guard import LOCK, critical, deliver
 from .protocol import DeviceLost, KernelError, buffer_size, is_loss
 
+_ZEROS = bytes(4096)  # padding of the uniform arena to a binding's alignment
 _BATCH_LIMIT = 4096  # dispatches recorded before a submit is forced
 # Bytes of buffers bound by the recorded dispatches after which they are submitted at once,
 # so that the GPU works on large ops while the host records the next ones. Small ops never
@@ -295,7 +296,8 @@ class NativeExecutor:
     def dispatch(self, kernel: int, bindings: Sequence, uniforms: bytes, grid) -> None:
         LOCK.acquire()  # not `with` (half the cost); @critical defers a SIGINT before the try
         try:
-            self._check_alive()
+            if self.lost is not None:
+                self._check_alive()
             limit = self.max_workgroups_per_dim
             if grid[0] > limit or grid[1] > limit or grid[2] > limit:
                 raise ValueError(
@@ -304,25 +306,33 @@ class NativeExecutor:
                 )
             if len(self._pending) >= _BATCH_LIMIT or self._pending_bytes >= _SUBMIT_BYTES:
                 self.flush()
-            align = self.binding_alignment
-            start = (len(self._arena) + align - 1) // align * align
-            self._arena.extend(b"\0" * (start - len(self._arena)))
-            self._arena.extend(uniforms or b"\0\0\0\0")
-            size = len(self._arena) - start
+            arena = self._arena
+            start = len(arena)
+            pad = -start % self.binding_alignment
+            if pad:
+                arena += _ZEROS[:pad]
+                start += pad
+            arena += uniforms or b"\0\0\0\0"
+            size = len(arena) - start
             # a dynamic binding has a fixed size per bind group: round it to a power of two
-            window = 256 if size <= 256 else 1 << (size - 1).bit_length()
+            if size <= 256:
+                window = 256
+            else:
+                window = 1 << (size - 1).bit_length()
             if window > self._arena_slack:
                 self._arena_slack = window
             handles = tuple(bindings)
             buffers, sizes = self._buffers, self._sizes
             bufs = []
+            nbytes = 0
             for h in handles:
                 if h.__class__ is int:
                     bufs.append(buffers[h])
-                    self._pending_bytes += sizes[h]
+                    nbytes += sizes[h]
                 else:  # (handle, offset, size): one range of the buffer
                     bufs.append({"buffer": buffers[h[0]], "offset": h[1], "size": h[2]})
-                    self._pending_bytes += h[2]
+                    nbytes += h[2]
+            self._pending_bytes += nbytes
             self._pending.append((kernel, bufs, handles, start, size, window, grid))
         finally:
             LOCK.release()

@@ -87,17 +87,18 @@ class Apply(Node):
         self.key = intern(("op", op, compute.name, dtype.name, *[a.key for a in args]))
 
 
-_APPLIES: dict = {}
-_SLOTS: dict = {}
+# the nodes made by apply and slot, by structure (graph.py's lowering looks them up itself)
+APPLIES: dict = {}
+SLOTS: dict = {}
 
 
 def slot(cls: type, slot: int, dtype: DType):
     """``Input(slot, dtype)`` or ``Scalar(slot, dtype)`` (cls), made once per structure as
     ``apply`` makes Apply nodes."""
     k = (cls, slot, dtype)
-    node = _SLOTS.get(k)
+    node = SLOTS.get(k)
     if node is None:
-        node = _SLOTS.setdefault(k, cls(slot, dtype))
+        node = SLOTS.setdefault(k, cls(slot, dtype))
     return node
 
 
@@ -107,9 +108,9 @@ def apply(op: str, args: tuple, compute: DType, dtype: DType) -> Apply:
     and compared by key, so one object serves every use of a structure): what lowering a
     fused DAG calls once per node."""
     k = (op, compute, dtype, *[a.key for a in args])
-    node = _APPLIES.get(k)
+    node = APPLIES.get(k)
     if node is None:
-        node = _APPLIES.setdefault(k, Apply(op, args, compute, dtype))
+        node = APPLIES.setdefault(k, Apply(op, args, compute, dtype))
     return node
 
 
