@@ -314,3 +314,31 @@ def test_computing_one_of_many_pending_arrays_looks_at_a_bounded_number(monkeypa
         xp.fusion.flush()
         for i in (0, 1, 300, 598):
             assert_equal(keep[i], np.arange(16, dtype=np.float32) * i + 1)
+
+
+def test_the_direct_partials_are_the_functions_that_only_apply_their_op():
+    """Operators call ``_elementwise.DIRECT[name]`` (``partial(_apply, name)``) in place of the
+    namespace function: only right where the function's whole body is ``return _apply(name,
+    <its parameters in order>)``. A function that checks anything first must not be there."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(_elementwise))
+    simple = set()
+    for f in tree.body:
+        if not isinstance(f, ast.FunctionDef):
+            continue
+        body = [s for s in f.body
+                if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if (len(body) == 1 and isinstance(body[0], ast.Return)
+                and isinstance(body[0].value, ast.Call)
+                and getattr(body[0].value.func, "id", None) == "_apply"
+                and not body[0].value.keywords
+                and [ast.literal_eval(body[0].value.args[0])]
+                + [getattr(a, "id", None) for a in body[0].value.args[1:]]
+                == [f.name] + [a.arg for a in f.args.posonlyargs + f.args.args]):
+            simple.add(f.name)
+    assert set(_elementwise.DIRECT) <= simple, set(_elementwise.DIRECT) - simple
+    assert len(_elementwise.DIRECT) >= 60
+    for name, partial in _elementwise.DIRECT.items():
+        assert partial.func is _elementwise._apply and partial.args == (name,)

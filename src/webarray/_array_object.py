@@ -263,7 +263,7 @@ def _binary(name: str):
         nonlocal fn
         from . import _elementwise as ew  # Array <-> namespace: the namespace imports Array
 
-        fn = getattr(ew, name)
+        fn = ew.direct(name)
         return fn
 
     def forward(self, other):

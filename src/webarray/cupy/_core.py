@@ -660,18 +660,14 @@ def _install_operators() -> None:
     for op, name in pairs:
         fn = getattr(f, name)
 
-        def forward(self, other, fn=fn):
-            return fn(self, other)
-
         def reflected(self, other, fn=fn):
             return fn(other, self)
 
         def inplace(self, other, fn=fn):
             return f.inplace(fn, self, other)
 
-        forward.__name__, reflected.__name__, inplace.__name__ = (
-            f"__{op}__", f"__r{op}__", f"__i{op}__")
-        setattr(ndarray, f"__{op}__", forward)
+        reflected.__name__, inplace.__name__ = f"__r{op}__", f"__i{op}__"
+        setattr(ndarray, f"__{op}__", fn)  # fn(self, other) as it is: no frame in between
         setattr(ndarray, f"__r{op}__", reflected)
         setattr(ndarray, f"__i{op}__", inplace)
     for op, name in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),

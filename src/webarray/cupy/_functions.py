@@ -52,6 +52,16 @@ _BOOL_AS = {"add": "logical_or", "multiply": "logical_and", "maximum": "logical_
 _PY_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
+def _as_is(kind, compute: dt.DType) -> bool:
+    """Whether an operand of this kind (an array dtype, or a Python scalar type) goes to the
+    strict function as it is when the op computes in ``compute`` (``cast_to`` would return it
+    unchanged)."""
+    if isinstance(kind, dt.DType):
+        return kind is compute
+    return compute.kind in {builtins.bool: "b", builtins.int: "iufc", builtins.float: "fc",
+                            builtins.complex: "c"}[kind]
+
+
 def _ufunc(name: str, strict: str, nin: int):
     # per operand kinds (array dtypes, Python scalar types): the computing dtype and the strict
     # function, which the checks below decide from the kinds alone (as _elementwise's plans)
@@ -64,10 +74,10 @@ def _ufunc(name: str, strict: str, nin: int):
                 xa, ya = isinstance(x, Array), isinstance(y, Array)
                 plan = plans.get((x._dtype if xa else type(x), y._dtype if ya else type(y)))
                 if plan is not None:
-                    compute, call = plan
-                    if not xa or x._dtype is not compute:
+                    compute, call, x_as_is, y_as_is = plan
+                    if not x_as_is:
                         x = cast_to(x, compute)
-                    if not ya or y._dtype is not compute:
+                    if not y_as_is:
                         y = cast_to(y, compute)
                     res = call(x, y)
                     if type(res) is Array:
@@ -76,7 +86,7 @@ def _ufunc(name: str, strict: str, nin: int):
                     return wrap(res)
             plan = plans.get(tuple([a._dtype if isinstance(a, Array) else type(a) for a in args]))
             if plan is not None:
-                compute, call = plan
+                compute, call = plan[:2]
                 return wrap(call(*[a if isinstance(a, Array) and a._dtype is compute
                                    else cast_to(a, compute) for a in args]))
         if kwargs:
@@ -102,8 +112,10 @@ def _ufunc(name: str, strict: str, nin: int):
         res = strict_fn(*ops)
         if (dtype is None and builtins.any(isinstance(a, Array) for a in args)
                 and builtins.all(isinstance(a, Array) or type(a) in _PY_SCALARS for a in args)):
-            plans[tuple([a._dtype if isinstance(a, Array) else type(a) for a in args])] = (
-                compute, strict_fn)
+            kinds = tuple([a._dtype if isinstance(a, Array) else type(a) for a in args])
+            if strict_fn is getattr(_elementwise, op, None):
+                strict_fn = _elementwise.direct(op)
+            plans[kinds] = (compute, strict_fn) + tuple(_as_is(k, compute) for k in kinds)
         return _finish(res, out, name)
 
     fn.__name__ = name
