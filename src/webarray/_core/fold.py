@@ -130,26 +130,28 @@ def extend(arr) -> bool:
     found, loopouts = _pending_nodes([arr])
     if not loopouts or len(found) > MAX_NODES:
         return False
-    return _extend(sorted(found.values(), key=_SEQ), loopouts, math.prod(arr._shape)) is True
+    return _extend(sorted(found, key=_SEQ), loopouts, math.prod(arr._shape)) is True
 
 
 def _pending_nodes(roots):
-    """The op and cast nodes under roots ({id: node}) and the loopout nodes they read."""
-    found: dict = {}
+    """The op and cast nodes under roots (a set) and the loopout nodes they read ({id:
+    node}). Nodes hash by identity."""
+    found: set = set()
     loopouts: dict = {}
     stack = [r._lazy for r in roots]
-    pop, push = stack.pop, stack.extend
+    pop, push, add = stack.pop, stack.extend, found.add
     while stack:
         n = pop()
+        if n in found:
+            continue
         kind = n.kind
         if kind == "op" or kind == "cast":
-            if id(n) not in found:
-                found[id(n)] = n
-                if len(found) > MAX_NODES:
-                    break
-                push(n.args)
+            add(n)
+            push(n.args)
         elif kind == "loopout":
             loopouts[id(n)] = n
+        if len(found) > MAX_NODES:
+            break
     return found, loopouts
 
 
@@ -228,7 +230,7 @@ def _fold_dag(arr, roots) -> bool:
     found, loopouts = _pending_nodes(roots)
     if not 2 <= len(found) <= MAX_NODES:
         return False
-    nodes = sorted(found.values(), key=_SEQ)
+    nodes = sorted(found, key=_SEQ)
     size = math.prod(arr._shape)
     if loopouts:  # the continuation of a loop: checked against its body, not searched for
         done = _extend(nodes, loopouts, size)
