@@ -102,7 +102,7 @@ _SEQ = attrgetter("seq")
 MAX_BACKOFF = 8
 _skip = 0
 _backoff = 0
-made = False  # whether a loop was ever folded (graph then tries extend before computing)
+made = False  # whether a pending DAG may hold a loop (graph then tries extend before computing)
 FULL = "full"  # what a fold returns that would make a loop longer than one kernel may run
 
 

@@ -254,6 +254,8 @@ def _prune() -> None:
     global _prune_at
     _PENDING[:] = [r for r in _PENDING if (a := r()) is not None and a._b is None]
     _prune_at = max(64, 2 * len(_PENDING))
+    if not _PENDING:  # no pending DAG is left to hold a loop: computing skips fold.extend
+        _fold.made = False
 
 
 def _strides(shape):
