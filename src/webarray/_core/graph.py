@@ -302,10 +302,6 @@ class Lazy:
         """Compute owner, the pending record whose value this node is (Tensor._buf)."""
         materialize([owner])
 
-    def become_leaf(self, view) -> None:
-        self.kind, self.value, self.args, self.depth, self.owner = "leaf", view, (), 0, None
-        self.expr = None
-
 
 class View:
     """A snapshot of an array's view (what a leaf reads), shaped like a record for binding."""
@@ -599,10 +595,13 @@ def _expr_views(node: Apply, root: Lazy) -> list:
 
 
 def _finish(owners, nodes, results) -> None:
-    """Hand each computed array its buffer; its node becomes the leaf that reads it."""
+    """Hand each computed array its buffer; its node becomes the leaf that reads it, through
+    the launch's own record of the result (C-contiguous at offset 0 over arr's shape and dtype,
+    as arr is: a view of the buffer that is not arr, so the leaf does not keep arr alive)."""
     for arr, node, res in zip(owners, nodes, results):
         arr._b = res._b
-        node.become_leaf(View(arr._b, arr._dtype, arr._shape, arr._strides, 0))
+        node.kind, node.value, node.args, node.depth, node.owner, node.expr = (
+            "leaf", res, (), 0, None, None)
         arr._lazy = node
 
 
