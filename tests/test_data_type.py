@@ -418,3 +418,4 @@ def test_astype_errors():
         xp.astype(np.ones(3, dtype=np.float32), xp.float32)
     with pytest.raises(ValueError):
         xp.astype(x, xp.int32, device="cpu")
+

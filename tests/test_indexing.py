@@ -134,9 +134,12 @@ def test_getitem_boolean_mask(case, data):
     name, (a, x) = case
     m = data.draw(st.integers(0, a.ndim), label="mask dims")
     mask = data.draw(hnp.arrays(np.bool_, a.shape[:m]), label="mask")
-    form = data.draw(st.sampled_from(["array", "array, ...", "view", "list"]), label="form")
+    form = data.draw(st.sampled_from(["array", "array, ...", "view", "list", "numpy"]),
+                     label="form")
     if form == "list" and mask.size:  # (an empty list is an empty integer index)
         key, npkey = mask.tolist(), mask
+    elif form == "numpy" and m >= 1:  # a host (NumPy) mask, as NumPy reads it
+        key, npkey = mask, mask
     elif form == "view" and m >= 1:
         big = np.stack([mask, ~mask], axis=-1)  # mask is big[..., 0]: a strided view
         key, npkey = xp.asarray(big)[..., 0], mask
@@ -249,7 +252,7 @@ def integer_keys(draw, shape):
     key, npkey = [], []
     for axis in range(n_adv):
         n = shape[axis]
-        form = draw(st.sampled_from(["int", "array", "array", "list"]))
+        form = draw(st.sampled_from(["int", "array", "array", "list", "numpy"]))
         if form == "int":
             i = draw(st.integers(-n, n - 1))
             key.append(i)
@@ -257,12 +260,14 @@ def integer_keys(draw, shape):
             continue
         ishape = draw(_broadcastable(common))
         names = [t for t in INT_NAMES if t.startswith("int")] + (
-            [t for t in INT_NAMES if t.startswith("uint")] if form == "array" else [])
+            [t for t in INT_NAMES if t.startswith("uint")] if form in ("array", "numpy") else [])
         tname = draw(st.sampled_from(names))
         low = 0 if tname.startswith("uint") else -n
         idx = draw(hnp.arrays(DTYPES[tname], ishape, elements=st.integers(low, n - 1)))
         if form == "list" and idx.size:  # (tolist() of an empty array loses its shape)
             key.append(idx.tolist())
+        elif form == "numpy" and idx.ndim:  # a host (NumPy) index array, as NumPy reads it
+            key.append(idx)
         elif idx.ndim and draw(st.booleans()):
             key.append(xp.asarray(idx[::-1].copy())[::-1])  # a non-contiguous index array
         else:
@@ -289,6 +294,35 @@ def test_getitem_integer_arrays(case, data):
     assert_equal(x[key], a[npkey])
     if len(key) == 1 and not isinstance(key[0], int):
         assert_equal(x[key[0]], a[npkey[0]])  # a bare array or list
+
+
+def test_numpy_index_arrays_read_and_write_as_numpy_reads_them():
+    """A NumPy index array (scikit-learn's _safe_indexing passes one with dispatch off) is
+    read as NumPy reads it: integers of any width (bounds checked on the host values), a
+    boolean mask; in __setitem__ too. Other dtypes and out-of-range values raise IndexError
+    naming what was given, and the device keeps working."""
+    a = np.arange(12, dtype=np.float32).reshape(4, 3)
+    x = xp.asarray(a)
+    for idx in [np.array([3, 0, -1]), np.array([1, 2], dtype=np.uint64),
+                np.array([[0], [2]], dtype=np.int8), np.array([], dtype=np.int64)]:
+        assert_equal(x[idx], a[idx])
+        assert_equal(x[idx, 1], a[idx, 1])
+    mask = np.array([True, False, True, True])
+    assert_equal(x[mask], a[mask])
+    y, b = xp.asarray(a), a.copy()
+    y[np.array([0, 3])] = 7.0
+    b[np.array([0, 3])] = 7.0
+    y[mask[::-1].copy()] = -1.0
+    b[mask[::-1].copy()] = -1.0
+    assert_equal(y, b)
+    with pytest.raises(IndexError, match="integer or boolean, got a ndarray of dtype float64"):
+        x[np.array([0.0, 1.0])]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[np.array([4])]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[np.array([2 ** 63], dtype=np.uint64)]
+    assert_equal(x[np.int64(2)], a[2])  # a NumPy integer is an integer
+    assert_equal(x + 1, a + 1)
 
 
 def test_getitem_integer_arrays_examples():

@@ -38,8 +38,8 @@ def _normalize(x: Array, key) -> tuple[tuple, dict]:
     out = []
     host_ranges: dict = {}
     for k in key:
-        if isinstance(k, list):
-            k, bounds = _from_list(x, k)
+        if isinstance(k, list) or _host_array(k):
+            k, bounds = _from_list(x, k) if isinstance(k, list) else _from_host(x, k)
             if bounds is not None:
                 host_ranges[id(k)] = bounds
         if isinstance(k, Array):
@@ -76,6 +76,33 @@ def _normalize(x: Array, key) -> tuple[tuple, dict]:
             f"an index can only have a single ellipsis ('...'), got {sum(k is Ellipsis for k in out)}"
         )
     return tuple(out), host_ranges
+
+
+def _host_array(k) -> bool:
+    """Whether k is a host array of one dimension or more (a NumPy array, or anything with
+    NumPy's array interface and a dtype): used as an index, it is read as NumPy and CuPy
+    read it (its 0-d form is an integer, through ``__index__``)."""
+    return (not isinstance(k, Array) and hasattr(k, "__array_interface__")
+            and getattr(k, "ndim", 0) > 0 and hasattr(k, "dtype"))
+
+
+def _from_host(x: Array, k):
+    """A host array index as a device array: a boolean one as a mask, an integer one as
+    int32 (int64 past int32's range) with its lowest and highest value, as ``_from_list``."""
+    kind = getattr(k.dtype, "kind", "")
+    if kind == "b":
+        return asarray(k, device=x.device), None
+    if kind not in ("i", "u"):
+        raise IndexError(
+            f"arrays used as indices must be integer or boolean, got a {type(k).__name__} of "
+            f"dtype {k.dtype} and shape {tuple(k.shape)}"
+        )
+    lo, hi = (int(k.min()), int(k.max())) if k.size else (0, 0)
+    if lo < -(1 << 63) or hi >= 1 << 63:
+        bad = lo if lo < -(1 << 63) else hi
+        raise IndexError(f"index {bad} in the index array is out of bounds for any axis")
+    name = "int32" if -(1 << 31) <= lo and hi < 1 << 31 else "int64"
+    return asarray(k.astype(name), device=x.device), (lo, hi)
 
 
 def _from_list(x: Array, k: list):
