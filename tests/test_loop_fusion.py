@@ -257,6 +257,52 @@ def test_a_loop_whose_scalar_changes_is_computed_not_folded():
     assert n > 1
 
 
+@pytest.mark.parametrize("change", ["scalar", "op", "operand", "none"])
+def test_a_continuation_that_changes_after_the_loop_folded_keeps_its_values(change):
+    """The nodes made after a loop are matched against its body a period at a time
+    (``Body.matcher``, code written per body): a period that differs in a scalar's value, an
+    op or the state it reads ends the match there, and every value stays NumPy's."""
+    xn = np.linspace(-2, 2, 40, dtype=np.float32)
+    zn = np.linspace(1, 3, 40, dtype=np.float32)
+    x, z = xp.asarray(xn), xp.asarray(zn)
+
+    def step(a, b, i, np_side):
+        if i >= 150 and change == "scalar":
+            return a * 0.5 + b * 0.25, b * 0.75 + 1.0
+        if i >= 150 and change == "op":
+            return a * 0.5 - b * 0.125, b * 0.75 + 1.0
+        if i >= 150 and change == "operand":
+            return a * 0.5 + a * 0.125, b * 0.75 + 1.0
+        return a * 0.5 + b * 0.125, b * 0.75 + 1.0
+
+    a, b = x, z
+    kept = []
+    for i in range(300):
+        a, b = step(a, b, i, False)
+        if i % 37 == 0:
+            kept.append(a)
+    got = np.asarray(a), np.asarray(b), [np.asarray(k) for k in kept]
+    with np.errstate(all="ignore"):
+        a, b = xn, zn
+        want = []
+        for i in range(300):
+            f = np.float32
+            if i >= 150 and change == "scalar":
+                a, b = a * f(0.5) + b * f(0.25), b * f(0.75) + f(1.0)
+            elif i >= 150 and change == "op":
+                a, b = a * f(0.5) - b * f(0.125), b * f(0.75) + f(1.0)
+            elif i >= 150 and change == "operand":
+                a, b = a * f(0.5) + a * f(0.125), b * f(0.75) + f(1.0)
+            else:
+                a, b = a * f(0.5) + b * f(0.125), b * f(0.75) + f(1.0)
+            if i % 37 == 0:
+                want.append(a)
+    np.testing.assert_array_equal(got[0], a)
+    np.testing.assert_array_equal(got[1], b)
+    for g, w in zip(got[2], want):
+        np.testing.assert_array_equal(g, w)
+
+
 def test_every_iteration_the_caller_keeps_keeps_its_value():
     xn = np.linspace(-3, 3, 64, dtype=np.float32)
     x = xp.asarray(xn)

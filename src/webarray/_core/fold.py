@@ -21,7 +21,8 @@ template (``Body``), and an iteration count; the last folded period's nodes that
 period reads (the loop's *state*) become ``loopout`` nodes of it. A node made before the loop
 that every iteration reads (a pending input) is read from outside, like a leaf. A new loop
 takes the phase with the fewest states. The nodes made after a loop are checked against its
-body node by node (``_extend``): whole periods of it make the same loop with a larger count,
+body node by node (``_extend``, through a check written out as code once per body,
+``Body.matcher``): whole periods of it make the same loop with a larger count,
 so folding again and again keeps one loop, and ``extend`` does the same before a DAG that
 reads a loop's state is computed, so its kernel does not depend on the count.
 
@@ -59,11 +60,23 @@ class Body:
     iteration's end. ``outer_keys`` describe the outside arguments (identity or scalar value),
     so two bodies are the same loop when their entries, carried and outer_keys are equal."""
 
-    __slots__ = ("entries", "carried", "outer_keys", "count")
+    __slots__ = ("entries", "carried", "outer_keys", "count", "_matcher")
 
-    def __init__(self, entries, carried, outer_keys, count: int):
+    def __init__(self, entries, carried, outer_keys, count: int, matcher=None):
         self.entries, self.carried, self.outer_keys, self.count = (
             entries, carried, outer_keys, count)
+        self._matcher = matcher
+
+    def matcher(self):
+        """``match(cont, at, state, outers)``: whether the nodes ``cont[at:at + period]`` are
+        one iteration of this body, reading ``state`` (the loop's state nodes, or None: the
+        state the previous period in cont made) and the loop's outside nodes. The checks of
+        ``_extend`` written out once per body as Python code (one function call a period, no
+        loop over the entries and their arguments), made at the first use; only integers
+        enter its source, every op name, dtype and key is a constant of its namespace."""
+        if self._matcher is None:
+            self._matcher = _compile_matcher(self)
+        return self._matcher
 
     def same(self, other: "Body") -> bool:
         return (self.entries == other.entries and self.carried == other.carried
@@ -175,39 +188,66 @@ def _extend(nodes, loopouts: dict, size: int):
     after = max(n.seq for n in outs.values())
     cont = [n for n in nodes if n.seq > after]
     outers = loop.args[len(carried):]
-    keys = body.outer_keys
-    state = [outs[k] for k in range(len(carried))]  # what the next period reads as its state
-    periods = at = 0
-    while at + period <= len(cont):
-        for p, (kind, op, compute, dtype, refs) in enumerate(body.entries):
-            n = cont[at + p]
-            args = n.args
-            if (n.op != op or n.compute is not compute or n.dtype is not dtype
-                    or n.kind != kind or len(args) != len(refs)):
-                break
-            for a, (w, i) in zip(args, refs):
-                if a is not (cont[at + i] if w == "b" else state[i] if w == "c" else outers[i]) \
-                        and (w != "o" or keys[i][0] != "s" or a.kind != "scalar"
-                             or _outside(a) != keys[i]):
-                    break
-            else:
-                continue
-            break
-        else:
-            state = [cont[at + q] for q in carried]
-            periods += 1
-            at += period
-            continue
-        break
+    state = [outs[k] for k in range(len(carried))]  # what the first period reads as its state
+    match = body.matcher()
+    at, end = 0, len(cont) - period
+    while at <= end and match(cont, at, state if at == 0 else None, outers):
+        at += period
+    periods = at // period
     if not periods:
         return None
     count = body.count + periods
     if count * size > MAX_WORK or count > MAX_COUNT:
         return FULL
     longer = type(loop)("loop", None, loop.args,
-                        value=Body(body.entries, carried, body.outer_keys, count))
+                        value=Body(body.entries, carried, body.outer_keys, count, body._matcher))
     _retarget(longer, cont, (periods - 1) * period, carried)
     return True
+
+
+def _compile_matcher(body: Body):
+    """The function ``Body.matcher`` describes, for this body."""
+    period, carried = len(body.entries), body.carried
+    consts: dict = {"_scalar_is": _scalar_is}
+    lines = ["def match(cont, at, state, outers):"]
+    lines.append("    o = outers")
+    if carried:
+        lines.append("    if state is None:")
+        for k, q in enumerate(carried):
+            lines.append(f"        s{k} = cont[at - {period - q}]")
+        lines.append("    else:")
+        lines.append("        " + ", ".join(f"s{k}" for k in range(len(carried))) + ", = state")
+    for p, (kind, op, compute, dtype, refs) in enumerate(body.entries):
+        consts[f"K{p}"], consts[f"P{p}"], consts[f"C{p}"], consts[f"D{p}"] = (
+            kind, op, compute, dtype)
+        lines.append(f"    n = cont[at + {p}]" if p else "    n = cont[at]")
+        lines.append(f"    if (n.op != P{p} or n.compute is not C{p} or n.dtype is not D{p}"
+                     f" or n.kind != K{p}):")
+        lines.append("        return False")
+        lines.append("    a = n.args")
+        lines.append(f"    if len(a) != {len(refs)}:")
+        lines.append("        return False")
+        for j, (w, i) in enumerate(refs):
+            if w == "b":
+                want = f"cont[at + {i}]" if i else "cont[at]"
+            elif w == "c":
+                want = f"s{i}"
+            else:
+                want = f"o[{i}]"
+            if w == "o" and body.outer_keys[i][0] == "s":
+                consts[f"Q{i}"] = body.outer_keys[i]
+                lines.append(f"    if a[{j}] is not {want} and not _scalar_is(a[{j}], Q{i}):")
+            else:
+                lines.append(f"    if a[{j}] is not {want}:")
+            lines.append("        return False")
+    lines.append("    return True")
+    exec(compile("\n".join(lines), "<webarray fold matcher>", "exec"), consts)
+    return consts["match"]
+
+
+def _scalar_is(a, key) -> bool:
+    """Whether argument a is a scalar node of the value an outside scalar ``key`` describes."""
+    return a.kind == "scalar" and _outside(a) == key
 
 
 def _retarget(loop, nodes, last: int, carried) -> None:
