@@ -68,12 +68,13 @@ class Body:
         self._matcher = matcher
 
     def matcher(self):
-        """``match(cont, at, state, outers)``: whether the nodes ``cont[at:at + period]`` are
-        one iteration of this body, reading ``state`` (the loop's state nodes, or None: the
-        state the previous period in cont made) and the loop's outside nodes. The checks of
-        ``_extend`` written out once per body as Python code (one function call a period, no
-        loop over the entries and their arguments), made at the first use; only integers
-        enter its source, every op name, dtype and key is a constant of its namespace."""
+        """``match(cont, at, end, state, outers)``: the index in cont of the first period from
+        ``at`` on (up to ``end``) that is not an iteration of this body, the first reading
+        ``state`` (the loop's state nodes), each next one the state the previous made, all the
+        loop's outside nodes. The checks of ``_extend`` written out once per body as Python
+        code (one call for all the periods, no loop over the entries and their arguments),
+        made at the first use; only integers enter its source, every op name, dtype and key is
+        a constant of its namespace."""
         if self._matcher is None:
             self._matcher = _compile_matcher(self)
         return self._matcher
@@ -189,11 +190,7 @@ def _extend(nodes, loopouts: dict, size: int):
     cont = [n for n in nodes if n.seq > after]
     outers = loop.args[len(carried):]
     state = [outs[k] for k in range(len(carried))]  # what the first period reads as its state
-    match = body.matcher()
-    at, end = 0, len(cont) - period
-    while at <= end and match(cont, at, state if at == 0 else None, outers):
-        at += period
-    periods = at // period
+    periods = body.matcher()(cont, 0, len(cont) - period, state, outers) // period
     if not periods:
         return None
     count = body.count + periods
@@ -209,24 +206,20 @@ def _compile_matcher(body: Body):
     """The function ``Body.matcher`` describes, for this body."""
     period, carried = len(body.entries), body.carried
     consts: dict = {"_scalar_is": _scalar_is}
-    lines = ["def match(cont, at, state, outers):"]
-    lines.append("    o = outers")
+    lines = ["def match(cont, at, end, state, outers):", "    o = outers"]
     if carried:
-        lines.append("    if state is None:")
-        for k, q in enumerate(carried):
-            lines.append(f"        s{k} = cont[at - {period - q}]")
-        lines.append("    else:")
-        lines.append("        " + ", ".join(f"s{k}" for k in range(len(carried))) + ", = state")
+        lines.append("    " + ", ".join(f"s{k}" for k in range(len(carried))) + ", = state")
+    lines.append("    while at <= end:")
     for p, (kind, op, compute, dtype, refs) in enumerate(body.entries):
         consts[f"K{p}"], consts[f"P{p}"], consts[f"C{p}"], consts[f"D{p}"] = (
             kind, op, compute, dtype)
-        lines.append(f"    n = cont[at + {p}]" if p else "    n = cont[at]")
-        lines.append(f"    if (n.op != P{p} or n.compute is not C{p} or n.dtype is not D{p}"
+        lines.append(f"        n = cont[at + {p}]" if p else "        n = cont[at]")
+        lines.append(f"        if (n.op != P{p} or n.compute is not C{p} or n.dtype is not D{p}"
                      f" or n.kind != K{p}):")
-        lines.append("        return False")
-        lines.append("    a = n.args")
-        lines.append(f"    if len(a) != {len(refs)}:")
-        lines.append("        return False")
+        lines.append("            break")
+        lines.append("        a = n.args")
+        lines.append(f"        if len(a) != {len(refs)}:")
+        lines.append("            break")
         for j, (w, i) in enumerate(refs):
             if w == "b":
                 want = f"cont[at + {i}]" if i else "cont[at]"
@@ -236,11 +229,15 @@ def _compile_matcher(body: Body):
                 want = f"o[{i}]"
             if w == "o" and body.outer_keys[i][0] == "s":
                 consts[f"Q{i}"] = body.outer_keys[i]
-                lines.append(f"    if a[{j}] is not {want} and not _scalar_is(a[{j}], Q{i}):")
+                lines.append(f"        if a[{j}] is not {want} and not _scalar_is(a[{j}], Q{i}):")
             else:
-                lines.append(f"    if a[{j}] is not {want}:")
-            lines.append("        return False")
-    lines.append("    return True")
+                lines.append(f"        if a[{j}] is not {want}:")
+            lines.append("            break")
+    # a whole period matched: its state nodes are what the next one reads
+    for k, q in enumerate(carried):
+        lines.append(f"        s{k} = cont[at + {q}]" if q else f"        s{k} = cont[at]")
+    lines.append(f"        at += {period}")
+    lines.append("    return at")
     exec(compile("\n".join(lines), "<webarray fold matcher>", "exec"), consts)
     return consts["match"]
 
