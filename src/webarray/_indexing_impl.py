@@ -38,10 +38,13 @@ def _normalize(x: Array, key) -> tuple[tuple, dict]:
     out = []
     host_ranges: dict = {}
     for k in key:
-        if isinstance(k, list) or _host_array(k):
-            k, bounds = _from_list(x, k) if isinstance(k, list) else _from_host(x, k)
-            if bounds is not None:
-                host_ranges[id(k)] = bounds
+        bounds = None
+        if isinstance(k, list):
+            k, bounds = _from_list(x, k)
+        elif _host_array(k):
+            k, bounds = _from_host(x, k)
+        if bounds is not None:
+            host_ranges[id(k)] = bounds
         if isinstance(k, Array):
             if k.device != x.device:
                 raise ValueError(f"index array is on {k.device!r}, the array on {x.device!r}")

@@ -174,7 +174,6 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
 # the dtypes of more than one word a stored element (lanes.words)
 _WIDE_SET = frozenset(d for d in dt.all_dtypes if lanes.words(d) != 1)
 
-_PACKERS: dict = {}  # struct.Struct of n u32 words, by n
 _C_STRIDES: dict = {}  # C-contiguous strides by shape (a bounded cache)
 
 
@@ -184,7 +183,8 @@ def _plain(device, shape, outputs, inputs, scalars):
     kernel depend only on the nodes, the dtypes, which inputs share a buffer, the scalars'
     dtypes, the rank and vec4, so they are kept per device under that small signature
     (``Device.plans``) and a repeated launch only packs its uniforms. This is the path of
-    every forced fused result, so it is written for its host cost (~4 µs here)."""
+    every forced fused result, so it is written for its host cost (~7 µs on a 2-core VM,
+    the result's buffer and the recorded dispatch included)."""
     global launches
     n = math.prod(shape)
     big = device._piece_bytes
@@ -284,8 +284,8 @@ def _plain(device, shape, outputs, inputs, scalars):
 def _plan(device, shape, outputs, inputs, scalars, where, aligned):
     """What ``_plain`` keeps per signature: whether the kernel reads the shape and the
     element index, its compiled id, the grid function, its key and source maker (for a launch
-    in pieces), a maker of each output record, and the uniforms' packer (made at the first
-    launch)."""
+    in pieces), a maker of each output record, and the uniforms' packer (u32 words in
+    ``uniform_layout``'s order, a float32 scalar as "f")."""
     slots = [(a._dtype, where[id(a._b if a._b is not None else a._buf)]) for a in inputs]
     spec = ew.ElementwiseSpec(
         inputs=tuple((d, ew.Operand(b, strided=False)) for d, b in slots),
@@ -299,7 +299,8 @@ def _plan(device, shape, outputs, inputs, scalars, where, aligned):
     gen = device.kernels.elementwise
     key, make = ("ew", spec.key), (lambda: gen.generate(spec))
     empties = tuple(tensor.maker(node.dtype, device) for node, _ in outputs)
-    head = 1 + len(shape) * spec.uses_shape + len(inputs) + len(outputs)
+    _, _, _, scalars_at, end = ew.uniform_layout(spec)
+    head = scalars_at[0] if scalars_at else end  # the words before the scalars
     fmt = "I" * head + "".join("f" if d is _F32 else "I" * lanes.words(d) for d, _ in scalars)
     packer = struct.Struct("<" + fmt + "I" * spec.uses_index)
     return (spec.uses_shape, spec.uses_index, device.kernel(key, make), gen.grid_for, key, make,
