@@ -191,6 +191,18 @@ def square_batches(draw):
     return a
 
 
+def _lapack_logdet_error(a, logabs):
+    """LAPACK's own error in log|det| of a's matrices factored in their own precision
+    (getrf in float32/complex64), against the float64 logabs: a pivot made by heavy
+    cancellation carries ~1e-3 of relative error in float32 however it is summed."""
+    import scipy.linalg
+
+    mats = a.reshape((-1,) + a.shape[-2:])
+    got = [np.log(np.abs(np.diagonal(scipy.linalg.lu_factor(m)[0]).astype(np.complex128))).sum()
+           for m in mats]
+    return np.abs(np.asarray(got) - np.asarray(logabs).reshape(-1)).max()
+
+
 def _rel(err, ref):
     return np.abs(err).max() / max(np.abs(ref).max(), 1e-30)
 
@@ -522,7 +534,7 @@ def test_complex_lu_and_cholesky(batch, n, seed):
     res = xp.linalg.slogdet(x)
     assert res.sign.dtype == xp.complex64 and res.logabsdet.dtype == xp.float32
     assert np.abs(np.asarray(res.sign) - sign).max() < 1e-5 * n
-    assert np.abs(np.asarray(res.logabsdet) - logabs).max() < 1e-5 * n
+    assert np.abs(np.asarray(res.logabsdet) - logabs).max() < max(1e-5 * n, 2 * _lapack_logdet_error(a, logabs))
     d = np.linalg.det(a.astype(np.complex128))
     got = np.asarray(xp.linalg.det(x))
     assert np.all(np.abs(got - d) <= 1e-4 * n * np.abs(d))
@@ -643,7 +655,7 @@ def test_large_factorizations(batch, n, cplx, seed):
     assert np.abs(a64 @ _c128(np.asarray(xp.linalg.inv(x))) - np.eye(n)).max() < 1e-6 * cond * n
     sign, logabs = np.linalg.slogdet(a64)
     res = xp.linalg.slogdet(x)
-    assert np.abs(np.asarray(res.logabsdet) - logabs).max() < 1e-5 * n
+    assert np.abs(np.asarray(res.logabsdet) - logabs).max() < max(1e-5 * n, 2 * _lapack_logdet_error(a, logabs))
     assert np.abs(np.asarray(res.sign) - sign).max() < 1e-4 * n
     q, r = (_c128(np.asarray(z)) for z in xp.linalg.qr(x[..., :, : n - 7]))
     assert _rel(q @ r - a64[..., :, : n - 7], a64) < 1e-5
@@ -791,3 +803,71 @@ def test_repeated_blocked_factorizations_replay_their_launches_over_new_data():
                                            atol=1e-4)
     assert impl._kept_cholesky.cache_size() == 2  # one recording per batch layout
     assert impl._kept_lu.cache_size() >= 2
+
+
+@pytest.mark.parametrize("n,dtype", [(100, np.float32), (300, np.float32), (257, np.float32),
+                                     (200, np.complex64), (530, np.complex64)])
+def test_lu_panels_in_registers_and_in_memory_agree_bit_for_bit(n, dtype):
+    # the GPU's LU panel holds its rows in registers (lu_panel_rows, 1-4 rows a thread, 1-2
+    # complex); a CPU adapter's works in memory (lu_panel); both must give the same factors,
+    # swaps and parity, bit for bit, with a zero column, an inf and a NaN among the entries
+    from webarray import _linalg_impl as impl
+    from webarray._core.algorithms import linalg as alg
+
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((3, n, n))
+    if dtype == np.complex64:
+        a = a + 1j * rng.standard_normal((3, n, n))
+    a = a.astype(dtype)
+    a[0, :, 3] = 0
+    a[1, 5, 7] = np.inf
+    a[2, n - 2, n - 40] = np.nan
+    b = rng.standard_normal((3, n, 2)).astype(dtype)
+    got = []
+    for held in (True, False):
+        alg.REGISTER_PANEL = held
+        impl._kept_lu.cache_clear()
+        try:
+            x = xp.asarray(a)
+            got.append([np.asarray(v) for v in impl._lu(x, xp.asarray(b), (3,), x.dtype)])
+        finally:
+            alg.REGISTER_PANEL = None
+    for regs, mem in zip(*got):
+        assert np.array_equal(regs, mem, equal_nan=True)
+    assert np.isfinite(got[0][0][0]).all()  # a zero pivot spreads no NaN
+
+
+def _backward_error(a, x, b):
+    """‖Ax − b‖ / (‖A‖·‖x‖ + ‖b‖) per matrix, in float64 (Frobenius norms)."""
+    a, x, b = (np.asarray(v).astype(np.complex128) for v in (a, x, b))
+    r = np.linalg.norm(a @ x - b, axis=(-2, -1))
+    return r / (np.linalg.norm(a, axis=(-2, -1)) * np.linalg.norm(x, axis=(-2, -1))
+                + np.linalg.norm(b, axis=(-2, -1)))
+
+
+@pytest.mark.parametrize("n,dtype", [(65, np.float32), (129, np.float32), (300, np.float32),
+                                     (97, np.complex64)])
+def test_blocked_solve_inv_and_cholesky_are_as_accurate_as_lapack(n, dtype):
+    # the blocked factorizations solve their triangular blocks by substitution (trsm), not
+    # by a product with an inverted block: their backward error is LAPACK's own float32
+    # one (an inverted block doubled it for solve and inv)
+    import scipy.linalg
+
+    rng = np.random.default_rng(n)
+    shape = (4, n, n)
+    a = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if dtype == np.complex64 else 0)
+    a = a.astype(dtype)
+    for k in (1, 3, n):
+        b = np.eye(n, dtype=dtype)[None].repeat(4, 0) if k == n else rng.standard_normal((4, n, k)).astype(dtype)
+        x = xp.linalg.inv(xp.asarray(a)) if k == n else xp.linalg.solve(xp.asarray(a), xp.asarray(b))
+        ours = _backward_error(a, x, b)
+        lapack = _backward_error(a, np.stack([scipy.linalg.solve(m, r) for m, r in zip(a, b)]), b)
+        assert np.all(ours <= 2 * np.maximum(lapack, 1e-8)), (k, ours, lapack)
+    h = a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n, dtype=dtype)
+    c = np.asarray(xp.linalg.cholesky(xp.asarray(h))).astype(np.complex128)
+    ref = np.stack([scipy.linalg.cholesky(m, lower=True) for m in h]).astype(np.complex128)
+    ours = np.linalg.norm(c @ _ch(c) - h, axis=(-2, -1)) / np.linalg.norm(h, axis=(-2, -1))
+    lapack = np.linalg.norm(ref @ _ch(ref) - h, axis=(-2, -1)) / np.linalg.norm(h, axis=(-2, -1))
+    # cholesky was and is 1.5-2.1x LAPACK's here: its products rounded apart where the BLAS
+    # under LAPACK fuses them
+    assert np.all(ours <= 3 * np.maximum(lapack, 1e-8)), (ours, lapack)

@@ -323,38 +323,24 @@ def _block(x: Array, r0: int, c0: int, m: int, w: int) -> Array:
                        x._offset + r0 * ld + c0, x.device)
 
 
-def _tri_inv(a: Array, inv: Array, k0: int, b: int, mode: int) -> Array:
-    """The inverse of a's triangular diagonal block at k0 (b a side) as a view of inv
-    (batch, NB, NB): mode 0 unit lower, 1 lower, 2 upper."""
-    _linalg.triangular_inverse(a, inv, k0, b, mode)
-    return inv[..., :b, :b]
-
-
 def _blocked_cholesky(a: Array) -> None:
     """Right-looking blocked Cholesky of the C-contiguous a in place (lower triangle; the
-    upper one is left with garbage): per NB columns the diagonal block in one launch,
-    its inverse, then L21 = A21·L11⁻ᴴ and the trailing matrix less L21·L21ᴴ by the tiled
-    matmul."""
+    upper one is left with garbage): per NB columns the diagonal block in one launch, then
+    L21 = A21·L11⁻ᴴ by substitution (with L21ᴴ written beside it) and the trailing matrix
+    less L21·L21ᴴ by the tiled matmul: four launches a panel."""
     n = a.shape[-1]
     nb = _linalg.NB
-    inv = Array._empty(a.shape[:-2] + (nb, nb), a.dtype, a.device)
-    real = a.dtype is not dt.complex64
-    herm = (lambda z: z.mT) if real else (lambda z: ew.conj(z).mT)
     for k0 in range(0, n, nb):
         b = min(nb, n - k0)
         k1 = k0 + b
         _linalg.cholesky_panel(a, k0, b)
         if k1 == n:
             break
-        x = _tri_inv(a, inv, k0, b, 1)
-        # a real inverse goes in as a transposed view (the product reads it by strides: one
-        # launch fewer a panel, cholesky 1024 on an H200 4.4-6.0 -> 4.3-4.7 ms); the trailing
-        # product's right factor is copied, its vec4 loads paying for the copy (5.2-5.6
-        # ms without it)
-        xh = herm(x) if real else _graph.copy_of(herm(x))
-        l21 = matmul(_block(a, k1, k0, n - k1, b), xh)
-        _linalg.sub_block(a, l21, k1, k0, assign=True)
-        _linalg.sub_block(a, matmul(l21, _graph.copy_of(herm(l21))), k1, k1)
+        # L21ᴴ, contiguous, as the product's right factor (its vec4 loads: cholesky 1024
+        # on an H200 5.2-5.6 ms with the transposed view, 4.3-4.7 with a copy)
+        l21h = Array._empty(a.shape[:-2] + (b, n - k1), a.dtype, a.device)
+        _linalg.block_solve_rows(a, l21h, k0, b)
+        _linalg.sub_block(a, matmul(_block(a, k1, k0, n - k1, b), l21h), k1, k1)
 
 
 def _cholesky_factor(a: Array) -> Array:
@@ -373,38 +359,32 @@ _kept_cholesky = Jit(_cholesky_factor)
 def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
     """Right-looking blocked LU with partial pivoting of a in place, applied to the k
     columns of rhs, then (k > 0) blocked back substitution, so rhs ends as a⁻¹·rhs.
-    Per NB columns: the panel in one launch (its row swaps span all of a and rhs), the
-    inverse of its unit lower block, then U12 = L11⁻¹·A12, B1 = L11⁻¹·B1 and the
-    trailing A22 −= L21·U12, B2 −= L21·B1 by the tiled matmul."""
+    Per NB columns: the panel in one launch (its row swaps span all of a and rhs), then
+    U12 = L11⁻¹·A12 and B1 = L11⁻¹·B1 by substitution in one launch, and the trailing
+    A22 −= L21·U12, B2 −= L21·B1 by the tiled matmul. Back substitution per block from
+    the last: X1 = U11⁻¹·B1 by substitution, then B0 −= U01·X1."""
     n = a.shape[-1]
     nb = _linalg.NB
-    inv = Array._empty(a.shape[:-2] + (nb, nb), a.dtype, a.device)
     for k0 in range(0, n, nb):
         b = min(nb, n - k0)
         k1 = k0 + b
         right = n - k1
         _linalg.lu_panel(a, rhs, s, k, k0, b)
-        if k1 == n and not k:
+        if right + k == 0:
             break
-        x = _tri_inv(a, inv, k0, b, 0)
-        l21 = _block(a, k1, k0, right, b)
+        _linalg.block_solve(a, rhs, k0, b, k, upper=False)
         if right:
-            u12 = matmul(x, _block(a, k0, k1, b, right))
-            _linalg.sub_block(a, u12, k0, k1, assign=True)
-            _linalg.sub_block(a, matmul(l21, u12), k1, k1)
-        if k:
-            b1 = matmul(x, _block(rhs, k0, 0, b, k))
-            _linalg.sub_block(rhs, b1, k0, 0, assign=True)
-            if right:
-                _linalg.sub_block(rhs, matmul(l21, b1), k1, 0)
+            l21 = _block(a, k1, k0, right, b)
+            _linalg.sub_block(a, matmul(l21, _block(a, k0, k1, b, right)), k1, k1)
+            if k:
+                _linalg.sub_block(rhs, matmul(l21, _block(rhs, k0, 0, b, k)), k1, 0)
     if not k:
         return
     for k0 in reversed(range(0, n, nb)):
         b = min(nb, n - k0)
-        x1 = matmul(_tri_inv(a, inv, k0, b, 2), _block(rhs, k0, 0, b, k))
-        _linalg.sub_block(rhs, x1, k0, 0, assign=True)
+        _linalg.block_solve(a, rhs, k0, b, k, upper=True)
         if k0:
-            _linalg.sub_block(rhs, matmul(_block(a, 0, k0, k0, b), x1), 0, 0)
+            _linalg.sub_block(rhs, matmul(_block(a, 0, k0, k0, b), _block(rhs, k0, 0, b, k)), 0, 0)
 
 
 _kept_lu = Jit(_blocked_lu)  # as _kept_cholesky (above)

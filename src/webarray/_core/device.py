@@ -94,6 +94,9 @@ class Device:
         # reductions and fft passes through ``keep_plan``)
         self.plans: dict = {}
         self.grids: dict = {}  # an elementwise launch's grid by (elements, vec4): launch.py
+        # a CPU adapter (lavapipe, SwiftShader): plans that keep a GPU busy (split K, radix
+        # sort from short rows, registers over memory) lose there
+        self.on_cpu = "CPU" in executor.adapter_info.get("adapter_type", "").upper()
         # launches binding a larger buffer run in pieces (launch.py)
         self._piece_bytes = launch.piece_bytes(executor)
 

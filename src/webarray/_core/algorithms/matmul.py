@@ -84,7 +84,7 @@ def _busy_chunk(device, m: int, n: int, k: int, batch: int, out_dtype) -> int:
     """The K chunk that keeps the device busy, or 0 to run the product as one launch."""
     if out_dtype is not dt.float32 or k < 2 * MIN_CHUNK:
         return 0
-    if device.executor.adapter_info.get("adapter_type", "").upper() == "CPU":
+    if device.on_cpu:
         return 0
     tiles = -(-m // mspec.FAST_TILE) * -(-n // mspec.FAST_TILE) * batch
     if tiles >= BUSY_WORKGROUPS:

@@ -127,8 +127,7 @@ RADIX_MIN = None  # set: radix sort from this row length on every adapter (tests
 
 
 def _radix_plan(device) -> tuple[int, int]:
-    cpu = device.executor.adapter_info.get("adapter_type", "").upper() == "CPU"
-    lo, blocks = RADIX_CPU if cpu else RADIX_GPU
+    lo, blocks = RADIX_CPU if device.on_cpu else RADIX_GPU
     return (lo if RADIX_MIN is None else RADIX_MIN), blocks
 
 

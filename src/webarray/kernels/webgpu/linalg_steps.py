@@ -9,10 +9,11 @@ leaves most of a GPU idle. So here:
 
 - cholesky and LU (solve, inv, det, slogdet): blocked right-looking, NB columns at a
   time: a panel launch (one workgroup per matrix factors the diagonal block, or for LU
-  the whole panel with the row swaps of partial pivoting), the inverse of the block's
-  triangle (one workgroup, in workgroup memory), then the off-diagonal blocks and the
-  trailing submatrix by products of the tiled matmul (``_core/algorithms/matmul.py``) written or
-  subtracted in place; LU's back substitution likewise by blocks.
+  the whole panel with the row swaps of partial pivoting, on a GPU with the panel in
+  registers), the off-diagonal block by substitution against the block's triangle (a
+  thread per column or row, the triangle in workgroup memory: LAPACK's trsm), then the
+  trailing submatrix less a product of the tiled matmul (``_core/algorithms/matmul.py``)
+  in place; LU's back substitution likewise by blocks.
 - qr: per column a Householder launch (one workgroup per matrix forms the reflector)
   and an apply launch (one workgroup per column of A and per row of Q; A is held
   transposed so that both read neighbouring words).
@@ -48,10 +49,12 @@ def _head(bufs, wg: str) -> str:
 
 
 
-def _load_block(dst: str, src: str, threads: int, zero: str = "") -> str:
-    """WGSL: dst[i * NB + j] = A[src(i, j)] for i, j < b, the NB x NB square spread over
+def _load_block(dst: str, src: str, threads: int) -> str:
+    """WGSL: dst[i * NB + j] = A[src(i, j)] for i, j < b and 0 elsewhere (workgroup memory
+    keeps what the last kernel left there: lavapipe does not clear it, and a NaN left past
+    b would reach the substitutions through 0 · NaN), the NB x NB square spread over
     ``threads`` threads, each issuing all its loads before its stores (one memory round
-    trip, not NB * NB / threads); with zero, that workgroup array's same entries set to 0."""
+    trip, not NB * NB / threads)."""
     per = NB * NB // threads
     at = lambda q: f"t + {q * threads}u"  # noqa: E731
     lines = []
@@ -61,8 +64,7 @@ def _load_block(dst: str, src: str, threads: int, zero: str = "") -> str:
     for q in range(per):
         lines.append(f"    var v{q} = real_t(0.0); if (in{q}) {{ v{q} = A[{src.format(i=f'i{q}', j=f'j{q}')}]; }}")
     for q in range(per):
-        z = f" {zero}[{at(q)}] = real_t(0.0);" if zero else ""
-        lines.append(f"    if (in{q}) {{ {dst}[{at(q)}] = v{q};{z} }}")
+        lines.append(f"    {dst}[{at(q)}] = v{q};")
     return "\n".join(lines) + "\n"
 
 
@@ -143,38 +145,174 @@ var<workgroup> bi: array<u32, {T_PANEL}>;
 """
 
 
-def tri_inv(cplx: bool) -> str:
-    """The inverse of the triangular diagonal block [k0, k0 + b)² of A (b ≤ NB) into Inv
-    (NB×NB words per matrix, zeros outside the triangle): U[5] 0 for unit lower (LU's
-    L), 1 for lower (Cholesky's L), 2 for upper (LU's U). The block goes to workgroup
-    memory; thread j solves for column j by substitution there, so the serial chain runs
-    on workgroup memory, not on global loads."""
-    return _SCALAR[cplx] + f"""var<workgroup> Ls: array<T, {NB * NB}>;
-var<workgroup> Xs: array<T, {NB * NB}>;
-""" + _head([("A", "T"), ("Inv", "T")], str(NB)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
-    let n = U[0]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4]; let mode = U[5];
-    let a0 = z * n * n;
-{_load_block("Ls", "a0 + (k0 + {i}) * n + k0 + {j}", NB, zero="Xs")}
-    workgroupBarrier();
-    let j = t;
-    if (j < b) {{
-        if (mode == 2u) {{
-            for (var r = 0u; r <= j; r = r + 1u) {{
-                let i = j - r;
-                var x = select(real_t(0.0), real_t(1.0), i == j);
-                for (var l = i + 1u; l <= j; l = l + 1u) {{ x = x - mul(Ls[i * {NB}u + l], Xs[l * {NB}u + j]); }}
-                Xs[i * {NB}u + j] = div(x, Ls[i * {NB}u + i]);
+def lu_panel_rows(cplx: bool, rows: int) -> str:
+    """lu_panel (above) with the panel in registers: thread t holds the NB entries of the
+    panel rows k0 + t + q·T_PANEL, q < rows (rows ≤ ``panel_rows``), as scalars whose
+    indices are all constants (NVIDIA's compiler puts an array indexed at run time in
+    local memory), so a column step reads and writes no memory but the pivot row in
+    workgroup memory. Per column: the row of the largest magnitude (first on ties) by a
+    tree over the threads, the pivot row and row k exchanged through workgroup memory, the
+    multipliers and the update of the later columns in registers. The pivots are kept;
+    the panel is stored once, then each thread applies the b row swaps in order to its
+    own columns outside the panel (of A, then of B's K columns). Same arithmetic, in the
+    same order, as lu_panel."""
+    T = T_PANEL
+    rq = range(rows)
+    cols = range(NB)
+    x = lambda q, j: f"x{q}_{j}"  # noqa: E731
+    lines = []
+    add = lines.append
+    for q in rq:
+        add(f"    let r{q} = k0 + t + {q * T}u; let in{q} = r{q} < n;")
+    for q in rq:
+        for j in cols:
+            add(f"    var {x(q, j)} = real_t(0.0); if (in{q} && {j}u < b) {{ {x(q, j)} = A[a0 + r{q} * n + k0 + {j}u]; }}")
+    add("    for (var k = 0u; k < b; k = k + 1u) {")
+    add("        let rk = k0 + k;")
+    for q in rq:  # column k of each held row
+        add(f"        var c{q} = {x(q, 0)};" + "".join(f" c{q} = select(c{q}, {x(q, j)}, k == {j}u);" for j in cols[1:]))
+    add("        var v = -1.0; var best = n;")
+    for q in rq:
+        add(f"        if (in{q} && r{q} >= rk) {{ let m = mag(c{q}); if (m > v) {{ v = m; best = r{q}; }} }}")
+    add(f"""        bv[t] = v; bi[t] = best;
+        workgroupBarrier();
+        for (var h = {T // 2}u; h > 0u; h = h / 2u) {{
+            if (t < h) {{
+                let w = bv[t + h]; let wi = bi[t + h];
+                if (w > bv[t] || (w == bv[t] && wi < bi[t])) {{ bv[t] = w; bi[t] = wi; }}
             }}
-        }} else {{
-            for (var i = j; i < b; i = i + 1u) {{
-                var x = select(real_t(0.0), real_t(1.0), i == j);
-                for (var l = j; l < i; l = l + 1u) {{ x = x - mul(Ls[i * {NB}u + l], Xs[l * {NB}u + j]); }}
-                Xs[i * {NB}u + j] = select(div(x, Ls[i * {NB}u + i]), x, mode == 0u);
+            workgroupBarrier();
+        }}
+        let p = select(rk, bi[0], bi[0] < n);""")
+    for q in rq:
+        add(f"        if (r{q} == p) {{" + "".join(f" prow[{j}] = {x(q, j)};" for j in cols) + " }")
+        add(f"        if (r{q} == rk) {{" + "".join(f" krow[{j}] = {x(q, j)};" for j in cols) + " }")
+    add("""        if (t == 0u) { piv[k] = p; if (p != rk) { S[z] = -S[z]; } }
+        workgroupBarrier();
+        let d = prow[k];
+        let scale = mag(d) > 0.0;""")
+    for q in rq:
+        add(f"        if (p != rk && r{q} == rk) {{" + "".join(f" {x(q, j)} = prow[{j}];" for j in cols) + " }")
+        add(f"        if (p != rk && r{q} == p) {{" + "".join(f" {x(q, j)} = krow[{j}];" for j in cols) + f" c{q} = krow[k]; }}")
+        add(f"        if (in{q} && r{q} > rk) {{")
+        add(f"            let l = select(c{q}, div(c{q}, d), scale);")
+        for j in cols:
+            add(f"            {x(q, j)} = select(select({x(q, j)}, {x(q, j)} - mul(l, prow[{j}]), k < {j}u), l, k == {j}u);")
+        add("        }")
+    add("    }")
+    for q in rq:
+        for j in cols:
+            add(f"    if (in{q} && {j}u < b) {{ A[a0 + r{q} * n + k0 + {j}u] = {x(q, j)}; }}")
+    body = "\n".join(lines)
+    bufs = [("A", "T"), ("B", "T"), ("S", "f32")]
+    return _SCALAR[cplx] + f"""var<workgroup> bv: array<f32, {T}>;
+var<workgroup> bi: array<u32, {T}>;
+var<workgroup> prow: array<T, {NB}>;
+var<workgroup> krow: array<T, {NB}>;
+var<workgroup> piv: array<u32, {NB}>;
+""" + _head(bufs, str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let n = U[0]; let K = U[1]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
+    let a0 = z * n * n; let b0 = z * n * K;
+{body}
+    // the row swaps outside the panel: a thread owns whole columns, so it applies the
+    // swaps in order without waiting on any other thread
+    let outside = n - b + K;
+    for (var c = t; c < outside; c = c + {T}u) {{
+        for (var k = 0u; k < b; k = k + 1u) {{
+            let p = piv[k]; let rk = k0 + k;
+            if (p != rk) {{
+                if (c < n - b) {{
+                    let j = select(c + b, c, c < k0);
+                    let u = A[a0 + rk * n + j]; A[a0 + rk * n + j] = A[a0 + p * n + j]; A[a0 + p * n + j] = u;
+                }} else {{
+                    let j = c - (n - b);
+                    let u = B[b0 + rk * K + j]; B[b0 + rk * K + j] = B[b0 + p * K + j]; B[b0 + p * K + j] = u;
+                }}
             }}
         }}
     }}
-    workgroupBarrier();
-    for (var e = t; e < {NB * NB}u; e = e + {NB}u) {{ Inv[z * {NB * NB}u + e] = Xs[e]; }}
+}}
+"""
+
+
+def panel_rows(cplx: bool) -> int:
+    """The most rows per thread lu_panel_rows holds in registers: NB·rows words (twice
+    that for complex) within 128 registers."""
+    return 2 if cplx else 4
+
+
+def _substitution(kind: str) -> str:
+    """WGSL, written out over x0..x{NB-1} with the block's triangle in Ls (NB x NB): kind
+    "unit_lower" x = L⁻¹x, "upper" x = U⁻¹x (a column of the right-hand side), "conj_rows"
+    x = x·L⁻ᴴ (a row; L lower): each entry by its row's products subtracted in order, then
+    divided by the diagonal, as LAPACK's trsm. Entries at and past b are left as they are
+    (zeros, never stored) and never enter an entry before b."""
+    lines = []
+    at = lambda i, j: f"Ls[{i * NB + j}]"  # noqa: E731
+    if kind == "unit_lower":
+        for i in range(1, NB):
+            terms = "".join(f" x{i} = x{i} - mul({at(i, l)}, x{l});" for l in range(i))
+            lines.append(f"        if ({i}u < b) {{{terms} }}")
+    elif kind == "upper":
+        for i in reversed(range(NB)):
+            terms = "".join(f" x{i} = x{i} - mul({at(i, l)}, x{l});" for l in range(i + 1, NB))
+            lines.append(f"        if ({i}u < b) {{{terms} x{i} = div(x{i}, {at(i, i)}); }}")
+    else:
+        for j in range(NB):
+            terms = "".join(f" x{j} = x{j} - mul(x{l}, conjg({at(j, l)}));" for l in range(j))
+            lines.append(f"        if ({j}u < b) {{{terms} x{j} = div(x{j}, conjg({at(j, j)})); }}")
+    return "\n".join(lines) + "\n"
+
+
+def block_solve_cols(cplx: bool, upper: bool) -> str:
+    """The NB rows [k0, k0 + b) of the columns right of the block times its triangle's
+    inverse, by substitution in place (a thread per column, the triangle in workgroup
+    memory): unit lower (LU's U12 = L11⁻¹·A12 over A's columns [k0 + b, n), then B1 =
+    L11⁻¹·B1 over B's first U[6] columns) or upper (U[6] of B's columns, U11⁻¹·B1, the
+    back substitution of a block). Grid: T_PANEL columns per workgroup."""
+    T = T_PANEL
+    ca = "0u" if upper else "n - k0 - b"
+    loads = "".join(
+        f"        var x{i} = real_t(0.0); if ({i}u < b) {{ if (c < ca) {{ x{i} = A[ab + {i}u * n]; }} else {{ x{i} = B[bb + {i}u * K]; }} }}\n"
+        for i in range(NB))
+    stores = "".join(
+        f"        if ({i}u < b) {{ if (c < ca) {{ A[ab + {i}u * n] = x{i}; }} else {{ B[bb + {i}u * K] = x{i}; }} }}\n"
+        for i in range(NB))
+    return _SCALAR[cplx] + f"""var<workgroup> Ls: array<T, {NB * NB}>;
+""" + _head([("A", "T"), ("B", "T")], str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let n = U[0]; let K = U[1]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4]; let kb = U[5];
+    let a0 = z * n * n; let b0 = z * n * K;
+{_load_block("Ls", "a0 + (k0 + {i}) * n + k0 + {j}", T)}    workgroupBarrier();
+    let ca = {ca};
+    let c = wg.x * {T}u + t;
+    if (c < ca + kb) {{
+        // the column's first entry in A (right of the block) or in B (each kept in range)
+        let ab = a0 + k0 * n + min(k0 + b + c, n - 1u);
+        let bb = b0 + k0 * K + select(c - ca, 0u, c < ca);
+{loads}{_substitution("upper" if upper else "unit_lower")}{stores}    }}
+}}
+"""
+
+
+def block_solve_rows(cplx: bool) -> str:
+    """Cholesky's L21 = A21·L11⁻ᴴ for the rows [k0 + b, n) of the block's columns, by
+    substitution in place (a thread per row, L11 in workgroup memory), and L21ᴴ into W
+    (b × m per matrix, m = n − k0 − b), the trailing product's right factor. Grid:
+    T_PANEL rows per workgroup."""
+    T = T_PANEL
+    loads = "".join(f"        var x{j} = real_t(0.0); if ({j}u < b) {{ x{j} = A[ar + {j}u]; }}\n"
+                    for j in range(NB))
+    stores = "".join(f"        if ({j}u < b) {{ A[ar + {j}u] = x{j}; W[w0 + {j}u * m + r] = conjg(x{j}); }}\n"
+                     for j in range(NB))
+    return _SCALAR[cplx] + f"""var<workgroup> Ls: array<T, {NB * NB}>;
+""" + _head([("A", "T"), ("W", "T")], str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let n = U[0]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
+    let a0 = z * n * n; let m = n - k0 - b;
+{_load_block("Ls", "a0 + (k0 + {i}) * n + k0 + {j}", T)}    workgroupBarrier();
+    let r = wg.x * {T}u + t;
+    if (r < m) {{
+        let ar = a0 + (k0 + b + r) * n + k0; let w0 = z * b * m;
+{loads}{_substitution("conj_rows")}{stores}    }}
 }}
 """
 
