@@ -857,7 +857,7 @@ def test_blocked_solve_inv_and_cholesky_are_as_accurate_as_lapack(n, dtype):
     shape = (4, n, n)
     a = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if dtype == np.complex64 else 0)
     a = a.astype(dtype)
-    for k in (1, 3, n):
+    for k in (1, 3, 8, 9, n):  # substitute up to SUBSTITUTE_K = 8, then by blocks
         b = np.eye(n, dtype=dtype)[None].repeat(4, 0) if k == n else rng.standard_normal((4, n, k)).astype(dtype)
         x = xp.linalg.inv(xp.asarray(a)) if k == n else xp.linalg.solve(xp.asarray(a), xp.asarray(b))
         ours = _backward_error(a, x, b)

@@ -362,23 +362,29 @@ def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
     Per NB columns: the panel in one launch (its row swaps span all of a and rhs), then
     U12 = L11⁻¹·A12 and B1 = L11⁻¹·B1 by substitution in one launch, and the trailing
     A22 −= L21·U12, B2 −= L21·B1 by the tiled matmul. Back substitution per block from
-    the last: X1 = U11⁻¹·B1 by substitution, then B0 −= U01·X1."""
+    the last: X1 = U11⁻¹·B1 by substitution, then B0 −= U01·X1. A few right-hand sides
+    (solve's) skip all that: they go through the factors at the end, in one launch."""
     n = a.shape[-1]
     nb = _linalg.NB
+    # a few right-hand sides go through the factors after it, in one launch
+    later = 0 < k <= _linalg.SUBSTITUTE_K and n <= _linalg.SUBSTITUTE_N
+    kb = 0 if later else k
     for k0 in range(0, n, nb):
         b = min(nb, n - k0)
         k1 = k0 + b
         right = n - k1
         _linalg.lu_panel(a, rhs, s, k, k0, b)
-        if right + k == 0:
+        if right + kb == 0:
             break
-        _linalg.block_solve(a, rhs, k0, b, k, upper=False)
+        _linalg.block_solve(a, rhs, k0, b, kb, upper=False)
         if right:
             l21 = _block(a, k1, k0, right, b)
             _linalg.sub_block(a, matmul(l21, _block(a, k0, k1, b, right)), k1, k1)
-            if k:
+            if kb:
                 _linalg.sub_block(rhs, matmul(l21, _block(rhs, k0, 0, b, k)), k1, 0)
-    if not k:
+    if later:
+        _linalg.substitute(a, rhs)
+    if not kb:
         return
     for k0 in reversed(range(0, n, nb)):
         b = min(nb, n - k0)

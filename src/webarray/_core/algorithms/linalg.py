@@ -36,12 +36,17 @@ from ..tensor import Tensor
 from .reduce import reduce
 
 __all__ = ["MAX_N", "SWEEPS", "MAX_SWEEPS", "BUDGET", "NB", "small", "one_workgroup",
-           "cholesky_panel", "lu_panel", "block_solve", "block_solve_rows", "sub_block", "householder",
+           "cholesky_panel", "lu_panel", "block_solve", "block_solve_rows", "substitute", "sub_block", "householder",
            "jacobi", "hessenberg", "schur", "schur_vectors"]
 
 MAX_N = 64  # the largest side the one-workgroup kernels take
 SWEEPS = 12  # theirs: convergence is quadratic; 6-9 sweeps are typical for n ≤ 64 in float32
 BUDGET = 8192  # loop iterations one invocation may spend per launch (lavapipe), with margin
+# solve's few right-hand sides (at most SUBSTITUTE_K, matrices of at most SUBSTITUTE_N a side:
+# a thread walks n / T_PANEL rows per block, n / NB blocks, within BUDGET) are solved by
+# ``substitute`` in one launch after the factorization
+SUBSTITUTE_K = 8
+SUBSTITUTE_N = 4096
 MAX_SWEEPS = 20  # one-sided Jacobi sweeps at most (float32 converges in 6-12 up to n = 1024)
 NB = plan.NB  # columns per panel of the blocked factorizations (the kernels' block size)
 REGISTER_PANEL = None  # True/False: LU panels in registers (where they fit) on every adapter (tests)
@@ -177,6 +182,13 @@ def block_solve(a: Tensor, rhs: Tensor, k0: int, b: int, kb: int, upper: bool) -
     cols = (0 if upper else n - k0 - b) + kb
     _steps((a, rhs), [(("block_solve_cols", upper), (n, rhs.shape[-1], 0, k0, b, kb),
                        (-(-cols // plan.T_PANEL), 1))], a.dtype is dt.complex64)
+
+
+def substitute(a: Tensor, rhs: Tensor) -> None:
+    """rhs = U⁻¹·L⁻¹·rhs for the LU factors in a (rhs's rows already swapped), in one
+    launch: a workgroup per matrix and column of rhs."""
+    n, k = a.shape[-1], rhs.shape[-1]
+    _steps((a, rhs), [("substitute", (n, k, 0), (k, 1))], a.dtype is dt.complex64)
 
 
 def block_solve_rows(a: Tensor, w: Tensor, k0: int, b: int) -> None:

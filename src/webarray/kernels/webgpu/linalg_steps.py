@@ -145,6 +145,20 @@ var<workgroup> bi: array<u32, {T_PANEL}>;
 """
 
 
+def _permute_column() -> str:
+    """WGSL: column j of A (inA) or of B moved by the slots' permutation (a slot whose dst
+    is n stays), its 2·NB loads (from addresses clamped into the buffer) issued before
+    any store."""
+    def moves(buf: str, at: str, clamp: str) -> str:
+        loads = "".join(f"            let v{i} = {buf}[min({at.format(r=f'src[{i}u]')}, {clamp})];\n"
+                        for i in range(2 * NB))
+        stores = "".join(f"            {{ let d = dst[{i}u]; if (d < n) {{ {buf}[{at.format(r='d')}] = v{i}; }} }}\n"
+                         for i in range(2 * NB))
+        return loads + stores
+    return ("        if (inA) {\n" + moves("A", "a0 + {r} * n + j", "a0 + n * n - 1u")
+            + "        } else {\n" + moves("B", "b0 + {r} * K + j", "b0 + n * K - 1u") + "        }\n")
+
+
 def lu_panel_rows(cplx: bool, rows: int) -> str:
     """lu_panel (above) with the panel in registers: thread t holds the NB entries of the
     panel rows k0 + t + q·T_PANEL, q < rows (rows ≤ ``panel_rows``), as scalars whose
@@ -163,10 +177,12 @@ def lu_panel_rows(cplx: bool, rows: int) -> str:
     lines = []
     add = lines.append
     for q in rq:
-        add(f"    let r{q} = k0 + t + {q * T}u; let in{q} = r{q} < n;")
+        add(f"    let r{q} = k0 + t + {q * T}u; let in{q} = r{q} < n; let at{q} = a0 + min(r{q}, n - 1u) * n;")
+    # every load unconditional, from an address clamped into the matrix, and chosen after:
+    # loads inside branches went out one round trip at a time
     for q in rq:
         for j in cols:
-            add(f"    var {x(q, j)} = real_t(0.0); if (in{q} && {j}u < b) {{ {x(q, j)} = A[a0 + r{q} * n + k0 + {j}u]; }}")
+            add(f"    var {x(q, j)} = select(real_t(0.0), A[at{q} + min(k0 + {j}u, n - 1u)], in{q} && {j}u < b);")
     add("    for (var k = 0u; k < b; k = k + 1u) {")
     add("        let rk = k0 + k;")
     for q in rq:  # column k of each held row
@@ -210,27 +226,38 @@ var<workgroup> bi: array<u32, {T}>;
 var<workgroup> prow: array<T, {NB}>;
 var<workgroup> krow: array<T, {NB}>;
 var<workgroup> piv: array<u32, {NB}>;
+var<workgroup> dst: array<u32, {2 * NB}>;
+var<workgroup> src: array<u32, {2 * NB}>;
 """ + _head(bufs, str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let K = U[1]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
     let a0 = z * n * n; let b0 = z * n * K;
 {body}
-    // the row swaps outside the panel: a thread owns whole columns, so it applies the
-    // swaps in order without waiting on any other thread
+    // the row swaps outside the panel, as one permutation of at most 2b rows: slot i < b
+    // is panel row k0 + i, slot b + k the row p_k where that lies below the panel (its
+    // first swap only); a slot's source is its row taken back through the swaps, last
+    // first. Then each thread moves its own columns: all loads, then all stores.
+    let ci = t % {2 * NB}u;
+    if (t < {2 * NB}u) {{
+        var row = k0 + ci; var on = ci < b;
+        if (ci >= {NB}u) {{
+            let k = ci - {NB}u;
+            row = piv[min(k, {NB - 1}u)];
+            on = k < b && row >= k0 + b;
+            for (var e = 0u; e < k; e = e + 1u) {{ on = on && piv[e] != row; }}
+        }}
+        var orig = row;
+        for (var e = b; e > 0u; e = e - 1u) {{
+            let p = piv[e - 1u]; let rk = k0 + e - 1u;
+            if (orig == rk) {{ orig = p; }} else if (orig == p) {{ orig = rk; }}
+        }}
+        dst[ci] = select(n, row, on && orig != row); src[ci] = orig;
+    }}
+    workgroupBarrier();
     let outside = n - b + K;
     for (var c = t; c < outside; c = c + {T}u) {{
-        for (var k = 0u; k < b; k = k + 1u) {{
-            let p = piv[k]; let rk = k0 + k;
-            if (p != rk) {{
-                if (c < n - b) {{
-                    let j = select(c + b, c, c < k0);
-                    let u = A[a0 + rk * n + j]; A[a0 + rk * n + j] = A[a0 + p * n + j]; A[a0 + p * n + j] = u;
-                }} else {{
-                    let j = c - (n - b);
-                    let u = B[b0 + rk * K + j]; B[b0 + rk * K + j] = B[b0 + p * K + j]; B[b0 + p * K + j] = u;
-                }}
-            }}
-        }}
-    }}
+        let inA = c < n - b;
+        let j = select(c - (n - b), select(c + b, c, c < k0), inA);
+{_permute_column()}    }}
 }}
 """
 
@@ -272,9 +299,14 @@ def block_solve_cols(cplx: bool, upper: bool) -> str:
     back substitution of a block). Grid: T_PANEL columns per workgroup."""
     T = T_PANEL
     ca = "0u" if upper else "n - k0 - b"
-    loads = "".join(
-        f"        var x{i} = real_t(0.0); if ({i}u < b) {{ if (c < ca) {{ x{i} = A[ab + {i}u * n]; }} else {{ x{i} = B[bb + {i}u * K]; }} }}\n"
-        for i in range(NB))
+    # loads from addresses clamped into the buffers, all issued before the first use
+    loads = ("".join(f"        var x{i} = real_t(0.0);\n" for i in range(NB))
+             + "        if (c < ca) {\n"
+             + "".join(f"            x{i} = A[min(ab + {i}u * n, a0 + n * n - 1u)];\n" for i in range(NB))
+             + "        } else {\n"
+             + "".join(f"            x{i} = B[min(bb + {i}u * K, b0 + n * K - 1u)];\n" for i in range(NB))
+             + "        }\n"
+             + "".join(f"        x{i} = select(real_t(0.0), x{i}, {i}u < b);\n" for i in range(NB)))
     stores = "".join(
         f"        if ({i}u < b) {{ if (c < ca) {{ A[ab + {i}u * n] = x{i}; }} else {{ B[bb + {i}u * K] = x{i}; }} }}\n"
         for i in range(NB))
@@ -300,7 +332,7 @@ def block_solve_rows(cplx: bool) -> str:
     (b × m per matrix, m = n − k0 − b), the trailing product's right factor. Grid:
     T_PANEL rows per workgroup."""
     T = T_PANEL
-    loads = "".join(f"        var x{j} = real_t(0.0); if ({j}u < b) {{ x{j} = A[ar + {j}u]; }}\n"
+    loads = "".join(f"        var x{j} = select(real_t(0.0), A[min(ar + {j}u, a0 + n * n - 1u)], {j}u < b);\n"
                     for j in range(NB))
     stores = "".join(f"        if ({j}u < b) {{ A[ar + {j}u] = x{j}; W[w0 + {j}u * m + r] = conjg(x{j}); }}\n"
                      for j in range(NB))
@@ -313,6 +345,56 @@ def block_solve_rows(cplx: bool) -> str:
     if (r < m) {{
         let ar = a0 + (k0 + b + r) * n + k0; let w0 = z * b * m;
 {loads}{_substitution("conj_rows")}{stores}    }}
+}}
+"""
+
+
+def substitute(cplx: bool) -> str:
+    """B = U⁻¹·L⁻¹·B for LU's factors in A (L unit lower, U upper; B's rows already
+    swapped by the panels), one workgroup per matrix and column of B: forward then back
+    substitution by blocks of NB rows. A block's triangle runs on NB threads, each holding
+    its row's NB entries of the triangle in registers, one barrier per row; the rows past
+    the block (before it, going back) then subtract their products with the block's
+    solution, a thread per row. One launch where the blocked substitution takes five a
+    block: for the few right-hand sides of solve."""
+    T = T_PANEL
+    row = "".join(f"        let l{j} = A[min(ar + {j}u, last)];\n" for j in range(NB))
+    fwd = "".join(
+        f"        if ({j}u < b) {{ if (t == {j}u) {{ ys[{j}] = y; }} workgroupBarrier();"
+        f" if (t > {j}u) {{ y = y - mul(l{j}, ys[{j}]); }} }}\n" for j in range(NB))
+    bwd = "".join(
+        f"        if ({j}u < b) {{ if (t == {j}u) {{ y = div(y, l{j}); ys[{j}] = y; }} workgroupBarrier();"
+        f" if (t < {j}u) {{ y = y - mul(l{j}, ys[{j}]); }} }}\n" for j in reversed(range(NB)))
+    dot = ("            var acc = real_t(0.0);\n"
+           + "".join(f"            {{ let e = A[min(ar + {j}u, last)]; if ({j}u < b) {{ acc = acc + mul(e, ys[{j}]); }} }}\n"
+                     for j in range(NB))
+           + "            B[b0 + r * K + j] = B[b0 + r * K + j] - acc;\n")
+    return _SCALAR[cplx] + f"""var<workgroup> ys: array<T, {NB}>;
+""" + _head([("A", "T"), ("B", "T")], str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let n = U[0]; let K = U[1]; let z = wg.z + U[2]; let j = wg.x;
+    let a0 = z * n * n; let b0 = z * n * K; let last = a0 + n * n - 1u;
+    let tr = min(t, {NB - 1}u);
+    for (var k0 = 0u; k0 < n; k0 = k0 + {NB}u) {{
+        let b = min({NB}u, n - k0);
+        var y = B[b0 + min(k0 + tr, n - 1u) * K + j];
+        var ar = a0 + min(k0 + tr, n - 1u) * n + k0;
+{row}{fwd}        if (t < b) {{ B[b0 + (k0 + t) * K + j] = y; }}
+        for (var r = k0 + b + t; r < n; r = r + {T}u) {{
+            ar = a0 + r * n + k0;
+{dot}        }}
+        storageBarrier(); workgroupBarrier();
+    }}
+    for (var e = (n + {NB - 1}u) / {NB}u; e > 0u; e = e - 1u) {{
+        let k0 = (e - 1u) * {NB}u;
+        let b = min({NB}u, n - k0);
+        var y = B[b0 + min(k0 + tr, n - 1u) * K + j];
+        var ar = a0 + min(k0 + tr, n - 1u) * n + k0;
+{row}{bwd}        if (t < b) {{ B[b0 + (k0 + t) * K + j] = y; }}
+        for (var r = t; r < k0; r = r + {T}u) {{
+            ar = a0 + r * n + k0;
+{dot}        }}
+        storageBarrier(); workgroupBarrier();
+    }}
 }}
 """
 
