@@ -183,6 +183,7 @@ def lu_panel_rows(cplx: bool, rows: int) -> str:
     for q in rq:
         for j in cols:
             add(f"    var {x(q, j)} = select(real_t(0.0), A[at{q} + min(k0 + {j}u, n - 1u)], in{q} && {j}u < b);")
+    add("    var sign = 1.0;  // the swaps' parity, written to S once")
     add("    for (var k = 0u; k < b; k = k + 1u) {")
     add("        let rk = k0 + k;")
     for q in rq:  # column k of each held row
@@ -203,7 +204,8 @@ def lu_panel_rows(cplx: bool, rows: int) -> str:
     for q in rq:
         add(f"        if (r{q} == p) {{" + "".join(f" prow[{j}] = {x(q, j)};" for j in cols) + " }")
         add(f"        if (r{q} == rk) {{" + "".join(f" krow[{j}] = {x(q, j)};" for j in cols) + " }")
-    add("""        if (t == 0u) { piv[k] = p; if (p != rk) { S[z] = -S[z]; } }
+    add("""        if (t == 0u) { piv[k] = p; }
+        if (p != rk) { sign = -sign; }
         workgroupBarrier();
         let d = prow[k];
         let scale = mag(d) > 0.0;""")
@@ -232,6 +234,7 @@ var<workgroup> src: array<u32, {2 * NB}>;
     let n = U[0]; let K = U[1]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
     let a0 = z * n * n; let b0 = z * n * K;
 {body}
+    if (t == 0u) {{ S[z] = S[z] * sign; }}
     // the row swaps outside the panel, as one permutation of at most 2b rows: slot i < b
     // is panel row k0 + i, slot b + k the row p_k where that lies below the panel (its
     // first swap only); a slot's source is its row taken back through the swaps, last
