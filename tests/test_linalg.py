@@ -871,3 +871,35 @@ def test_blocked_solve_inv_and_cholesky_are_as_accurate_as_lapack(n, dtype):
     # cholesky was and is 1.5-2.1x LAPACK's here: its products rounded apart where the BLAS
     # under LAPACK fuses them
     assert np.all(ours <= 3 * np.maximum(lapack, 1e-8)), (ours, lapack)
+
+
+def test_trailing_updates_subtracted_by_the_product_kernel_match_a_product_then_subtraction(monkeypatch):
+    # float32 trailing updates go through the product kernel that subtracts as it stores
+    # (its A, B and C in one buffer); the same factors, bit for bit, as the product
+    # written out and subtracted by a second launch, for cholesky, det and solve
+    from webarray import _linalg_impl as impl
+    from webarray._core.algorithms import matmul as mm
+
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((2, 130, 130)).astype(np.float32)
+    h = (f64(a) @ np.swapaxes(f64(a), -1, -2) + 130 * np.eye(130)).astype(np.float32)
+    b = rng.standard_normal((2, 130, 12)).astype(np.float32)  # past SUBSTITUTE_K: by blocks
+    calls = []
+    real = mm.subtract_product
+
+    def counted(*args):
+        calls.append(1)
+        return real(*args)
+
+    def run():
+        impl._kept_cholesky.cache_clear()
+        impl._kept_lu.cache_clear()
+        return [np.asarray(xp.linalg.cholesky(xp.asarray(h))), np.asarray(xp.linalg.det(xp.asarray(a))),
+                np.asarray(xp.linalg.solve(xp.asarray(a), xp.asarray(b)))]
+
+    monkeypatch.setattr(mm, "subtract_product", counted)
+    fused = run()
+    assert calls
+    monkeypatch.setattr(mm, "subtract_product", lambda *args: False)
+    for x, y in zip(fused, run()):
+        assert np.array_equal(x, y)

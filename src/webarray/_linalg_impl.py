@@ -32,6 +32,7 @@ from . import _dtypes as dt
 from ._core import graph as _graph
 from ._core import tensor
 from ._core.algorithms import linalg as _linalg
+from ._core.algorithms import matmul as _matmul
 from . import _linalg_composed as composed
 from . import _elementwise as ew
 from ._data_type import astype
@@ -323,6 +324,16 @@ def _block(x: Array, r0: int, c0: int, m: int, w: int) -> Array:
                        x._offset + r0 * ld + c0, x.device)
 
 
+def _subtract_product(x: Array, p: Array, q: Array, r0: int, c0: int) -> None:
+    """x's block at (r0, c0) less p @ q, in place: one launch where the float32 product
+    kernel subtracts as it stores, else a product and a subtraction."""
+    if _matmul.subtract_product(_block(x, r0, c0, p.shape[-2], q.shape[-1]),
+                                                _graph.bindable(p, strided=True),
+                                                _graph.bindable(q, strided=True)):
+        return
+    _linalg.sub_block(x, matmul(p, q), r0, c0)
+
+
 def _blocked_cholesky(a: Array) -> None:
     """Right-looking blocked Cholesky of the C-contiguous a in place (lower triangle; the
     upper one is left with garbage): per NB columns the diagonal block in one launch, then
@@ -340,7 +351,7 @@ def _blocked_cholesky(a: Array) -> None:
         # on an H200 5.2-5.6 ms with the transposed view, 4.3-4.7 with a copy)
         l21h = Array._empty(a.shape[:-2] + (b, n - k1), a.dtype, a.device)
         _linalg.block_solve_rows(a, l21h, k0, b)
-        _linalg.sub_block(a, matmul(_block(a, k1, k0, n - k1, b), l21h), k1, k1)
+        _subtract_product(a, _block(a, k1, k0, n - k1, b), l21h, k1, k1)
 
 
 def _cholesky_factor(a: Array) -> Array:
@@ -379,9 +390,9 @@ def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
         _linalg.block_solve(a, rhs, k0, b, kb, upper=False)
         if right:
             l21 = _block(a, k1, k0, right, b)
-            _linalg.sub_block(a, matmul(l21, _block(a, k0, k1, b, right)), k1, k1)
+            _subtract_product(a, l21, _block(a, k0, k1, b, right), k1, k1)
             if kb:
-                _linalg.sub_block(rhs, matmul(l21, _block(rhs, k0, 0, b, k)), k1, 0)
+                _subtract_product(rhs, l21, _block(rhs, k0, 0, b, k), k1, 0)
     if later:
         _linalg.substitute(a, rhs)
     if not kb:
@@ -390,7 +401,7 @@ def _blocked_lu(a: Array, rhs: Array, s: Array, k: int) -> None:
         b = min(nb, n - k0)
         _linalg.block_solve(a, rhs, k0, b, k, upper=True)
         if k0:
-            _linalg.sub_block(rhs, matmul(_block(a, 0, k0, k0, b), _block(rhs, k0, 0, b, k)), 0, 0)
+            _subtract_product(rhs, _block(a, 0, k0, k0, b), _block(rhs, k0, 0, b, k), 0, 0)
 
 
 _kept_lu = Jit(_blocked_lu)  # as _kept_cholesky (above)

@@ -71,6 +71,45 @@ def matmul(a, b, batch_shape, out_dtype):
     return out
 
 
+def subtract_product(c, a, b) -> bool:
+    """c −= a @ b in place, in one launch of the float32 kernel: c a float32 view (unit
+    column stride; its matrices one stride apart) of (..., M, N), a and b (..., M, K) and
+    (..., K, N) float32 views with c's batch shape. Where that launch does not take them
+    (another dtype, a K deep enough to be cut), nothing is done and False comes back: the
+    caller subtracts a product itself."""
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    device = c.device
+    mm = device.kernels.matmul
+    batch_shape = c.shape[:-2]
+    batch = math.prod(batch_shape)
+    if (c.dtype is not dt.float32 or a.dtype is not dt.float32 or b.dtype is not dt.float32
+            or not hasattr(mm, "generate_f32") or c._strides[-1] != 1 or k == 0
+            or k > mm.max_k(dt.float32) or _busy_chunk(device, m, n, k, batch, dt.float32)):
+        return False
+    if m == 0 or n == 0 or batch == 0:
+        return True
+    nb = len(batch_shape)
+    if nb > 1 or c._buf.nbytes > device._piece_bytes:
+        return False
+    c_matrix = c._strides[0] if nb else 0
+    a_b = broadcast_strides(a, tuple(batch_shape) + a.shape[-2:])[:nb]
+    b_b = broadcast_strides(b, tuple(batch_shape) + b.shape[-2:])[:nb]
+    a_view = (a._offset, a._strides[-2], a._strides[-1])
+    b_view = (b._offset, b._strides[-2], b._strides[-1])
+    starts = (a._offset, a._strides[-2], b._offset, b._strides[-2], k, n, c._offset, c._strides[-2],
+              c_matrix) + tuple(a_b) + tuple(b_b)
+    vec = a._strides[-1] == 1 and b._strides[-1] == 1 and all(v % 4 == 0 for v in starts)
+    tile = mspec.FAST_TILE
+    gx, gy = -(-n // tile), -(-m // tile)
+    launch.batches(device, ("matmul_f32", vec, nb, "update"), lambda: mm.generate_f32(vec, nb, update=True),
+                   (a, b, c), batch,
+                   lambda z0: mspec.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b)
+                   + mspec.pack_words(c._offset, c._strides[-2], c_matrix),
+                   tile=(gx, gy))
+    return True
+
+
 # A GPU runs one workgroup of the float32 kernel per 128x128 tile of C: a 1024x1024 product is
 # 64 workgroups, which leaves most of an H100's 132 multiprocessors idle. Where the tiles are
 # fewer than BUSY_WORKGROUPS and K is deep, K is cut into chunks (at least MIN_CHUNK deep)

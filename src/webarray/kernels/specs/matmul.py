@@ -30,3 +30,8 @@ def pack_uniforms(m, n, k, zbase, a_view, b_view, batch_shape, a_batch, b_batch)
     for size, sa, sb in zip(batch_shape, a_batch, b_batch):
         words += [size, sa, sb]
     return array.array("I", [v & 0xFFFFFFFF for v in words]).tobytes()
+
+
+def pack_words(*vals) -> bytes:
+    """Further uniform words (the update kernel's C offset, row stride, matrix stride)."""
+    return array.array("I", [v & 0xFFFFFFFF for v in vals]).tobytes()

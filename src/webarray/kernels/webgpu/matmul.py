@@ -33,14 +33,19 @@ MAX_K_F64 = 2048
 
 
 
-def _read_uniforms(w, batch_ndim: int) -> None:
+def _read_uniforms(w, batch_ndim: int, update: bool = False) -> None:
     """The opening of every matmul kernel: sizes, this workgroup's matrix in the batch
     (offsets ao, bo of A and B; cbase of C) and the element strides, as pack_uniforms lays
-    them out."""
+    them out; with update, C's offset, row stride ldc and matrix stride follow the batch
+    words (C is then a view, not C-contiguous)."""
     w("    let M = U[0]; let N = U[1]; let K = U[2];")
     w("    var z = wg.z + U[3];")
     w("    var ao = bitcast<i32>(U[4]); var bo = bitcast<i32>(U[7]);")
-    w("    let cbase = z * M * N;")
+    if update:
+        at = 10 + 3 * batch_ndim
+        w(f"    let cbase = U[{at}] + z * U[{at + 2}]; let ldc = U[{at + 1}];")
+    else:
+        w("    let cbase = z * M * N; let ldc = N;")
     for d in range(batch_ndim - 1, -1, -1):
         at = 10 + 3 * d
         w(f"    {{ let c = i32(z % U[{at}]); z = z / U[{at}];"
@@ -139,26 +144,33 @@ def grid(m: int, n: int, batch: int) -> tuple[int, int, int]:
 FAST_BK = 8
 
 
-def generate_f32(vec: bool, batch_ndim: int) -> str:
+def generate_f32(vec: bool, batch_ndim: int, update: bool = False) -> str:
     """float32 C = A @ B with a 128×128 block of C per workgroup of 16×16 threads, BK = 8.
     Each thread keeps an 8×8 block in sixteen named vec4 accumulators (rows 4·ty..+3 and
     64 + 4·ty..+3, columns likewise by tx, so that neighbouring threads read neighbouring
     vec4 words of the shared tiles), and the next tiles are loaded from global memory
     into registers while the current ones are multiplied. vec: A and B have unit column
     strides and 4-aligned offsets and row strides, K and N are multiples of 4, so tiles
-    load and C stores as vec4; otherwise any strides, one element at a time."""
+    load and C stores as vec4; otherwise any strides, one element at a time. update: C
+    is a view (offset, row stride, matrix stride in the uniforms) and the product is
+    subtracted from it in place (a factorization's trailing update: C − A·B rounded once
+    after the product, as a product subtracted by a second launch)."""
     lines = []
     w = lines.append
     arr = "array<vec4<u32>>" if vec else "array<u32>"
     w("@group(0) @binding(0) var<storage, read> U: array<u32>;")
-    w(f"@group(0) @binding(1) var<storage, read> A: {arr};")
-    w(f"@group(0) @binding(2) var<storage, read> B: {arr};")
+    # an update's A and B may lie in C's buffer (a factorization's blocks beside the one
+    # it updates): all three read_write, as WebGPU allows no buffer both read-only and
+    # writable in one dispatch
+    access = "read_write" if update else "read"
+    w(f"@group(0) @binding(1) var<storage, {access}> A: {arr};")
+    w(f"@group(0) @binding(2) var<storage, {access}> B: {arr};")
     w(f"@group(0) @binding(3) var<storage, read_write> C: {arr};")
     w("var<workgroup> As: array<vec4<f32>, 256>;")
     w("var<workgroup> Bs: array<vec4<f32>, 256>;")
     w("@compute @workgroup_size(16, 16)")
     w("fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {")
-    _read_uniforms(w, batch_ndim)
+    _read_uniforms(w, batch_ndim, update)
     w("    let row0 = wg.y * 128u; let col0 = wg.x * 128u;")
     w("    let tx = lid.x; let ty = lid.y; let tid = ty * 16u + tx;")
     # this thread's share of the tiles: A row ar, k ak..ak+3; B k bk, columns bn..bn+3
@@ -205,12 +217,14 @@ def generate_f32(vec: bool, batch_ndim: int) -> str:
         for h in range(2):
             col = f"col0 + {64 * h}u + tx * 4u"
             if vec:
-                w(f"    {{ let r = {r}; let c = {col};")
-                w(f"      if (r < M && c < N) {{ C[(cbase + r * N + c) >> 2u] = bitcast<vec4<u32>>(c{i}_{h}); }} }}")
+                value = f"bitcast<vec4<f32>>(C[o]) - c{i}_{h}" if update else f"c{i}_{h}"
+                w(f"    {{ let r = {r}; let c = {col}; let o = (cbase + r * ldc + c) >> 2u;")
+                w(f"      if (r < M && c < N) {{ C[o] = bitcast<vec4<u32>>({value}); }} }}")
             else:
                 for j, comp in enumerate("xyzw"):
-                    w(f"    {{ let r = {r}; let c = {col} + {j}u;")
-                    w(f"      if (r < M && c < N) {{ C[cbase + r * N + c] = bitcast<u32>(c{i}_{h}.{comp}); }} }}")
+                    value = f"bitcast<f32>(C[o]) - c{i}_{h}.{comp}" if update else f"c{i}_{h}.{comp}"
+                    w(f"    {{ let r = {r}; let c = {col} + {j}u; let o = cbase + r * ldc + c;")
+                    w(f"      if (r < M && c < N) {{ C[o] = bitcast<u32>({value}); }} }}")
     w("}")
     return "\n".join(lines) + "\n"
 
