@@ -183,7 +183,7 @@ def lu_panel_rows(cplx: bool, rows: int) -> str:
     for q in rq:
         for j in cols:
             add(f"    var {x(q, j)} = select(real_t(0.0), A[at{q} + min(k0 + {j}u, n - 1u)], in{q} && {j}u < b);")
-    add("    if (t == 0u) { atomicStore(&wmax[0], 0u); atomicStore(&widx[0], n); }")
+    add("    if (t == 0u) { atomicStore(&wmax[0], 0u); atomicStore(&widx[0], n); atomicStore(&wcnt[0], 0u); }")
     add("    workgroupBarrier();")
     add("    var sign = 1.0;  // the swaps' parity, written to S once")
     add("    for (var k = 0u; k < b; k = k + 1u) {")
@@ -195,30 +195,40 @@ def lu_panel_rows(cplx: bool, rows: int) -> str:
         add(f"        if (in{q} && r{q} >= rk) {{ let m = mag(c{q}); if (m > v) {{ v = m; best = r{q}; }} }}")
     # the largest magnitude by an atomic max of its bits (a non-negative float's bits
     # order as it does; a thread without a candidate has v = -1 and takes no part), then
-    # the first row holding it by an atomic min: two barriers where a tree over the
-    # threads took log2(T) + 1 (H200, a panel at 512 / 768 of 1024 rows: 223 / 111 µs
-    # -> 125 / 85). Two sets of the pair, one per step parity: a step resets the other
-    # set, which every thread has read, for the next.
-    add("""        let s = k & 1u;
-        if (v >= 0.0) { atomicMax(&wmax[s], bitcast<u32>(v)); }
+    # the first row holding it by an atomic min, while the candidates write their row as
+    # the pivot row: two barriers a column (a tree over the threads took log2(T) + 1 and
+    # the pivot row one more; H200, a panel at 512 / 768 of 1024 rows: 223 / 111 µs ->
+    # 125 / 85 with atomics). Where several rows tie (or none is a candidate), the pivot
+    # row's owner writes it again, past one more barrier. Row k goes out before, to one of
+    # two buffers by the column's parity; the atomics rotate over three sets, a step
+    # resetting the next step's, which no thread still reads.
+    add("        let s = k % 3u; let kb = (k & 1u) * " + str(NB) + "u;")
+    for q in rq:
+        add(f"        if (r{q} == rk) {{" + "".join(f" krow[kb + {j}u] = {x(q, j)};" for j in cols) + " }")
+    add("""        if (v >= 0.0) { atomicMax(&wmax[s], bitcast<u32>(v)); }
         workgroupBarrier();
+        if (t == 0u) { let r = (k + 1u) % 3u; atomicStore(&wmax[r], 0u); atomicStore(&widx[r], n); atomicStore(&wcnt[r], 0u); }
         let top = atomicLoad(&wmax[s]);
-        if (v >= 0.0 && bitcast<u32>(v) == top) { atomicMin(&widx[s], best); }
+        if (v >= 0.0 && bitcast<u32>(v) == top) {
+            atomicMin(&widx[s], best); atomicAdd(&wcnt[s], 1u);""")
+    for q in rq:
+        add(f"            if (r{q} == best) {{" + "".join(f" prow[{j}] = {x(q, j)};" for j in cols) + " }")
+    add("""        }
         workgroupBarrier();
         let found = atomicLoad(&widx[s]);
-        if (t == 0u) { atomicStore(&wmax[1u - s], 0u); atomicStore(&widx[1u - s], n); }
-        let p = select(rk, found, found < n);""")
+        let p = select(rk, found, found < n);
+        if (atomicLoad(&wcnt[s]) != 1u) {""")
     for q in rq:
-        add(f"        if (r{q} == p) {{" + "".join(f" prow[{j}] = {x(q, j)};" for j in cols) + " }")
-        add(f"        if (r{q} == rk) {{" + "".join(f" krow[{j}] = {x(q, j)};" for j in cols) + " }")
-    add("""        if (t == 0u) { piv[k] = p; }
+        add(f"            if (r{q} == p) {{" + "".join(f" prow[{j}] = {x(q, j)};" for j in cols) + " }")
+    add("""            workgroupBarrier();
+        }
+        if (t == 0u) { piv[k] = p; }
         if (p != rk) { sign = -sign; }
-        workgroupBarrier();
         let d = prow[k];
         let scale = mag(d) > 0.0;""")
     for q in rq:
         add(f"        if (p != rk && r{q} == rk) {{" + "".join(f" {x(q, j)} = prow[{j}];" for j in cols) + " }")
-        add(f"        if (p != rk && r{q} == p) {{" + "".join(f" {x(q, j)} = krow[{j}];" for j in cols) + f" c{q} = krow[k]; }}")
+        add(f"        if (p != rk && r{q} == p) {{" + "".join(f" {x(q, j)} = krow[kb + {j}u];" for j in cols) + f" c{q} = krow[kb + k]; }}")
         add(f"        if (in{q} && r{q} > rk) {{")
         add(f"            let l = select(c{q}, div(c{q}, d), scale);")
         for j in cols:
@@ -231,12 +241,13 @@ def lu_panel_rows(cplx: bool, rows: int) -> str:
     body = "\n".join(lines)
     bufs = [("A", "T"), ("B", "T"), ("S", "f32")]
     return _SCALAR[cplx] + f"""var<workgroup> prow: array<T, {NB}>;
-var<workgroup> krow: array<T, {NB}>;
+var<workgroup> krow: array<T, {2 * NB}>;
 var<workgroup> piv: array<u32, {NB}>;
 var<workgroup> dst: array<u32, {2 * NB}>;
 var<workgroup> src: array<u32, {2 * NB}>;
-var<workgroup> wmax: array<atomic<u32>, 2>;
-var<workgroup> widx: array<atomic<u32>, 2>;
+var<workgroup> wmax: array<atomic<u32>, 3>;
+var<workgroup> widx: array<atomic<u32>, 3>;
+var<workgroup> wcnt: array<atomic<u32>, 3>;
 """ + _head(bufs, str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let K = U[1]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
     let a0 = z * n * n; let b0 = z * n * K;
@@ -359,51 +370,66 @@ def block_solve_rows(cplx: bool) -> str:
 """
 
 
+DOT_ROWS = 4  # rows a thread of substitute takes at once past a block
+
+
 def substitute(cplx: bool) -> str:
     """B = U⁻¹·L⁻¹·B for LU's factors in A (L unit lower, U upper; B's rows already
     swapped by the panels), one workgroup per matrix and column of B: forward then back
-    substitution by blocks of NB rows. A block's triangle runs on NB threads, each holding
-    its row's NB entries of the triangle in registers, one barrier per row; the rows past
-    the block (before it, going back) then subtract their products with the block's
-    solution, a thread per row. One launch where the blocked substitution takes five a
-    block: for the few right-hand sides of solve."""
+    substitution by blocks of NB rows. A block's triangle goes to workgroup memory and one
+    thread solves it from there, its NB unknowns in registers (a barrier per row cost
+    ~0.5 µs on an H200, 1 ms a solve of 1024); the rows past the block (before it, going
+    back) then subtract their products with the block's solution, DOT_ROWS rows a thread.
+    One launch where the blocked substitution takes five a block: for the few
+    right-hand sides of solve."""
     T = T_PANEL
-    row = "".join(f"        let l{j} = A[min(ar + {j}u, last)];\n" for j in range(NB))
+    at = lambda i, l: f"Ls[{i * NB + l}]"  # noqa: E731
+    unknowns = "".join(f"            var s{i} = select(real_t(0.0), ys[{i}], {i}u < b);\n" for i in range(NB))
+    publish = "".join(f"            ys[{i}] = s{i};\n" for i in range(NB))
     fwd = "".join(
-        f"        if ({j}u < b) {{ if (t == {j}u) {{ ys[{j}] = y; }} workgroupBarrier();"
-        f" if (t > {j}u) {{ y = y - mul(l{j}, ys[{j}]); }} }}\n" for j in range(NB))
+        f"            if ({i}u < b) {{" + "".join(f" s{i} = s{i} - mul({at(i, l)}, s{l});" for l in range(i)) + " }\n"
+        for i in range(1, NB))
     bwd = "".join(
-        f"        if ({j}u < b) {{ if (t == {j}u) {{ y = div(y, l{j}); ys[{j}] = y; }} workgroupBarrier();"
-        f" if (t < {j}u) {{ y = y - mul(l{j}, ys[{j}]); }} }}\n" for j in reversed(range(NB)))
-    dot = ("            var acc = real_t(0.0);\n"
-           + "".join(f"            {{ let e = A[min(ar + {j}u, last)]; if ({j}u < b) {{ acc = acc + mul(e, ys[{j}]); }} }}\n"
-                     for j in range(NB))
-           + "            B[b0 + r * K + j] = B[b0 + r * K + j] - acc;\n")
+        f"            if ({i}u < b) {{" + "".join(f" s{i} = s{i} - mul({at(i, l)}, s{l});" for l in reversed(range(i + 1, NB)))
+        + f" s{i} = div(s{i}, {at(i, i)}); }}\n" for i in reversed(range(NB)))
+
+    def triangle(solve: str) -> str:
+        return (_load_block("Ls", "a0 + (k0 + {i}) * n + k0 + {j}", T)
+                + "        if (t < b) { ys[t] = B[b0 + (k0 + t) * K + j]; }\n        workgroupBarrier();\n"
+                + "        if (t == 0u) {\n" + unknowns + solve + publish + "        }\n        workgroupBarrier();\n"
+                + "        if (t < b) { B[b0 + (k0 + t) * K + j] = ys[t]; }\n")
+
+    # rows [lo, hi) less their products with the block's solution ys: DOT_ROWS rows a
+    # thread at a time, every load of them issued before the first product
+    def dot(lo: str, hi: str) -> str:
+        rq = range(DOT_ROWS)
+        out = [f"        for (var r0 = {lo} + t; r0 < {hi}; r0 = r0 + {DOT_ROWS * T}u) {{"]
+        for q in rq:
+            out.append(f"            let r{q} = r0 + {q * T}u; let ar{q} = a0 + min(r{q}, n - 1u) * n + k0;"
+                       f" let br{q} = b0 + min(r{q}, n - 1u) * K + j;")
+            out.extend(f"            let e{q}_{i} = A[min(ar{q} + {i}u, last)];" for i in range(NB))
+            out.append(f"            let y{q} = B[br{q}]; var acc{q} = real_t(0.0);")
+        for i in range(NB):
+            out.append(f"            if ({i}u < b) {{ let u = ys[{i}];"
+                       + "".join(f" acc{q} = acc{q} + mul(e{q}_{i}, u);" for q in rq) + " }")
+        for q in rq:
+            out.append(f"            if (r{q} < {hi}) {{ B[br{q}] = y{q} - acc{q}; }}")
+        out.append("        }")
+        return "\n".join(out) + "\n"
+
     return _SCALAR[cplx] + f"""var<workgroup> ys: array<T, {NB}>;
+var<workgroup> Ls: array<T, {NB * NB}>;
 """ + _head([("A", "T"), ("B", "T")], str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let K = U[1]; let z = wg.z + U[2]; let j = wg.x;
     let a0 = z * n * n; let b0 = z * n * K; let last = a0 + n * n - 1u;
-    let tr = min(t, {NB - 1}u);
     for (var k0 = 0u; k0 < n; k0 = k0 + {NB}u) {{
         let b = min({NB}u, n - k0);
-        var y = B[b0 + min(k0 + tr, n - 1u) * K + j];
-        var ar = a0 + min(k0 + tr, n - 1u) * n + k0;
-{row}{fwd}        if (t < b) {{ B[b0 + (k0 + t) * K + j] = y; }}
-        for (var r = k0 + b + t; r < n; r = r + {T}u) {{
-            ar = a0 + r * n + k0;
-{dot}        }}
-        storageBarrier(); workgroupBarrier();
+{triangle(fwd)}{dot("k0 + b", "n")}        storageBarrier(); workgroupBarrier();
     }}
     for (var e = (n + {NB - 1}u) / {NB}u; e > 0u; e = e - 1u) {{
         let k0 = (e - 1u) * {NB}u;
         let b = min({NB}u, n - k0);
-        var y = B[b0 + min(k0 + tr, n - 1u) * K + j];
-        var ar = a0 + min(k0 + tr, n - 1u) * n + k0;
-{row}{bwd}        if (t < b) {{ B[b0 + (k0 + t) * K + j] = y; }}
-        for (var r = t; r < k0; r = r + {T}u) {{
-            ar = a0 + r * n + k0;
-{dot}        }}
-        storageBarrier(); workgroupBarrier();
+{triangle(bwd)}{dot("0u", "k0")}        storageBarrier(); workgroupBarrier();
     }}
 }}
 """
