@@ -181,7 +181,7 @@ def block_solve(a: Tensor, rhs: Tensor, k0: int, b: int, kb: int, upper: bool) -
     n = a.shape[-1]
     cols = (0 if upper else n - k0 - b) + kb
     _steps((a, rhs), [(("block_solve_cols", upper), (n, rhs.shape[-1], 0, k0, b, kb),
-                       (-(-cols // plan.T_PANEL), 1))], a.dtype is dt.complex64)
+                       (-(-cols // plan.T_SOLVE), 1))], a.dtype is dt.complex64)
 
 
 def substitute(a: Tensor, rhs: Tensor) -> None:
@@ -195,7 +195,7 @@ def block_solve_rows(a: Tensor, w: Tensor, k0: int, b: int) -> None:
     """Cholesky's L21 = A21·L11⁻ᴴ below a's diagonal block at k0, in place, by
     substitution, and L21ᴴ into w (batch, b, n − k0 − b)."""
     n = a.shape[-1]
-    _steps((a, w), [("block_solve_rows", (n, 0, 0, k0, b), (-(-(n - k0 - b) // plan.T_PANEL), 1))],
+    _steps((a, w), [("block_solve_rows", (n, 0, 0, k0, b), (-(-(n - k0 - b) // plan.T_SOLVE), 1))],
            a.dtype is dt.complex64)
 
 

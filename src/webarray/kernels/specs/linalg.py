@@ -26,6 +26,7 @@ TYPED = {"chol_panel", "lu_panel", "lu_panel_rows", "block_solve_cols", "block_s
          "jacobi_round"}  # the generators taking cplx; the eig kernels are complex64 only
 NB = 32  # columns per panel (two NB×NB complex64 blocks fill 16 KiB of workgroup memory)
 T_PANEL = 256
+T_SOLVE = 64  # the block substitutions' threads, a row or column each: small workgroups, more of a GPU
 MAX_ITS = 60  # QR sweeps without a deflation before giving up on a matrix (NaN results)
 
 

@@ -33,7 +33,7 @@ per-dimension workgroup limit take several launches.
 
 from __future__ import annotations
 
-from ..specs.linalg import JACOBI_THREADS, MAX_ITS, NB, T_HESS, T_PANEL, T_WG
+from ..specs.linalg import JACOBI_THREADS, MAX_ITS, NB, T_HESS, T_PANEL, T_SOLVE, T_WG
 from .linalg import _SCALAR, _swap_and_scale, _sync
 
 _BIND = "@group(0) @binding({i}) var<storage, read_write> {name}: array<{ty}>;"
@@ -317,8 +317,8 @@ def block_solve_cols(cplx: bool, upper: bool) -> str:
     inverse, by substitution in place (a thread per column, the triangle in workgroup
     memory): unit lower (LU's U12 = L11⁻¹·A12 over A's columns [k0 + b, n), then B1 =
     L11⁻¹·B1 over B's first U[6] columns) or upper (U[6] of B's columns, U11⁻¹·B1, the
-    back substitution of a block). Grid: T_PANEL columns per workgroup."""
-    T = T_PANEL
+    back substitution of a block). Grid: T_SOLVE columns per workgroup."""
+    T = T_SOLVE
     ca = "0u" if upper else "n - k0 - b"
     # loads from addresses clamped into the buffers, all issued before the first use
     loads = ("".join(f"        var x{i} = real_t(0.0);\n" for i in range(NB))
@@ -351,8 +351,9 @@ def block_solve_rows(cplx: bool) -> str:
     """Cholesky's L21 = A21·L11⁻ᴴ for the rows [k0 + b, n) of the block's columns, by
     substitution in place (a thread per row, L11 in workgroup memory), and L21ᴴ into W
     (b × m per matrix, m = n − k0 − b), the trailing product's right factor. Grid:
-    T_PANEL rows per workgroup."""
-    T = T_PANEL
+    T_SOLVE rows per workgroup (a thread's NB loads of its row touch a line a lane: small
+    workgroups spread them over more of the GPU)."""
+    T = T_SOLVE
     loads = "".join(f"        var x{j} = select(real_t(0.0), A[min(ar + {j}u, a0 + n * n - 1u)], {j}u < b);\n"
                     for j in range(NB))
     stores = "".join(f"        if ({j}u < b) {{ A[ar + {j}u] = x{j}; W[w0 + {j}u * m + r] = conjg(x{j}); }}\n"
@@ -370,7 +371,7 @@ def block_solve_rows(cplx: bool) -> str:
 """
 
 
-DOT_ROWS = 4  # rows a thread of substitute takes at once past a block
+DOT_SOLVE = 128  # rows a pass of substitute's products past a block takes (T_PANEL / 8 a load)
 
 
 def substitute(cplx: bool) -> str:
@@ -379,10 +380,11 @@ def substitute(cplx: bool) -> str:
     substitution by blocks of NB rows. A block's triangle goes to workgroup memory and one
     thread solves it from there, its NB unknowns in registers (a barrier per row cost
     ~0.5 µs on an H200, 1 ms a solve of 1024); the rows past the block (before it, going
-    back) then subtract their products with the block's solution, DOT_ROWS rows a thread.
+    back) then subtract their products with the block's solution, DOT_SOLVE rows a pass.
     One launch where the blocked substitution takes five a block: for the few
     right-hand sides of solve."""
     T = T_PANEL
+    rows = DOT_SOLVE // (2 if cplx else 1)  # complex: parts and Ls within 16 KiB
     at = lambda i, l: f"Ls[{i * NB + l}]"  # noqa: E731
     unknowns = "".join(f"            var s{i} = select(real_t(0.0), ys[{i}], {i}u < b);\n" for i in range(NB))
     publish = "".join(f"            ys[{i}] = s{i};\n" for i in range(NB))
@@ -399,29 +401,39 @@ def substitute(cplx: bool) -> str:
                 + "        if (t == 0u) {\n" + unknowns + solve + publish + "        }\n        workgroupBarrier();\n"
                 + "        if (t < b) { B[b0 + (k0 + t) * K + j] = ys[t]; }\n")
 
-    # rows [lo, hi) less their products with the block's solution ys: DOT_ROWS rows a
-    # thread at a time, every load of them issued before the first product
+    # rows [lo, hi) less their products with the block's solution ys, DOT_SOLVE rows a
+    # pass: eight threads a row, each reading 4 neighbouring entries, so that a warp's load
+    # touches 4 rows' lines, not 32 (a thread a row: 1 ms of a solve of 1024 on an H200,
+    # its loads ~6 GB/s); the eight partial sums then added in order by one thread a row
+    lanes = NB // 4
+
     def dot(lo: str, hi: str) -> str:
-        rq = range(DOT_ROWS)
-        out = [f"        for (var r0 = {lo} + t; r0 < {hi}; r0 = r0 + {DOT_ROWS * T}u) {{"]
-        for q in rq:
-            out.append(f"            let r{q} = r0 + {q * T}u; let ar{q} = a0 + min(r{q}, n - 1u) * n + k0;"
-                       f" let br{q} = b0 + min(r{q}, n - 1u) * K + j;")
-            out.extend(f"            let e{q}_{i} = A[min(ar{q} + {i}u, last)];" for i in range(NB))
-            out.append(f"            let y{q} = B[br{q}]; var acc{q} = real_t(0.0);")
-        for i in range(NB):
-            out.append(f"            if ({i}u < b) {{ let u = ys[{i}];"
-                       + "".join(f" acc{q} = acc{q} + mul(e{q}_{i}, u);" for q in rq) + " }")
-        for q in rq:
-            out.append(f"            if (r{q} < {hi}) {{ B[br{q}] = y{q} - acc{q}; }}")
+        passes = rows // (T // lanes)
+        out = [f"        for (var r0 = {lo}; r0 < {hi}; r0 = r0 + {rows}u) {{"]
+        for q in range(passes):
+            out.append(f"            {{ let ar = a0 + min(r0 + w + {q * (T // lanes)}u, n - 1u) * n + k0 + c4;")
+            out.append("              var part = real_t(0.0);")
+            for i in range(4):
+                out.append(f"              part = part + select(real_t(0.0), mul(A[min(ar + {i}u, last)], ys[min(c4 + {i}u, {NB - 1}u)]), c4 + {i}u < b);")
+            out.append(f"              parts[{q * T}u + t] = part; }}")
+        out.append("            workgroupBarrier();")
+        out.append(f"            if (t < {rows}u && r0 + t < {hi}) {{")
+        out.append(f"                let base = (t / {T // lanes}u) * {T}u + (t % {T // lanes}u) * {lanes}u;")
+        out.append("                var acc = real_t(0.0);")
+        out.extend(f"                acc = acc + parts[base + {c}u];" for c in range(lanes))
+        out.append("                let at = b0 + (r0 + t) * K + j; B[at] = B[at] - acc;")
+        out.append("            }")
+        out.append("            workgroupBarrier();")
         out.append("        }")
         return "\n".join(out) + "\n"
 
     return _SCALAR[cplx] + f"""var<workgroup> ys: array<T, {NB}>;
 var<workgroup> Ls: array<T, {NB * NB}>;
+var<workgroup> parts: array<T, {rows * lanes}>;
 """ + _head([("A", "T"), ("B", "T")], str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let K = U[1]; let z = wg.z + U[2]; let j = wg.x;
     let a0 = z * n * n; let b0 = z * n * K; let last = a0 + n * n - 1u;
+    let w = t / {lanes}u; let c4 = (t % {lanes}u) * 4u;
     for (var k0 = 0u; k0 < n; k0 = k0 + {NB}u) {{
         let b = min({NB}u, n - k0);
 {triangle(fwd)}{dot("k0 + b", "n")}        storageBarrier(); workgroupBarrier();
