@@ -209,34 +209,39 @@ def herm(a):
 
 
 # every kernel family of the linalg extension, below and above the 64-side limit of the
-# one-workgroup kernels, real and complex: Tint compiles what naga does not judge
-for dtype in (xp.float32, xp.complex64):
-    for n in (3, 70):
-        tol = 2e-3
-        eye = xp.eye(n, dtype=dtype)
-        a = matrix(n, n, dtype, shift=n)
-        spd = a @ herm(a)
-        c = xp.linalg.cholesky(spd)
-        assert worst(c @ herm(c) - spd) <= tol * worst(spd), ("cholesky", dtype, n)
-        assert worst(a @ xp.linalg.inv(a) - eye) <= tol, ("inv", dtype, n)
-        b = matrix(n, 2, dtype)
-        assert worst(a @ xp.linalg.solve(a, b) - b) <= tol * (1 + worst(b)), ("solve", dtype, n)
-        s = xp.linalg.slogdet(a)
-        d = xp.linalg.det(a[:3, :3])
-        assert math.isfinite(float(s.logabsdet)) and d.shape == (), ("slogdet", dtype, n)
-        q, r = xp.linalg.qr(matrix(n + 2, n, dtype))
-        assert worst(herm(q) @ q - eye) <= tol, ("qr", dtype, n)
-        w, v = xp.linalg.eigh(spd)
-        assert worst(spd @ v - v * w) <= tol * worst(spd), ("eigh", dtype, n)
-        g = matrix(n, n + 1, dtype)
-        u, sv, vh = xp.linalg.svd(g, full_matrices=False)
-        assert worst((u * sv) @ vh - g) <= tol * worst(g), ("svd", dtype, n)
-        assert int(xp.linalg.matrix_rank(g)) == n and xp.linalg.pinv(g).shape == (n + 1, n)
-        ev, vec = xp.linalg.eig(a)
-        ac = a if dtype == xp.complex64 else a + 0j
-        assert worst(ac @ vec - vec * ev) <= tol * worst(a) * n, ("eig", dtype, n)
-        assert xp.linalg.eigvals(a).shape == (n,)
-        print("linalg", dtype, n, "ok")
+# one-workgroup kernels, real and complex: Tint compiles what naga does not judge. Past
+# that limit, both plans: the adapter's own (SwiftShader's) and a GPU's (the LU panel in
+# registers, Jacobi by blocks of rows), forced
+from webarray._core.algorithms import linalg as plan
+
+for dtype, n, gpu in ((xp.float32, 3, None), (xp.complex64, 3, None), (xp.float32, 70, None),
+                      (xp.complex64, 70, None), (xp.float32, 70, True), (xp.complex64, 70, True)):
+    plan.REGISTER_PANEL = plan.JACOBI_BLOCKS = gpu
+    tol = 2e-3
+    eye = xp.eye(n, dtype=dtype)
+    a = matrix(n, n, dtype, shift=n)
+    spd = a @ herm(a)
+    c = xp.linalg.cholesky(spd)
+    assert worst(c @ herm(c) - spd) <= tol * worst(spd), ("cholesky", dtype, n)
+    assert worst(a @ xp.linalg.inv(a) - eye) <= tol, ("inv", dtype, n)
+    b = matrix(n, 2, dtype)
+    assert worst(a @ xp.linalg.solve(a, b) - b) <= tol * (1 + worst(b)), ("solve", dtype, n)
+    s = xp.linalg.slogdet(a)
+    d = xp.linalg.det(a[:3, :3])
+    assert math.isfinite(float(s.logabsdet)) and d.shape == (), ("slogdet", dtype, n)
+    q, r = xp.linalg.qr(matrix(n + 2, n, dtype))
+    assert worst(herm(q) @ q - eye) <= tol, ("qr", dtype, n)
+    w, v = xp.linalg.eigh(spd)
+    assert worst(spd @ v - v * w) <= tol * worst(spd), ("eigh", dtype, n)
+    g = matrix(n, n + 1, dtype)
+    u, sv, vh = xp.linalg.svd(g, full_matrices=False)
+    assert worst((u * sv) @ vh - g) <= tol * worst(g), ("svd", dtype, n)
+    assert int(xp.linalg.matrix_rank(g)) == n and xp.linalg.pinv(g).shape == (n + 1, n)
+    ev, vec = xp.linalg.eig(a)
+    ac = a if dtype == xp.complex64 else a + 0j
+    assert worst(ac @ vec - vec * ev) <= tol * worst(a) * n, ("eig", dtype, n)
+    assert xp.linalg.eigvals(a).shape == (n,)
+    print("linalg", dtype, n, gpu, "ok")
 
 # every fft function, a power of two and not
 for n in (8, 12, 97):

@@ -50,6 +50,7 @@ SUBSTITUTE_N = 4096
 MAX_SWEEPS = 20  # one-sided Jacobi sweeps at most (float32 converges in 6-12 up to n = 1024)
 NB = plan.NB  # columns per panel of the blocked factorizations (the kernels' block size)
 REGISTER_PANEL = None  # True/False: LU panels in registers (where they fit) on every adapter (tests)
+JACOBI_BLOCKS = None  # True/False: Jacobi rotations by blocks of rows on every adapter (tests)
 _SWEEPING = ("eigh", "svd")  # the one-workgroup kernels that run Jacobi sweeps
 
 
@@ -238,9 +239,20 @@ def jacobi(w: Tensor, vt: Tensor, max_sweeps: int, tol: float, stop: float) -> N
     n, m = w.shape[-2:]
     flags = _zeros(w.shape[:-2] + (max_sweeps + 1,), dt.uint32, w.device)
     ne = n + n % 2
+    by_blocks = not w.device.on_cpu if JACOBI_BLOCKS is None else JACOBI_BLOCKS
+    g = w.device.kernels.linalg_steps.JACOBI_GROUP
+    nb = -(-n // g)
+    nb += nb % 2
     for s in range(max_sweeps):
-        rounds = (("jacobi_round", (n, m, 0, r, s, max_sweeps + 1, stop, tol, ne), (ne // 2, 1))
-                  for r in range(ne - 1))
+        if by_blocks and nb >= 4:
+            # the pairs within each block, then the block rounds (on a GPU: a launch per
+            # round was ~20 µs, most of it the launch's own cost)
+            words = lambda r, inner: (n, m, 0, r, s, max_sweeps + 1, stop, tol, nb, inner)  # noqa: E731
+            rounds = [("jacobi_blocks", words(0, 1), (nb, 1))]
+            rounds += [("jacobi_blocks", words(r, 0), (nb // 2, 1)) for r in range(nb - 1)]
+        else:
+            rounds = (("jacobi_round", (n, m, 0, r, s, max_sweeps + 1, stop, tol, ne), (ne // 2, 1))
+                      for r in range(ne - 1))
         _steps((w, vt, flags), rounds, w.dtype is dt.complex64)
         if s >= 3 and _largest(flags, s + 1) == 0:
             break

@@ -100,10 +100,19 @@ def subtract_product(c, a, b) -> bool:
     starts = (a._offset, a._strides[-2], b._offset, b._strides[-2], k, n, c._offset, c._strides[-2],
               c_matrix) + tuple(a_b) + tuple(b_b)
     vec = a._strides[-1] == 1 and b._strides[-1] == 1 and all(v % 4 == 0 for v in starts)
+    # each distinct buffer bound once (WebGPU refuses a buffer bound writable twice in a
+    # dispatch, and a factorization's blocks share one): roles say which binding is which
+    bound, roles = [], []
+    for r in (a, b, c):
+        i = next((i for i, u in enumerate(bound) if u._buf is r._buf), len(bound))
+        if i == len(bound):
+            bound.append(r)
+        roles.append(i)
+    roles = tuple(roles)
     tile = mspec.FAST_TILE
     gx, gy = -(-n // tile), -(-m // tile)
-    launch.batches(device, ("matmul_f32", vec, nb, "update"), lambda: mm.generate_f32(vec, nb, update=True),
-                   (a, b, c), batch,
+    launch.batches(device, ("matmul_f32", vec, nb, "update", roles),
+                   lambda: mm.generate_f32(vec, nb, update=roles), tuple(bound), batch,
                    lambda z0: mspec.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b)
                    + mspec.pack_words(c._offset, c._strides[-2], c_matrix),
                    tile=(gx, gy))

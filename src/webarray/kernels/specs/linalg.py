@@ -23,7 +23,7 @@ T_WG = 64  # threads of the one-workgroup-per-matrix kernels
 T_HESS = 256  # the Hessenberg reduction's: its steps are the longest (~6n²/T per thread)
 JACOBI_THREADS = 128
 TYPED = {"chol_panel", "lu_panel", "lu_panel_rows", "block_solve_cols", "block_solve_rows", "substitute", "sub_block", "qr_house", "qr_apply",
-         "jacobi_round"}  # the generators taking cplx; the eig kernels are complex64 only
+         "jacobi_round", "jacobi_blocks"}  # the generators taking cplx; the eig kernels are complex64 only
 NB = 32  # columns per panel (two NB×NB complex64 blocks fill 16 KiB of workgroup memory)
 T_PANEL = 256
 T_SOLVE = 64  # the block substitutions' threads, a row or column each: small workgroups, more of a GPU

@@ -183,7 +183,7 @@ def lu_panel_rows(cplx: bool, rows: int) -> str:
     for q in rq:
         for j in cols:
             add(f"    var {x(q, j)} = select(real_t(0.0), A[at{q} + min(k0 + {j}u, n - 1u)], in{q} && {j}u < b);")
-    add("    if (t == 0u) { atomicStore(&wmax[0], 0u); atomicStore(&widx[0], n); atomicStore(&wcnt[0], 0u); }")
+    add("    if (t == 0u) { atomicStore(&wmax[0], 0u); atomicStore(&widx[0], n); }")
     add("    workgroupBarrier();")
     add("    var sign = 1.0;  // the swaps' parity, written to S once")
     add("    for (var k = 0u; k < b; k = k + 1u) {")
@@ -195,40 +195,30 @@ def lu_panel_rows(cplx: bool, rows: int) -> str:
         add(f"        if (in{q} && r{q} >= rk) {{ let m = mag(c{q}); if (m > v) {{ v = m; best = r{q}; }} }}")
     # the largest magnitude by an atomic max of its bits (a non-negative float's bits
     # order as it does; a thread without a candidate has v = -1 and takes no part), then
-    # the first row holding it by an atomic min, while the candidates write their row as
-    # the pivot row: two barriers a column (a tree over the threads took log2(T) + 1 and
-    # the pivot row one more; H200, a panel at 512 / 768 of 1024 rows: 223 / 111 µs ->
-    # 125 / 85 with atomics). Where several rows tie (or none is a candidate), the pivot
-    # row's owner writes it again, past one more barrier. Row k goes out before, to one of
-    # two buffers by the column's parity; the atomics rotate over three sets, a step
-    # resetting the next step's, which no thread still reads.
-    add("        let s = k % 3u; let kb = (k & 1u) * " + str(NB) + "u;")
-    for q in rq:
-        add(f"        if (r{q} == rk) {{" + "".join(f" krow[kb + {j}u] = {x(q, j)};" for j in cols) + " }")
-    add("""        if (v >= 0.0) { atomicMax(&wmax[s], bitcast<u32>(v)); }
+    # the first row holding it by an atomic min: two barriers where a tree over the
+    # threads took log2(T) + 1 (H200, a panel at 512 / 768 of 1024 rows: 223 / 111 µs
+    # -> 125 / 85). Two sets of the pair, one per step parity: a step resets the other
+    # set, which every thread has read, for the next.
+    add("""        let s = k & 1u;
+        if (v >= 0.0) { atomicMax(&wmax[s], bitcast<u32>(v)); }
         workgroupBarrier();
-        if (t == 0u) { let r = (k + 1u) % 3u; atomicStore(&wmax[r], 0u); atomicStore(&widx[r], n); atomicStore(&wcnt[r], 0u); }
         let top = atomicLoad(&wmax[s]);
-        if (v >= 0.0 && bitcast<u32>(v) == top) {
-            atomicMin(&widx[s], best); atomicAdd(&wcnt[s], 1u);""")
-    for q in rq:
-        add(f"            if (r{q} == best) {{" + "".join(f" prow[{j}] = {x(q, j)};" for j in cols) + " }")
-    add("""        }
+        if (v >= 0.0 && bitcast<u32>(v) == top) { atomicMin(&widx[s], best); }
         workgroupBarrier();
         let found = atomicLoad(&widx[s]);
-        let p = select(rk, found, found < n);
-        if (atomicLoad(&wcnt[s]) != 1u) {""")
+        if (t == 0u) { atomicStore(&wmax[1u - s], 0u); atomicStore(&widx[1u - s], n); }
+        let p = select(rk, found, found < n);""")
     for q in rq:
-        add(f"            if (r{q} == p) {{" + "".join(f" prow[{j}] = {x(q, j)};" for j in cols) + " }")
-    add("""            workgroupBarrier();
-        }
-        if (t == 0u) { piv[k] = p; }
+        add(f"        if (r{q} == p) {{" + "".join(f" prow[{j}] = {x(q, j)};" for j in cols) + " }")
+        add(f"        if (r{q} == rk) {{" + "".join(f" krow[{j}] = {x(q, j)};" for j in cols) + " }")
+    add("""        if (t == 0u) { piv[k] = p; }
         if (p != rk) { sign = -sign; }
+        workgroupBarrier();
         let d = prow[k];
         let scale = mag(d) > 0.0;""")
     for q in rq:
         add(f"        if (p != rk && r{q} == rk) {{" + "".join(f" {x(q, j)} = prow[{j}];" for j in cols) + " }")
-        add(f"        if (p != rk && r{q} == p) {{" + "".join(f" {x(q, j)} = krow[kb + {j}u];" for j in cols) + f" c{q} = krow[kb + k]; }}")
+        add(f"        if (p != rk && r{q} == p) {{" + "".join(f" {x(q, j)} = krow[{j}];" for j in cols) + f" c{q} = krow[k]; }}")
         add(f"        if (in{q} && r{q} > rk) {{")
         add(f"            let l = select(c{q}, div(c{q}, d), scale);")
         for j in cols:
@@ -241,13 +231,12 @@ def lu_panel_rows(cplx: bool, rows: int) -> str:
     body = "\n".join(lines)
     bufs = [("A", "T"), ("B", "T"), ("S", "f32")]
     return _SCALAR[cplx] + f"""var<workgroup> prow: array<T, {NB}>;
-var<workgroup> krow: array<T, {2 * NB}>;
+var<workgroup> krow: array<T, {NB}>;
 var<workgroup> piv: array<u32, {NB}>;
 var<workgroup> dst: array<u32, {2 * NB}>;
 var<workgroup> src: array<u32, {2 * NB}>;
-var<workgroup> wmax: array<atomic<u32>, 3>;
-var<workgroup> widx: array<atomic<u32>, 3>;
-var<workgroup> wcnt: array<atomic<u32>, 3>;
+var<workgroup> wmax: array<atomic<u32>, 2>;
+var<workgroup> widx: array<atomic<u32>, 2>;
 """ + _head(bufs, str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let K = U[1]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
     let a0 = z * n * n; let b0 = z * n * K;
@@ -610,6 +599,88 @@ var<workgroup> go: u32;
     for (var e = t; e < N; e = e + {T}u) {{
         let x = VT[v0 + p * N + e]; let y = mul(VT[v0 + q * N + e], ph);
         VT[v0 + p * N + e] = x - sn * (y + ta * x); VT[v0 + q * N + e] = y + sn * (x - ta * y);
+    }}
+}}
+"""
+
+
+JACOBI_GROUP = 8  # rows per block of jacobi_blocks
+JACOBI_LANES = 32  # threads per pair of jacobi_blocks
+
+
+def jacobi_blocks(cplx: bool) -> str:
+    """jacobi_round's rotations (same test, angle and update) by blocks of JACOBI_GROUP
+    rows, so that a launch does many rounds: U[9] = 0, block pair wg.x of block round
+    U[3] of the round-robin tournament over U[8] blocks (an index past the rows is a bye)
+    rotates every pair of a row of block P with a row of block Q, in JACOBI_GROUP inner
+    rounds of disjoint pairs (round j pairs row g of P with row (g + j) mod G of Q), a pair
+    on JACOBI_LANES threads; U[9] = 1, block wg.x rotates the pairs within it (G - 1 inner
+    rounds). A sweep is the within-block launch and the U[8] - 1 block rounds: every pair
+    once, as a sweep of jacobi_round, in ~N / G launches instead of ~N."""
+    G, L = JACOBI_GROUP, JACOBI_LANES
+    T = G * L
+    ph = "conjg(vec2<f32>(tot.z, tot.w) / gm)" if cplx else "select(-1.0, 1.0, tot.z >= 0.0)"
+    tree = "".join(f"""        if (l < {h}u) {{ red[t] = red[t] + red[t + {h}u]; }}
+        workgroupBarrier();
+""" for h in (16, 8, 4, 2, 1))
+    return _SCALAR[cplx] + f"""var<workgroup> red: array<vec4<f32>, {T}>;
+var<workgroup> go: u32;
+""" + _head([("W", "T"), ("VT", "T"), ("F", "u32")], str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let N = U[0]; let M = U[1]; let z = wg.z + U[2]; let R = U[3]; let s = U[4]; let S = U[5];
+    let nb = U[8]; let inner = U[9] == 1u;
+    var P = wg.x; var Q = wg.x;
+    if (!inner) {{
+        let i = wg.x;
+        P = R; Q = nb - 1u;
+        if (i > 0u) {{ P = (R + i) % (nb - 1u); Q = (R + nb - 1u - i) % (nb - 1u); }}
+    }}
+    if (t == 0u) {{ go = select(1u, F[z * S + s], s > 0u); }}
+    if (workgroupUniformLoad(&go) == 0u) {{ return; }}
+    let g = t / {L}u; let l = t % {L}u;
+    let w0 = z * N * M; let v0 = z * N * N;
+    let rounds = select({G}u, {G - 1}u, inner);
+    for (var j = 0u; j < rounds; j = j + 1u) {{
+        var a = g; var c = (g + j) % {G}u; var live = true;
+        if (inner) {{
+            live = g < {G // 2}u;
+            a = j; c = {G - 1}u;
+            if (g > 0u) {{ a = (j + g) % {G - 1}u; c = (j + {G - 1}u - g) % {G - 1}u; }}
+        }}
+        var p = P * {G}u + a; var q = Q * {G}u + c;
+        if (p > q) {{ let u = p; p = q; q = u; }}
+        live = live && q < N;
+        var acc = vec4<f32>(0.0);
+        if (live) {{
+            for (var e = l; e < M; e = e + {L}u) {{
+                let x = W[w0 + p * M + e]; let y = W[w0 + q * M + e];
+                let gg = mul(conjg(x), y);
+                acc = acc + vec4<f32>(abs2(x), abs2(y), re(gg), {"gg.y" if cplx else "0.0"});
+            }}
+        }}
+        red[t] = acc;
+        workgroupBarrier();
+{tree}        let tot = red[g * {L}u];
+        let al = tot.x; let be = tot.y;
+        let gm = length(tot.zw);
+        let nn = sqrt(al) * sqrt(be);
+        if (live && l == 0u && gm > bitcast<f32>(U[6]) * nn) {{ F[z * S + s + 1u] = 1u; }}
+        if (live && gm > bitcast<f32>(U[7]) * nn) {{
+            let zeta = (be - al) / (2.0 * gm);
+            let az = abs(zeta);
+            let tt = select(1.0 / (az + sqrt(1.0 + az * az)), 0.5 / az, az > 1e15);
+            let tn = select(-tt, tt, zeta >= 0.0);
+            let cs = 1.0 / sqrt(1.0 + tn * tn); let sn = tn * cs; let ta = sn / (1.0 + cs);
+            let ph = {ph};
+            for (var e = l; e < M; e = e + {L}u) {{
+                let x = W[w0 + p * M + e]; let y = mul(W[w0 + q * M + e], ph);
+                W[w0 + p * M + e] = x - sn * (y + ta * x); W[w0 + q * M + e] = y + sn * (x - ta * y);
+            }}
+            for (var e = l; e < N; e = e + {L}u) {{
+                let x = VT[v0 + p * N + e]; let y = mul(VT[v0 + q * N + e], ph);
+                VT[v0 + p * N + e] = x - sn * (y + ta * x); VT[v0 + q * N + e] = y + sn * (x - ta * y);
+            }}
+        }}
+        storageBarrier(); workgroupBarrier();
     }}
 }}
 """

@@ -144,7 +144,7 @@ def grid(m: int, n: int, batch: int) -> tuple[int, int, int]:
 FAST_BK = 8
 
 
-def generate_f32(vec: bool, batch_ndim: int, update: bool = False) -> str:
+def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None) -> str:
     """float32 C = A @ B with a 128×128 block of C per workgroup of 16×16 threads, BK = 8.
     Each thread keeps an 8×8 block in sixteen named vec4 accumulators (rows 4·ty..+3 and
     64 + 4·ty..+3, columns likewise by tx, so that neighbouring threads read neighbouring
@@ -154,23 +154,24 @@ def generate_f32(vec: bool, batch_ndim: int, update: bool = False) -> str:
     load and C stores as vec4; otherwise any strides, one element at a time. update: C
     is a view (offset, row stride, matrix stride in the uniforms) and the product is
     subtracted from it in place (a factorization's trailing update: C − A·B rounded once
-    after the product, as a product subtracted by a second launch)."""
+    after the product, as a product subtracted by a second launch); its value gives the
+    binding of A, B and C among the distinct buffers bound (a factorization's blocks share
+    one buffer, which WebGPU lets a dispatch bind writable only once)."""
     lines = []
     w = lines.append
     arr = "array<vec4<u32>>" if vec else "array<u32>"
     w("@group(0) @binding(0) var<storage, read> U: array<u32>;")
-    # an update's A and B may lie in C's buffer (a factorization's blocks beside the one
-    # it updates): all three read_write, as WebGPU allows no buffer both read-only and
-    # writable in one dispatch
-    access = "read_write" if update else "read"
-    w(f"@group(0) @binding(1) var<storage, {access}> A: {arr};")
-    w(f"@group(0) @binding(2) var<storage, {access}> B: {arr};")
-    w(f"@group(0) @binding(3) var<storage, read_write> C: {arr};")
+    roles = update or (0, 1, 2)
+    names = [f"X{i}" for i in range(max(roles) + 1)] if update else ["A", "B", "C"]
+    A, B, C = (names[r] for r in roles)
+    for i, name in enumerate(names):
+        access = "read_write" if name == C else "read"
+        w(f"@group(0) @binding({i + 1}) var<storage, {access}> {name}: {arr};")
     w("var<workgroup> As: array<vec4<f32>, 256>;")
     w("var<workgroup> Bs: array<vec4<f32>, 256>;")
     w("@compute @workgroup_size(16, 16)")
     w("fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {")
-    _read_uniforms(w, batch_ndim, update)
+    _read_uniforms(w, batch_ndim, update is not None)
     w("    let row0 = wg.y * 128u; let col0 = wg.x * 128u;")
     w("    let tx = lid.x; let ty = lid.y; let tid = ty * 16u + tx;")
     # this thread's share of the tiles: A row ar, k ak..ak+3; B k bk, columns bn..bn+3
@@ -184,15 +185,15 @@ def generate_f32(vec: bool, batch_ndim: int, update: bool = False) -> str:
     def loads(k0: str):
         if vec:
             w(f"        {{ let gk = {k0} + ak; pa = vec4<f32>(0.0);")
-            w("          if (gm < M && gk < K) { pa = bitcast<vec4<f32>>(A[u32(ao + i32(gm) * sam + i32(gk)) >> 2u]); } }")
+            w(f"          if (gm < M && gk < K) {{ pa = bitcast<vec4<f32>>({A}[u32(ao + i32(gm) * sam + i32(gk)) >> 2u]); }} }}")
             w(f"        {{ let gk = {k0} + bk; pb = vec4<f32>(0.0);")
-            w("          if (gn < N && gk < K) { pb = bitcast<vec4<f32>>(B[u32(bo + i32(gk) * sbk + i32(gn)) >> 2u]); } }")
+            w(f"          if (gn < N && gk < K) {{ pb = bitcast<vec4<f32>>({B}[u32(bo + i32(gk) * sbk + i32(gn)) >> 2u]); }} }}")
             return
         for c, comp in enumerate("xyzw"):
             w(f"        {{ let gk = {k0} + ak + {c}u; pa.{comp} = 0.0;")
-            w(f"          if (gm < M && gk < K) {{ pa.{comp} = bitcast<f32>(A[u32(ao + i32(gm) * sam + i32(gk) * sak)]); }} }}")
+            w(f"          if (gm < M && gk < K) {{ pa.{comp} = bitcast<f32>({A}[u32(ao + i32(gm) * sam + i32(gk) * sak)]); }} }}")
             w(f"        {{ let gk = {k0} + bk; let gc = gn + {c}u; pb.{comp} = 0.0;")
-            w(f"          if (gc < N && gk < K) {{ pb.{comp} = bitcast<f32>(B[u32(bo + i32(gk) * sbk + i32(gc) * sbn)]); }} }}")
+            w(f"          if (gc < N && gk < K) {{ pb.{comp} = bitcast<f32>({B}[u32(bo + i32(gk) * sbk + i32(gc) * sbn)]); }} }}")
 
     w("    var pa = vec4<f32>(0.0); var pb = vec4<f32>(0.0);")
     loads("0u")
@@ -217,14 +218,14 @@ def generate_f32(vec: bool, batch_ndim: int, update: bool = False) -> str:
         for h in range(2):
             col = f"col0 + {64 * h}u + tx * 4u"
             if vec:
-                value = f"bitcast<vec4<f32>>(C[o]) - c{i}_{h}" if update else f"c{i}_{h}"
+                value = f"bitcast<vec4<f32>>({C}[o]) - c{i}_{h}" if update else f"c{i}_{h}"
                 w(f"    {{ let r = {r}; let c = {col}; let o = (cbase + r * ldc + c) >> 2u;")
-                w(f"      if (r < M && c < N) {{ C[o] = bitcast<vec4<u32>>({value}); }} }}")
+                w(f"      if (r < M && c < N) {{ {C}[o] = bitcast<vec4<u32>>({value}); }} }}")
             else:
                 for j, comp in enumerate("xyzw"):
-                    value = f"bitcast<f32>(C[o]) - c{i}_{h}.{comp}" if update else f"c{i}_{h}.{comp}"
+                    value = f"bitcast<f32>({C}[o]) - c{i}_{h}.{comp}" if update else f"c{i}_{h}.{comp}"
                     w(f"    {{ let r = {r}; let c = {col} + {j}u; let o = cbase + r * ldc + c;")
-                    w(f"      if (r < M && c < N) {{ C[o] = bitcast<u32>({value}); }} }}")
+                    w(f"      if (r < M && c < N) {{ {C}[o] = bitcast<u32>({value}); }} }}")
     w("}")
     return "\n".join(lines) + "\n"
 
