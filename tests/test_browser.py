@@ -210,8 +210,8 @@ def herm(a):
 
 # every kernel family of the linalg extension, below and above the 64-side limit of the
 # one-workgroup kernels, real and complex: Tint compiles what naga does not judge. Past
-# that limit, both plans: the adapter's own (SwiftShader's) and a GPU's (the LU panel in
-# registers, Jacobi by blocks of rows), forced
+# that limit, both plans: the adapter's own and, forced, the LU panel in registers (a
+# GPU's) with Jacobi by blocks of rows (a CPU's)
 from webarray._core.algorithms import linalg as plan
 
 for dtype, n, gpu in ((xp.float32, 3, None), (xp.complex64, 3, None), (xp.float32, 70, None),

@@ -910,10 +910,10 @@ def test_trailing_updates_subtracted_by_the_product_kernel_match_a_product_then_
 @pytest.mark.parametrize("shape,dtype", [((2, 90, 70), np.float32), ((75, 75), np.float32),
                                          ((40, 97), np.float32), ((2, 70, 70), np.complex64)])
 def test_jacobi_by_blocks_is_as_accurate_as_by_rounds(shape, dtype, monkeypatch):
-    # on a GPU the one-sided Jacobi rotates by blocks of rows (jacobi_blocks: ~N / 8
-    # launches a sweep, not ~N); forced here on the CPU adapter: singular values,
-    # reconstruction, orthogonality and eigh's residual within 2x of the round-by-round
-    # kernel's (and of float32's scale), on shapes whose rows fill no whole block
+    # on a CPU adapter the one-sided Jacobi rotates by blocks of rows (jacobi_blocks: ~N / 8
+    # launches a sweep, not ~N), on a GPU a round a launch: singular values, reconstruction,
+    # orthogonality and eigh's residual of the one within 2x of the other's (and of
+    # float32's scale), on shapes whose rows fill no whole block
     from webarray._core.algorithms import linalg as alg
 
     rng = np.random.default_rng(sum(shape))

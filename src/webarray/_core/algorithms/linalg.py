@@ -50,7 +50,7 @@ SUBSTITUTE_N = 4096
 MAX_SWEEPS = 20  # one-sided Jacobi sweeps at most (float32 converges in 6-12 up to n = 1024)
 NB = plan.NB  # columns per panel of the blocked factorizations (the kernels' block size)
 REGISTER_PANEL = None  # True/False: LU panels in registers (where they fit) on every adapter (tests)
-JACOBI_BLOCKS = None  # True/False: Jacobi rotations by blocks of rows on every adapter (tests)
+JACOBI_BLOCKS = None  # True/False: Jacobi by blocks of rows (CPU adapters' plan) on every adapter (tests)
 _SWEEPING = ("eigh", "svd")  # the one-workgroup kernels that run Jacobi sweeps
 
 
@@ -239,14 +239,16 @@ def jacobi(w: Tensor, vt: Tensor, max_sweeps: int, tol: float, stop: float) -> N
     n, m = w.shape[-2:]
     flags = _zeros(w.shape[:-2] + (max_sweeps + 1,), dt.uint32, w.device)
     ne = n + n % 2
-    by_blocks = not w.device.on_cpu if JACOBI_BLOCKS is None else JACOBI_BLOCKS
+    by_blocks = w.device.on_cpu if JACOBI_BLOCKS is None else JACOBI_BLOCKS
     g = w.device.kernels.linalg_steps.JACOBI_GROUP
     nb = -(-n // g)
     nb += nb % 2
     for s in range(max_sweeps):
         if by_blocks and nb >= 4:
-            # the pairs within each block, then the block rounds (on a GPU: a launch per
-            # round was ~20 µs, most of it the launch's own cost)
+            # the pairs within each block, then the block rounds: on a CPU adapter a launch
+            # per round costs more than its pair's work (svd 150 on lavapipe 2.1 -> 0.7 s);
+            # on an H200 a block's serial inner rounds cost as much as the launches saved
+            # (svd 1024 174-194 -> 194-213 ms), so GPUs keep a launch per round
             words = lambda r, inner: (n, m, 0, r, s, max_sweeps + 1, stop, tol, nb, inner)  # noqa: E731
             rounds = [("jacobi_blocks", words(0, 1), (nb, 1))]
             rounds += [("jacobi_blocks", words(r, 0), (nb // 2, 1)) for r in range(nb - 1)]
