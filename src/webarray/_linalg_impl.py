@@ -327,9 +327,8 @@ def _block(x: Array, r0: int, c0: int, m: int, w: int) -> Array:
 def _subtract_product(x: Array, p: Array, q: Array, r0: int, c0: int) -> None:
     """x's block at (r0, c0) less p @ q, in place: one launch where the float32 product
     kernel subtracts as it stores, else a product and a subtraction."""
-    if _matmul.subtract_product(_block(x, r0, c0, p.shape[-2], q.shape[-1]),
-                                                _graph.bindable(p, strided=True),
-                                                _graph.bindable(q, strided=True)):
+    dst = _block(x, r0, c0, p.shape[-2], q.shape[-1])
+    if _matmul.subtract_product(dst, _graph.bindable(p, strided=True), _graph.bindable(q, strided=True)):
         return
     _linalg.sub_block(x, matmul(p, q), r0, c0)
 

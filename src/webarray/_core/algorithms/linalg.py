@@ -8,9 +8,9 @@ them. WebGL2 has neither: the namespace composes the factorizations there
 The namespace (``_linalg_impl.py``) checks arguments, makes the C-contiguous working
 copies that everything here overwrites in place, and composes the rest of namespace
 operations: the blocked Cholesky and LU put ``cholesky_panel``/``lu_panel``,
-``block_solve``/``block_solve_rows`` and ``sub_block`` around tiled matmuls; svd and eigh beyond MAX_N
-(and complex ones) call ``jacobi``; eig calls ``hessenberg``, ``schur`` and
-``schur_vectors``. The host waits only where an iteration ends: a Jacobi sweep (one small
+``block_solve``/``block_solve_rows``, ``substitute`` and ``sub_block`` around tiled
+matmuls; svd and eigh beyond MAX_N (and complex ones) call ``jacobi``; eig calls
+``hessenberg``, ``schur`` and ``schur_vectors``. The host waits only where an iteration ends: a Jacobi sweep (one small
 readback per sweep from the fourth) and the Schur iteration (one per doubling of its step
 budget).
 
@@ -36,14 +36,14 @@ from ..tensor import Tensor
 from .reduce import reduce
 
 __all__ = ["MAX_N", "SWEEPS", "MAX_SWEEPS", "BUDGET", "NB", "small", "one_workgroup",
-           "cholesky_panel", "lu_panel", "block_solve", "block_solve_rows", "substitute", "sub_block", "householder",
-           "jacobi", "hessenberg", "schur", "schur_vectors"]
+           "cholesky_panel", "lu_panel", "block_solve", "block_solve_rows", "substitute",
+           "sub_block", "householder", "jacobi", "hessenberg", "schur", "schur_vectors"]
 
 MAX_N = 64  # the largest side the one-workgroup kernels take
 SWEEPS = 12  # theirs: convergence is quadratic; 6-9 sweeps are typical for n ≤ 64 in float32
 BUDGET = 8192  # loop iterations one invocation may spend per launch (lavapipe), with margin
 # solve's few right-hand sides (at most SUBSTITUTE_K, matrices of at most SUBSTITUTE_N a side:
-# a thread walks n / T_PANEL rows per block, n / NB blocks, within BUDGET) are solved by
+# a thread loops n / DOT_ROWS times per block, n / NB blocks, within BUDGET) are solved by
 # ``substitute`` in one launch after the factorization
 SUBSTITUTE_K = 8
 SUBSTITUTE_N = 4096
@@ -163,14 +163,14 @@ def lu_panel(a: Tensor, rhs: Tensor, s: Tensor, k: int, k0: int, b: int) -> None
     """LU with partial pivoting of the columns [k0, k0 + b) of each matrix of a, in place
     (one workgroup per matrix): the row swaps span all of a and the k columns of rhs, and
     their parity multiplies s. On a GPU, where the panel's rows fit the registers of its
-    threads (``panel_rows``), the kernel that holds them there (a panel of 1024 / 512 /
+    threads (``PANEL_ROWS``), the kernel that holds them there (a panel of 1024 / 512 /
     256 rows on an H200 ~205 / 120 / 80 µs, against 713 / 331 for the one that works in
     memory; on lavapipe ~15% slower than that one)."""
     n = a.shape[-1]
     cplx = a.dtype is dt.complex64
     rows = -(-(n - k0) // plan.T_PANEL)
     on_gpu = not a.device.on_cpu if REGISTER_PANEL is None else REGISTER_PANEL
-    held = a.device.kernels.linalg_steps.panel_rows(cplx) if on_gpu else 0
+    held = plan.PANEL_ROWS[cplx] if on_gpu else 0
     kernel = ("lu_panel_rows", rows) if rows <= held else "lu_panel"
     _steps((a, rhs, s), [(kernel, (n, k, 0, k0, b), (1, 1))], cplx)
 
@@ -240,8 +240,7 @@ def jacobi(w: Tensor, vt: Tensor, max_sweeps: int, tol: float, stop: float) -> N
     flags = _zeros(w.shape[:-2] + (max_sweeps + 1,), dt.uint32, w.device)
     ne = n + n % 2
     by_blocks = w.device.on_cpu if JACOBI_BLOCKS is None else JACOBI_BLOCKS
-    g = w.device.kernels.linalg_steps.JACOBI_GROUP
-    nb = -(-n // g)
+    nb = -(-n // plan.JACOBI_GROUP)
     nb += nb % 2
     for s in range(max_sweeps):
         if by_blocks and nb >= 4:

@@ -44,14 +44,9 @@ def matmul(a, b, batch_shape, out_dtype):
     if chunk:
         return _split_k(a, b, batch_shape, out_dtype, chunk)
     nb = len(batch_shape)
-    a_b = broadcast_strides(a, tuple(batch_shape) + a.shape[-2:])[:nb]
-    b_b = broadcast_strides(b, tuple(batch_shape) + b.shape[-2:])[:nb]
-    a_view = (a._offset, a._strides[-2], a._strides[-1])
-    b_view = (b._offset, b._strides[-2], b._strides[-1])
+    pack, starts = _operands(a, b, batch_shape)
     if out_dtype is dt.float32 and mm.fast_applies(m, n, batch):
-        # vec4 tiles where every row of A and B starts on a 16-byte boundary
-        starts = (a._offset, a._strides[-2], b._offset, b._strides[-2], k, n) + tuple(a_b) + tuple(b_b)
-        vec = a._strides[-1] == 1 and b._strides[-1] == 1 and all(v % 4 == 0 for v in starts)
+        vec = _vec4(a, b, starts)
         key = ("matmul_f32", vec, nb)
         source = lambda: mm.generate_f32(vec, nb)  # noqa: E731
         tile = mspec.FAST_TILE
@@ -65,10 +60,31 @@ def matmul(a, b, batch_shape, out_dtype):
         source = lambda: mm.generate(out_dtype, nb)  # noqa: E731
         tile = mspec.TILE
     gx, gy = -(-n // tile), -(-m // tile)
-    launch.batches(device, key, source, (a, b, out), batch,
-                   lambda z0: mspec.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b),
-                   tile=(gx, gy))
+    launch.batches(device, key, source, (a, b, out), batch, pack, tile=(gx, gy))
     return out
+
+
+def _operands(a, b, batch_shape, c=None):
+    """The uniforms of a product of a and b over batch_shape (a function of the first
+    problem of a dispatch; c: an update's destination view, unit column stride, at most
+    one batch dimension), and the words that must be multiples of 4 for vec4 tiles."""
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    nb = len(batch_shape)
+    a_b = broadcast_strides(a, tuple(batch_shape) + a.shape[-2:])[:nb]
+    b_b = broadcast_strides(b, tuple(batch_shape) + b.shape[-2:])[:nb]
+    a_view = (a._offset, a._strides[-2], a._strides[-1])
+    b_view = (b._offset, b._strides[-2], b._strides[-1])
+    c_view = None if c is None else (c._offset, c._strides[-2], c._strides[0] if nb else 0)
+    starts = (a._offset, a._strides[-2], b._offset, b._strides[-2], k, n) + tuple(a_b) + tuple(b_b)
+    return ((lambda z0: mspec.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b, c_view)),
+            starts + (c_view or ()))
+
+
+def _vec4(a, b, starts) -> bool:
+    """Whether the float32 kernel loads (and stores) vec4: every row of A, B (and C)
+    starts on a 16-byte boundary."""
+    return a._strides[-1] == 1 and b._strides[-1] == 1 and all(v % 4 == 0 for v in starts)
 
 
 def subtract_product(c, a, b) -> bool:
@@ -92,30 +108,19 @@ def subtract_product(c, a, b) -> bool:
     nb = len(batch_shape)
     if nb > 1 or c._buf.nbytes > device._piece_bytes:
         return False
-    c_matrix = c._strides[0] if nb else 0
-    a_b = broadcast_strides(a, tuple(batch_shape) + a.shape[-2:])[:nb]
-    b_b = broadcast_strides(b, tuple(batch_shape) + b.shape[-2:])[:nb]
-    a_view = (a._offset, a._strides[-2], a._strides[-1])
-    b_view = (b._offset, b._strides[-2], b._strides[-1])
-    starts = (a._offset, a._strides[-2], b._offset, b._strides[-2], k, n, c._offset, c._strides[-2],
-              c_matrix) + tuple(a_b) + tuple(b_b)
-    vec = a._strides[-1] == 1 and b._strides[-1] == 1 and all(v % 4 == 0 for v in starts)
+    pack, starts = _operands(a, b, batch_shape, c)
+    vec = _vec4(a, b, starts)
     # each distinct buffer bound once (WebGPU refuses a buffer bound writable twice in a
     # dispatch, and a factorization's blocks share one): roles say which binding is which
-    bound, roles = [], []
+    bufs = []
     for r in (a, b, c):
-        i = next((i for i, u in enumerate(bound) if u._buf is r._buf), len(bound))
-        if i == len(bound):
-            bound.append(r)
-        roles.append(i)
-    roles = tuple(roles)
+        if all(u._buf is not r._buf for u in bufs):
+            bufs.append(r)
+    roles = tuple(next(i for i, u in enumerate(bufs) if u._buf is r._buf) for r in (a, b, c))
     tile = mspec.FAST_TILE
-    gx, gy = -(-n // tile), -(-m // tile)
     launch.batches(device, ("matmul_f32", vec, nb, "update", roles),
-                   lambda: mm.generate_f32(vec, nb, update=roles), tuple(bound), batch,
-                   lambda z0: mspec.pack_uniforms(m, n, k, z0, a_view, b_view, batch_shape, a_b, b_b)
-                   + mspec.pack_words(c._offset, c._strides[-2], c_matrix),
-                   tile=(gx, gy))
+                   lambda: mm.generate_f32(vec, nb, update=roles), tuple(bufs), batch, pack,
+                   tile=(-(-n // tile), -(-m // tile)))
     return True
 
 

@@ -22,11 +22,17 @@ def pack_uniforms(n: int, k: int, zbase: int, start: int = 0, end: int = 0) -> b
 T_WG = 64  # threads of the one-workgroup-per-matrix kernels
 T_HESS = 256  # the Hessenberg reduction's: its steps are the longest (~6n²/T per thread)
 JACOBI_THREADS = 128
-TYPED = {"chol_panel", "lu_panel", "lu_panel_rows", "block_solve_cols", "block_solve_rows", "substitute", "sub_block", "qr_house", "qr_apply",
-         "jacobi_round", "jacobi_blocks"}  # the generators taking cplx; the eig kernels are complex64 only
+# the generators taking cplx; the eig kernels are complex64 only
+TYPED = {"chol_panel", "lu_panel", "lu_panel_rows", "block_solve_cols", "block_solve_rows",
+         "substitute", "sub_block", "qr_house", "qr_apply", "jacobi_round", "jacobi_blocks"}
 NB = 32  # columns per panel (two NB×NB complex64 blocks fill 16 KiB of workgroup memory)
 T_PANEL = 256
 T_SOLVE = 64  # the block substitutions' threads, a row or column each: small workgroups, more of a GPU
+# the most panel rows a thread of lu_panel_rows holds in registers, by complex: NB·rows
+# words (twice that for complex) within 128 registers
+PANEL_ROWS = {False: 4, True: 2}
+JACOBI_GROUP = 8  # rows per block of jacobi_blocks
+JACOBI_LANES = 32  # threads per pair of jacobi_blocks
 MAX_ITS = 60  # QR sweeps without a deflation before giving up on a matrix (NaN results)
 
 

@@ -24,14 +24,11 @@ MULADD = {"I": "wa_add64({c}, wa_mul64({a}, {b}))", "U": "wa_add64({c}, wa_mul64
           "c": "{c} + vec2<f32>({a}.x * {b}.x - {a}.y * {b}.y, {a}.x * {b}.y + {a}.y * {b}.x)"}
 
 
-def pack_uniforms(m, n, k, zbase, a_view, b_view, batch_shape, a_batch, b_batch) -> bytes:
-    """a_view/b_view: (offset, row stride, column stride); *_batch: strides per batch dim."""
+def pack_uniforms(m, n, k, zbase, a_view, b_view, batch_shape, a_batch, b_batch, c_view=None) -> bytes:
+    """a_view/b_view: (offset, row stride, column stride); *_batch: strides per batch dim;
+    c_view: an update's (offset, row stride, matrix stride) of C, after the batch words."""
     words = [m, n, k, zbase, *a_view, *b_view]
     for size, sa, sb in zip(batch_shape, a_batch, b_batch):
         words += [size, sa, sb]
+    words += c_view or ()
     return array.array("I", [v & 0xFFFFFFFF for v in words]).tobytes()
-
-
-def pack_words(*vals) -> bytes:
-    """Further uniform words (the update kernel's C offset, row stride, matrix stride)."""
-    return array.array("I", [v & 0xFFFFFFFF for v in vals]).tobytes()

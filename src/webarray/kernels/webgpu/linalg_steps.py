@@ -33,7 +33,8 @@ per-dimension workgroup limit take several launches.
 
 from __future__ import annotations
 
-from ..specs.linalg import JACOBI_THREADS, MAX_ITS, NB, T_HESS, T_PANEL, T_SOLVE, T_WG
+from ..specs.linalg import (JACOBI_GROUP, JACOBI_LANES, JACOBI_THREADS, MAX_ITS, NB, T_HESS,
+                            T_PANEL, T_SOLVE, T_WG)
 from .linalg import _SCALAR, _swap_and_scale, _sync
 
 _BIND = "@group(0) @binding({i}) var<storage, read_write> {name}: array<{ty}>;"
@@ -161,7 +162,7 @@ def _permute_column() -> str:
 
 def lu_panel_rows(cplx: bool, rows: int) -> str:
     """lu_panel (above) with the panel in registers: thread t holds the NB entries of the
-    panel rows k0 + t + q·T_PANEL, q < rows (rows ≤ ``panel_rows``), as scalars whose
+    panel rows k0 + t + q·T_PANEL, q < rows (rows ≤ PANEL_ROWS), as scalars whose
     indices are all constants (NVIDIA's compiler puts an array indexed at run time in
     local memory), so a column step reads and writes no memory but the pivot row in
     workgroup memory. Per column: the row of the largest magnitude (first on ties) by
@@ -272,32 +273,28 @@ var<workgroup> widx: array<atomic<u32>, 2>;
 """
 
 
-def panel_rows(cplx: bool) -> int:
-    """The most rows per thread lu_panel_rows holds in registers: NB·rows words (twice
-    that for complex) within 128 registers."""
-    return 2 if cplx else 4
-
-
-def _substitution(kind: str) -> str:
-    """WGSL, written out over x0..x{NB-1} with the block's triangle in Ls (NB x NB): kind
-    "unit_lower" x = L⁻¹x, "upper" x = U⁻¹x (a column of the right-hand side), "conj_rows"
-    x = x·L⁻ᴴ (a row; L lower): each entry by its row's products subtracted in order, then
-    divided by the diagonal, as LAPACK's trsm. Entries at and past b are left as they are
-    (zeros, never stored) and never enter an entry before b."""
+def _substitution(kind: str, x: str = "x", descending: bool = False, pad: str = "        ") -> str:
+    """WGSL, written out over {x}0..{x}{NB-1} with the block's triangle in Ls (NB x NB):
+    kind "unit_lower" x = L⁻¹x, "upper" x = U⁻¹x (a column of the right-hand side),
+    "conj_rows" x = x·L⁻ᴴ (a row; L lower): each entry by its row's products subtracted in
+    order (for "upper", later columns first where descending, as LAPACK's column sweep),
+    then divided by the diagonal, as LAPACK's trsm. Entries at and past b are left as they
+    are (zeros, never stored) and never enter an entry before b."""
     lines = []
     at = lambda i, j: f"Ls[{i * NB + j}]"  # noqa: E731
     if kind == "unit_lower":
         for i in range(1, NB):
-            terms = "".join(f" x{i} = x{i} - mul({at(i, l)}, x{l});" for l in range(i))
-            lines.append(f"        if ({i}u < b) {{{terms} }}")
+            terms = "".join(f" {x}{i} = {x}{i} - mul({at(i, l)}, {x}{l});" for l in range(i))
+            lines.append(f"{pad}if ({i}u < b) {{{terms} }}")
     elif kind == "upper":
         for i in reversed(range(NB)):
-            terms = "".join(f" x{i} = x{i} - mul({at(i, l)}, x{l});" for l in range(i + 1, NB))
-            lines.append(f"        if ({i}u < b) {{{terms} x{i} = div(x{i}, {at(i, i)}); }}")
+            later = reversed(range(i + 1, NB)) if descending else range(i + 1, NB)
+            terms = "".join(f" {x}{i} = {x}{i} - mul({at(i, l)}, {x}{l});" for l in later)
+            lines.append(f"{pad}if ({i}u < b) {{{terms} {x}{i} = div({x}{i}, {at(i, i)}); }}")
     else:
         for j in range(NB):
-            terms = "".join(f" x{j} = x{j} - mul(x{l}, conjg({at(j, l)}));" for l in range(j))
-            lines.append(f"        if ({j}u < b) {{{terms} x{j} = div(x{j}, conjg({at(j, j)})); }}")
+            terms = "".join(f" {x}{j} = {x}{j} - mul({x}{l}, conjg({at(j, l)}));" for l in range(j))
+            lines.append(f"{pad}if ({j}u < b) {{{terms} {x}{j} = div({x}{j}, conjg({at(j, j)})); }}")
     return "\n".join(lines) + "\n"
 
 
@@ -360,7 +357,7 @@ def block_solve_rows(cplx: bool) -> str:
 """
 
 
-DOT_SOLVE = 128  # rows a pass of substitute's products past a block takes (T_PANEL / 8 a load)
+DOT_ROWS = 128  # rows a pass of substitute's products past a block takes (T_PANEL / 8 a load)
 
 
 def substitute(cplx: bool) -> str:
@@ -369,20 +366,15 @@ def substitute(cplx: bool) -> str:
     substitution by blocks of NB rows. A block's triangle goes to workgroup memory and one
     thread solves it from there, its NB unknowns in registers (a barrier per row cost
     ~0.5 µs on an H200, 1 ms a solve of 1024); the rows past the block (before it, going
-    back) then subtract their products with the block's solution, DOT_SOLVE rows a pass.
+    back) then subtract their products with the block's solution, DOT_ROWS rows a pass.
     One launch where the blocked substitution takes five a block: for the few
     right-hand sides of solve."""
     T = T_PANEL
-    rows = DOT_SOLVE // (2 if cplx else 1)  # complex: parts and Ls within 16 KiB
-    at = lambda i, l: f"Ls[{i * NB + l}]"  # noqa: E731
+    rows = DOT_ROWS // (2 if cplx else 1)  # complex: parts and Ls within 16 KiB
     unknowns = "".join(f"            var s{i} = select(real_t(0.0), ys[{i}], {i}u < b);\n" for i in range(NB))
     publish = "".join(f"            ys[{i}] = s{i};\n" for i in range(NB))
-    fwd = "".join(
-        f"            if ({i}u < b) {{" + "".join(f" s{i} = s{i} - mul({at(i, l)}, s{l});" for l in range(i)) + " }\n"
-        for i in range(1, NB))
-    bwd = "".join(
-        f"            if ({i}u < b) {{" + "".join(f" s{i} = s{i} - mul({at(i, l)}, s{l});" for l in reversed(range(i + 1, NB)))
-        + f" s{i} = div(s{i}, {at(i, i)}); }}\n" for i in reversed(range(NB)))
+    fwd = _substitution("unit_lower", "s", pad="            ")
+    bwd = _substitution("upper", "s", descending=True, pad="            ")
 
     def triangle(solve: str) -> str:
         return (_load_block("Ls", "a0 + (k0 + {i}) * n + k0 + {j}", T)
@@ -390,7 +382,7 @@ def substitute(cplx: bool) -> str:
                 + "        if (t == 0u) {\n" + unknowns + solve + publish + "        }\n        workgroupBarrier();\n"
                 + "        if (t < b) { B[b0 + (k0 + t) * K + j] = ys[t]; }\n")
 
-    # rows [lo, hi) less their products with the block's solution ys, DOT_SOLVE rows a
+    # rows [lo, hi) less their products with the block's solution ys, DOT_ROWS rows a
     # pass: eight threads a row, each reading 4 neighbouring entries, so that a warp's load
     # touches 4 rows' lines, not 32 (a thread a row: 1 ms of a solve of 1024 on an H200,
     # its loads ~6 GB/s); the eight partial sums then added in order by one thread a row
@@ -542,6 +534,44 @@ def qr_apply(cplx: bool) -> str:
 
 # ---- one-sided Jacobi -----------------------------------------------------------------
 
+def _gram(cplx: bool, first: str, step: str, pad: str) -> str:
+    """WGSL: acc = (‖w_p‖², ‖w_q‖², re γ, im γ) over this thread's entries first, first +
+    step, ... of rows p and q of W (γ = w_pᴴ·w_q), its share of a pair's tree sum."""
+    return f"""{pad}var acc = vec4<f32>(0.0);
+{pad}for (var e = {first}; e < M; e = e + {step}) {{
+{pad}    let x = W[w0 + p * M + e]; let y = W[w0 + q * M + e];
+{pad}    let xy = mul(conjg(x), y);
+{pad}    acc = acc + vec4<f32>(abs2(x), abs2(y), re(xy), {"xy.y" if cplx else "0.0"});
+{pad}}}
+"""
+
+
+def _rotate(cplx: bool, first: str, step: str, pad: str) -> str:
+    """WGSL: the Jacobi rotation of rows p and q of W and VT from the pair's sums tot
+    (al, be, gm as jacobi_round describes), this thread's entries first, first + step, ..."""
+    ph = "conjg(vec2<f32>(tot.z, tot.w) / gm)" if cplx else "select(-1.0, 1.0, tot.z >= 0.0)"
+    return f"""{pad}let zeta = (be - al) / (2.0 * gm);
+{pad}let az = abs(zeta);
+{pad}let tt = select(1.0 / (az + sqrt(1.0 + az * az)), 0.5 / az, az > 1e15);
+{pad}let tn = select(-tt, tt, zeta >= 0.0);
+{pad}let cs = 1.0 / sqrt(1.0 + tn * tn); let sn = tn * cs; let ta = sn / (1.0 + cs);
+{pad}let ph = {ph};
+{pad}for (var e = {first}; e < M; e = e + {step}) {{
+{pad}    let x = W[w0 + p * M + e]; let y = mul(W[w0 + q * M + e], ph);
+{pad}    W[w0 + p * M + e] = x - sn * (y + ta * x); W[w0 + q * M + e] = y + sn * (x - ta * y);
+{pad}}}
+{pad}for (var e = {first}; e < N; e = e + {step}) {{
+{pad}    let x = VT[v0 + p * N + e]; let y = mul(VT[v0 + q * N + e], ph);
+{pad}    VT[v0 + p * N + e] = x - sn * (y + ta * x); VT[v0 + q * N + e] = y + sn * (x - ta * y);
+{pad}}}
+"""
+
+
+_SUMS = """let al = tot.x; let be = tot.y;
+    let gm = length(tot.zw);
+    let nn = sqrt(al) * sqrt(be);"""
+
+
 def jacobi_round(cplx: bool) -> str:
     """One round of a sweep: pair number wg.x of round r of the round-robin tournament
     over ne (N rounded up to even) players; an index ≥ N is a bye. W holds the N columns
@@ -566,46 +596,19 @@ var<workgroup> go: u32;
     if (q >= N) {{ return; }}
     if (t == 0u) {{ go = select(1u, F[z * S + s], s > 0u); }}
     if (workgroupUniformLoad(&go) == 0u) {{ return; }}
-    let w0 = z * N * M;
-    var acc = vec4<f32>(0.0);
-    for (var e = t; e < M; e = e + {T}u) {{
-        let x = W[w0 + p * M + e]; let y = W[w0 + q * M + e];
-        let g = mul(conjg(x), y);
-        acc = acc + vec4<f32>(abs2(x), abs2(y), re(g), {"g.y" if cplx else "0.0"});
-    }}
-    red[t] = acc;
+    let w0 = z * N * M; let v0 = z * N * N;
+{_gram(cplx, "t", f"{T}u", "    ")}    red[t] = acc;
     workgroupBarrier();
     for (var h = {T // 2}u; h > 0u; h = h / 2u) {{
         if (t < h) {{ red[t] = red[t] + red[t + h]; }}
         workgroupBarrier();
     }}
     let tot = red[0];
-    let al = tot.x; let be = tot.y;
-    let gm = length(tot.zw);
-    let nn = sqrt(al) * sqrt(be);
+    {_SUMS}
     if (t == 0u && gm > bitcast<f32>(U[6]) * nn) {{ F[z * S + s + 1u] = 1u; }}
     if (!(gm > bitcast<f32>(U[7]) * nn)) {{ return; }}
-    let zeta = (be - al) / (2.0 * gm);
-    let az = abs(zeta);
-    let tt = select(1.0 / (az + sqrt(1.0 + az * az)), 0.5 / az, az > 1e15);
-    let tn = select(-tt, tt, zeta >= 0.0);
-    let c = 1.0 / sqrt(1.0 + tn * tn); let sn = tn * c; let ta = sn / (1.0 + c);
-    let ph = {"conjg(vec2<f32>(tot.z, tot.w) / gm)" if cplx else "select(-1.0, 1.0, tot.z >= 0.0)"};
-    for (var e = t; e < M; e = e + {T}u) {{
-        let x = W[w0 + p * M + e]; let y = mul(W[w0 + q * M + e], ph);
-        W[w0 + p * M + e] = x - sn * (y + ta * x); W[w0 + q * M + e] = y + sn * (x - ta * y);
-    }}
-    let v0 = z * N * N;
-    for (var e = t; e < N; e = e + {T}u) {{
-        let x = VT[v0 + p * N + e]; let y = mul(VT[v0 + q * N + e], ph);
-        VT[v0 + p * N + e] = x - sn * (y + ta * x); VT[v0 + q * N + e] = y + sn * (x - ta * y);
-    }}
-}}
+{_rotate(cplx, "t", f"{T}u", "    ")}}}
 """
-
-
-JACOBI_GROUP = 8  # rows per block of jacobi_blocks
-JACOBI_LANES = 32  # threads per pair of jacobi_blocks
 
 
 def jacobi_blocks(cplx: bool) -> str:
@@ -619,7 +622,6 @@ def jacobi_blocks(cplx: bool) -> str:
     once, as a sweep of jacobi_round, in ~N / G launches instead of ~N."""
     G, L = JACOBI_GROUP, JACOBI_LANES
     T = G * L
-    ph = "conjg(vec2<f32>(tot.z, tot.w) / gm)" if cplx else "select(-1.0, 1.0, tot.z >= 0.0)"
     tree = "".join(f"""        if (l < {h}u) {{ red[t] = red[t] + red[t + {h}u]; }}
         workgroupBarrier();
 """ for h in (16, 8, 4, 2, 1))
@@ -649,37 +651,13 @@ var<workgroup> go: u32;
         var p = P * {G}u + a; var q = Q * {G}u + c;
         if (p > q) {{ let u = p; p = q; q = u; }}
         live = live && q < N;
-        var acc = vec4<f32>(0.0);
-        if (live) {{
-            for (var e = l; e < M; e = e + {L}u) {{
-                let x = W[w0 + p * M + e]; let y = W[w0 + q * M + e];
-                let gg = mul(conjg(x), y);
-                acc = acc + vec4<f32>(abs2(x), abs2(y), re(gg), {"gg.y" if cplx else "0.0"});
-            }}
-        }}
-        red[t] = acc;
+{_gram(cplx, "select(M, l, live)", f"{L}u", "        ")}        red[t] = acc;
         workgroupBarrier();
 {tree}        let tot = red[g * {L}u];
-        let al = tot.x; let be = tot.y;
-        let gm = length(tot.zw);
-        let nn = sqrt(al) * sqrt(be);
+        {_SUMS.replace(chr(10) + "    ", chr(10) + "        ")}
         if (live && l == 0u && gm > bitcast<f32>(U[6]) * nn) {{ F[z * S + s + 1u] = 1u; }}
         if (live && gm > bitcast<f32>(U[7]) * nn) {{
-            let zeta = (be - al) / (2.0 * gm);
-            let az = abs(zeta);
-            let tt = select(1.0 / (az + sqrt(1.0 + az * az)), 0.5 / az, az > 1e15);
-            let tn = select(-tt, tt, zeta >= 0.0);
-            let cs = 1.0 / sqrt(1.0 + tn * tn); let sn = tn * cs; let ta = sn / (1.0 + cs);
-            let ph = {ph};
-            for (var e = l; e < M; e = e + {L}u) {{
-                let x = W[w0 + p * M + e]; let y = mul(W[w0 + q * M + e], ph);
-                W[w0 + p * M + e] = x - sn * (y + ta * x); W[w0 + q * M + e] = y + sn * (x - ta * y);
-            }}
-            for (var e = l; e < N; e = e + {L}u) {{
-                let x = VT[v0 + p * N + e]; let y = mul(VT[v0 + q * N + e], ph);
-                VT[v0 + p * N + e] = x - sn * (y + ta * x); VT[v0 + q * N + e] = y + sn * (x - ta * y);
-            }}
-        }}
+{_rotate(cplx, "l", f"{L}u", "            ")}        }}
         storageBarrier(); workgroupBarrier();
     }}
 }}
