@@ -600,11 +600,15 @@ def _eigh(x: Array, vectors: bool, name: str):
 def _eigh_scaled(x: Array, vectors: bool):
     n = x.shape[-1]
     batch = x.shape[:-2]
-    h = _work_copy(_hermitian_lower(x), x.shape, x.dtype)  # NumPy's UPLO='L'
+    herm = _hermitian_lower(x)  # NumPy's UPLO='L'
+    h = _work_copy(herm, x.shape, x.dtype)
     if x.dtype is dt.float32 and _linalg.small(n) and not composed.available(x.device):
         v = _identities(n, batch, x.device)
         _linalg.one_workgroup("eigh", (h, v), n, n)
-        w = astype(diagonal(h), dt.float32, copy=True)
+        if _refinable(x):
+            w, v = _refined_eigh(herm, v)
+        else:
+            w = astype(diagonal(h), dt.float32, copy=True)
         return _sorted_by(w, w, v if vectors else None, descending=False)
     # one-sided Jacobi on h + σ·I, σ = ‖h‖_F: positive semidefinite, so its right singular
     # vectors are h's eigenvectors and its singular values are h's eigenvalues plus σ
@@ -616,10 +620,128 @@ def _eigh_scaled(x: Array, vectors: bool):
     # Rayleigh quotients vᴴ·h·v: errors of second order in those of v, where the
     # rotated columns' norms carry drift and rounding of order ε·σ
     v = _polish(vt.mT)
-    hv = ew.multiply(ew.conj(v) if x.dtype.kind == "c" else v, matmul(h, v))
-    w = stat.sum(ew.real(hv) if x.dtype.kind == "c" else hv, axis=-2)
+    if _refinable(x):
+        w, v = _refined_eigh(herm, v)
+    else:
+        hv = ew.multiply(ew.conj(v) if x.dtype.kind == "c" else v, matmul(h, v))
+        w = stat.sum(ew.real(hv) if x.dtype.kind == "c" else hv, axis=-2)
     vals, v = _sorted_by(w, w, v if vectors else None, descending=False)
     return vals, (astype(v, x.dtype, copy=True) if vectors else None)
+
+
+# -- refinement of eigh's and svd's float32 factors ------------------------------------------
+#
+# Jacobi's factors carry more rounding than LAPACK's: its vectors accumulate every
+# rotation, and the one-sided method measures orthogonality by float32 dot products of
+# rows whose norms the shift makes large. eigh's residual ‖A·V − V·Λ‖/‖A‖ was 8-400x
+# NumPy's, svd's reconstruction 2-3x. Ogita and Aishima's refinement (for eigh, 2018;
+# their SVD variant, 2020) corrects both to first order from a few Gram matrices and
+# residuals, which must be computed more accurately than float32 products do (with
+# float32 products the refined vectors stall at 5-30x NumPy's error): ``_accurate``
+# computes them with exact products summed in two floats (``_linalg.dot2``). A correction
+# is applied only where the first-order step is valid: pairs whose eigenvalue (singular
+# value) gap exceeds the current error estimate δ and whose correction is at most
+# _FIRST_ORDER (its square, the term dropped, then stays at rounding level); the other
+# pairs are only made orthogonal (E = R/2).
+
+_FIRST_ORDER = 2.0 ** -12
+_EIGH_STEPS = 2  # each squares the error; from Jacobi's, two reach NumPy's (tests measure)
+
+
+def _refinable(x: Array) -> bool:
+    """Whether eigh's and svd's factors of x are refined: float32 where the device has the
+    linalg kernels (dot2); complex64 and WebGL2's composed factorizations are not."""
+    return x.dtype is dt.float32 and not composed.available(x.device, x.dtype)
+
+
+def _accurate(at: Array, b: Array, c: Array | None = None, subtract: bool = False):
+    """(hi, lo) with hi + lo = c ± atᵀ·b for stacks at (..., K, M), b (..., K, N), c
+    (..., M, N; zero if None) of one batch shape, to about 2⁻⁴⁰ of the terms' size."""
+    batch = at.shape[:-2]
+    m, n = at.shape[-1], b.shape[-1]
+    out = _work_copy(zeros((m, n), device=at.device) if c is None else c, batch + (m, n))
+    lo = tensor.empty(batch + (m, n), dt.float32, at.device)
+    _linalg.dot2(_work_copy(at, at.shape), _work_copy(b, b.shape), out, lo, subtract)
+    return out, lo
+
+
+def _frobenius(a: Array) -> Array:
+    """‖a‖_F of each matrix of the stack, as (..., 1, 1)."""
+    return ew.sqrt(stat.sum(ew.multiply(a, a), axis=(-2, -1), keepdims=True))
+
+
+def _off_diagonal(a: Array, e: Array) -> Array:
+    return ew.multiply(a, ew.subtract(1.0, e))
+
+
+def _refined_eigh(h: Array, v: Array):
+    """(eigenvalues, eigenvectors) of the symmetric float32 h refined from the approximate
+    eigenvectors v (columns) by _EIGH_STEPS of Ogita and Aishima's iteration: with R =
+    I − VᵀV and S = Vᵀ·h·V (accurate), λ_i = s_ii / (1 − r_ii) and V += V·E, where
+    e_ij = (s_ij + λ_j·r_ij) / (λ_j − λ_i) for well separated pairs and r_ij/2 otherwise.
+    The eigenvalues are the last step's λ (second-order accurate in its vectors)."""
+    n = h.shape[-1]
+    e = eye(n, device=h.device)
+    hf = _frobenius(h)
+    for _ in range(_EIGH_STEPS):
+        r, _ = _accurate(v, v, e, subtract=True)
+        yh, yl = _accurate(h, v)  # h·v (h symmetric)
+        s, _ = _accurate(mp.concat([v, v], axis=-2), mp.concat([yh, yl], axis=-2))
+        s = ew.multiply(ew.add(s, s.mT), 0.5)
+        lam = ew.divide(diagonal(s), ew.subtract(1.0, diagonal(r)))
+        gap = ew.subtract(lam[..., None, :], lam[..., :, None])
+        num = ew.add(s, ew.multiply(lam[..., None, :], r))
+        delta = ew.multiply(2.0, ew.add(_frobenius(_off_diagonal(s, e)), ew.multiply(hf, _frobenius(r))))
+        far = ew.logical_and(ew.greater(ew.abs(gap), delta),
+                             ew.less_equal(ew.abs(num), ew.multiply(_FIRST_ORDER, ew.abs(gap))))
+        step = where(far, ew.divide(num, where(far, gap, 1.0)), ew.multiply(r, 0.5))
+        v = ew.add(v, matmul(v, step))
+    return lam, v
+
+
+def _refined_svd(a: Array, u: Array, s: Array, v: Array):
+    """(U, S, V) of the tall float32 a (M ≥ N) refined from an approximate (u, s, v) by
+    one step of Ogita and Aishima's SVD iteration: with R = I − UᵀU, Q = I − VᵀV and
+    T = Uᵀ·a·V (accurate), σ_i = t_ii / (1 − (r_ii + q_ii)/2), U += U·F + (a·V − U·(I + R)·T)·Σ⁻¹
+    (the part of a·V outside U's columns) and V += V·G, where for well separated pairs
+    f_ij = (σ_j·α + σ_i·β) / (σ_j² − σ_i²), g_ij = (σ_i·α + σ_j·β) / (σ_j² − σ_i²) with
+    α = t_ij + σ_j·r_ij, β = t_ji + σ_j·q_ij, and r_ij/2, q_ij/2 otherwise. Singular
+    values at rounding level (s ≤ s_max·max(M, N)·ε) are left as they are, their columns
+    of U untouched (svd completes them by a QR)."""
+    m, n = a.shape[-2:]
+    e = eye(n, device=a.device)
+    ok = ew.greater(s, ew.multiply(s[..., :1], max(m, n) * _eps(a.dtype)))
+    r, _ = _accurate(u, u, e, subtract=True)
+    q, _ = _accurate(v, v, e, subtract=True)
+    yh, yl = _accurate(a.mT, v)  # a·v
+    t, tl = _accurate(mp.concat([u, u], axis=-2), mp.concat([yh, yl], axis=-2))
+    sig = ew.divide(diagonal(t), ew.subtract(1.0, ew.multiply(ew.add(diagonal(r), diagonal(q)), 0.5)))
+    sig = where(ok, sig, s)
+    si, sj = sig[..., :, None], sig[..., None, :]
+    alpha = ew.add(t, ew.multiply(r, sj))
+    beta = ew.add(t.mT, ew.multiply(q, sj))
+    den = ew.subtract(ew.multiply(sj, sj), ew.multiply(si, si))
+    den1 = where(ew.equal(den, 0.0), 1.0, den)
+    f = ew.divide(ew.add(ew.multiply(sj, alpha), ew.multiply(si, beta)), den1)
+    g = ew.divide(ew.add(ew.multiply(si, alpha), ew.multiply(sj, beta)), den1)
+    delta = ew.multiply(2.0, ew.add(_frobenius(_off_diagonal(t, e)),
+                                    ew.multiply(_frobenius(a), ew.add(_frobenius(r), _frobenius(q)))))
+    both = ew.logical_and(ok[..., :, None], ok[..., None, :])
+    far = ew.logical_and(ew.logical_and(both, ew.greater(ew.abs(ew.subtract(sj, si)), delta)),
+                         ew.logical_and(ew.less_equal(ew.abs(f), _FIRST_ORDER),
+                                        ew.less_equal(ew.abs(g), _FIRST_ORDER)))
+    f = where(far, f, where(both, ew.multiply(r, 0.5), 0.0))
+    g = where(far, g, ew.multiply(q, 0.5))
+    # a·V − U·(T + R·T): a·V's part outside U's columns, with T in two floats
+    w, _ = _accurate(mp.concat([u.mT, u.mT, u.mT], axis=-2),
+                     mp.concat([t, tl, matmul(r, t)], axis=-2), yh, subtract=True)
+    w = ew.add(w, yl)
+    outside = where(ok[..., None, :], ew.divide(w, where(ok, sig, 1.0)[..., None, :]), 0.0)
+    u = ew.add(ew.add(u, matmul(u, f)), outside)
+    v = ew.add(v, matmul(v, g))
+    s, u = _sorted_by(sig, sig, u, descending=True)  # refined values may trade places
+    _, v = _sorted_by(sig, sig, v, descending=True)
+    return u, s, v
 
 
 def eigh(x: Array, /):
@@ -715,7 +837,20 @@ def svd(x: Array, /, *, full_matrices: bool = True):
     # the square factor accumulates rounding over every rotation (one symmetric polishing
     # step), the columns a·v/s carry errors of order ε·‖a‖/s (Cholesky QR, which like
     # Gram-Schmidt leaves the columns of large s alone), and missing ones need a QR
-    if m >= n:
+    if _refinable(x) and s.size:
+        # the tall factors (of xᵀ when M < N) made orthonormal as below, then refined
+        # (which needs them nearly orthonormal: a column a·v/s of small s can be 1e-2
+        # off), then completed
+        wide = m < n
+        tu, tv = (vh.mT, u) if wide else (u, vh.mT)
+        tu = _complete(tu, False) if complete else _cholesky_qr(tu)
+        a, scale = _scaled(x.mT if wide else x)
+        tu, s, tv = _refined_svd(a, tu, ew.multiply(s, scale[..., 0]), tv)
+        s = ew.divide(s, scale[..., 0])
+        if complete and full_matrices and m != n:
+            tu = _complete(tu, True)
+        u, vh = (tv, tu.mT) if wide else (tu, tv.mT)
+    elif m >= n:
         vh = _polish(vh.mT).mT
         u = _complete(u, full_matrices) if complete else _cholesky_qr(u)
     else:

@@ -37,7 +37,7 @@ from .reduce import reduce
 
 __all__ = ["MAX_N", "SWEEPS", "MAX_SWEEPS", "BUDGET", "NB", "small", "one_workgroup",
            "cholesky_panel", "lu_panel", "block_solve", "block_solve_rows", "substitute",
-           "sub_block", "householder", "jacobi", "hessenberg", "schur", "schur_vectors"]
+           "sub_block", "dot2", "householder", "jacobi", "hessenberg", "schur", "schur_vectors"]
 
 MAX_N = 64  # the largest side the one-workgroup kernels take
 SWEEPS = 12  # theirs: convergence is quadratic; 6-9 sweeps are typical for n ≤ 64 in float32
@@ -207,6 +207,15 @@ def sub_block(x: Tensor, p: Tensor, r0: int, c0: int, assign: bool = False) -> N
     ld = x.shape[-1]
     _steps((x, p), [("sub_block", (m, w, 0, r0, c0, ld, ld * x.shape[-2], int(assign)),
                      (_tiles(w), _tiles(m)))], x.dtype is dt.complex64)
+
+
+def dot2(at: Tensor, b: Tensor, c: Tensor, lo: Tensor, subtract: bool = False) -> None:
+    """c ± atᵀ·b in place for the C-contiguous float32 stacks at (batch, K, M), b (batch, K,
+    N) and c (batch, M, N), the products exact and summed in two floats, rounded once;
+    lo (like c) gets the rounding's remainder (see kernels/webgpu/linalg_steps.dot2)."""
+    m, n = c.shape[-2:]
+    _steps((c, lo, at, b), [("dot2", (m, n, 0, at.shape[-2], int(subtract), 0), (_tiles(n), _tiles(m)))],
+           False)
 
 
 # -- QR, Jacobi, eig ------------------------------------------------------------------------

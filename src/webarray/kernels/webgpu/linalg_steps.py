@@ -21,6 +21,8 @@ leaves most of a GPU idle. So here:
   Jacobi rotations of column pairs in round-robin order, every pair of a round in its own
   workgroup, one launch per round; columns are kept as rows (the caller passes Aᵀ) so
   rotations read contiguous words.
+- dot2: C ± Aᵀ·B with exact products summed in two floats, for the refinement of
+  eigh's and svd's float32 factors (``_linalg_impl._refined_eigh``/``_refined_svd``).
 - eig and eigvals (complex64 only): Householder reduction to Hessenberg form, then
   single-shift complex QR iterations (Wilkinson shifts, chasing the bulge with Givens
   rotations) towards the Schur form T = Zᴴ·A·Z, one workgroup per matrix and a bounded
@@ -442,6 +444,72 @@ def sub_block(cplx: bool) -> str:
         let p = P[(z * m + i) * w + j];
         X[x] = select(X[x] - p, p, U[7] != 0u);
     }
+}
+"""
+
+
+# ---- accurate products: the refinement of eigh's and svd's factors -----------------
+
+def dot2() -> str:
+    """C ± Aᵀ·B for each matrix (A: K×M, B: K×N, C: M×N, float32, all contiguous; U[4] = 1
+    subtracts) summed in two floats and rounded once, the rounding's remainder into L
+    (C + L is the result to about 2⁻⁴⁰ of the terms' size): the products are exact (each
+    factor split by its bits into halves of 12 significant bits, whose products fit a
+    float32 exactly), their leading parts summed by Knuth's TwoSum, the cross terms in a
+    float of their own. No operation here depends on an FMA or on its absence. TwoSum's
+    intermediate sums pass through ``hide``, an OR with U[5] = 0 that no compiler can see
+    through: Mesa's NIR, whose float operations are inexact unless SPIR-V says otherwise,
+    reassociates s − (t − v) into (s − t) + v and folds (s + p) − s to p, and every
+    remainder came out 0. The refinement of eigh's and svd's factors needs its Gram
+    matrices and residuals this accurate: float32 products leave them at the level they
+    are meant to remove."""
+    return """var<workgroup> ah: array<f32, 256>;
+var<workgroup> al: array<f32, 256>;
+var<workgroup> bh: array<f32, 256>;
+var<workgroup> bl: array<f32, 256>;
+""" + _head([("C", "f32"), ("L", "f32"), ("A", "f32"), ("B", "f32")], "16, 16") + """fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let M = U[0]; let N = U[1]; let z = wg.z + U[2]; let K = U[3];
+    let i0 = wg.y * 16u; let j0 = wg.x * 16u;
+    let at = lid.y * 16u + lid.x;
+    var s = 0.0; var e = 0.0;
+    for (var k0 = 0u; k0 < K; k0 = k0 + 16u) {
+        let k = k0 + lid.y;
+        var a = 0.0; var b = 0.0;
+        if (k < K && i0 + lid.x < M) { a = A[(z * K + k) * M + i0 + lid.x]; }
+        if (k < K && j0 + lid.x < N) { b = B[(z * K + k) * N + j0 + lid.x]; }
+        let ha = bitcast<f32>(bitcast<u32>(a) & 0xFFFFF000u);
+        let hb = bitcast<f32>(bitcast<u32>(b) & 0xFFFFF000u);
+        ah[at] = ha; al[at] = a - ha; bh[at] = hb; bl[at] = b - hb;
+        workgroupBarrier();
+        for (var q = 0u; q < 16u; q = q + 1u) {
+            let xh = ah[q * 16u + lid.y]; let xl = al[q * 16u + lid.y];
+            let yh = bh[q * 16u + lid.x]; let yl = bl[q * 16u + lid.x];
+            let p = xh * yh;
+            let t = hide(s + p);
+            e = e + two_sum_error(s, p, t) + (xh * yl + xl * yh + xl * yl);
+            s = t;
+        }
+        workgroupBarrier();
+    }
+    let i = i0 + lid.y; let j = j0 + lid.x;
+    if (i < M && j < N) {
+        let c = (z * M + i) * N + j;
+        let sg = select(1.0, -1.0, U[4] != 0u);
+        let p = sg * s; let c0 = C[c];
+        let t = hide(c0 + p);
+        let lo = hide(two_sum_error(c0, p, t) + sg * e);
+        let hi = hide(t + lo);
+        C[c] = hi;
+        L[c] = lo - hide(hi - t);
+    }
+}
+
+fn hide(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) | U[5]); }
+
+// a + b − t exactly, for t = a + b rounded (Knuth)
+fn two_sum_error(a: f32, b: f32, t: f32) -> f32 {
+    let v = hide(t - a);
+    return hide(a - hide(t - v)) + hide(b - v);
 }
 """
 
