@@ -677,16 +677,22 @@ def _off_diagonal(a: Array, e: Array) -> Array:
 def _refined_eigh(h: Array, v: Array):
     """(eigenvalues, eigenvectors) of the symmetric float32 h refined from the approximate
     eigenvectors v (columns) by _EIGH_STEPS of Ogita and Aishima's iteration: with R =
-    I − VᵀV and S = Vᵀ·h·V (accurate), λ_i = s_ii / (1 − r_ii) and V += V·E, where
-    e_ij = (s_ij + λ_j·r_ij) / (λ_j − λ_i) for well separated pairs and r_ij/2 otherwise.
-    The eigenvalues are the last step's λ (second-order accurate in its vectors)."""
+    I − VᵀV and S = Vᵀ·h·V, λ_i = s_ii / (1 − r_ii) and V += V·E, where e_ij = (s_ij +
+    λ_j·r_ij) / (λ_j − λ_i) for well separated pairs and r_ij/2 otherwise. R and S come
+    from float32 products in the first step (their errors are far below Jacobi's) and
+    accurate ones in the last. The eigenvalues are the last step's λ (second-order
+    accurate in its vectors)."""
     n = h.shape[-1]
     e = eye(n, device=h.device)
     hf = _frobenius(h)
-    for _ in range(_EIGH_STEPS):
-        r, _ = _accurate(v, v, e, subtract=True)
-        yh, yl = _accurate(h, v)  # h·v (h symmetric)
-        s, _ = _accurate(mp.concat([v, v], axis=-2), mp.concat([yh, yl], axis=-2))
+    for k in range(_EIGH_STEPS):
+        if k < _EIGH_STEPS - 1:
+            r = ew.subtract(e, matmul(v.mT, v))
+            s = matmul(v.mT, matmul(h, v))
+        else:
+            r, _ = _accurate(v, v, e, subtract=True)
+            yh, yl = _accurate(h, v)  # h·v (h symmetric)
+            s, _ = _accurate(v, yh, matmul(v.mT, yl))
         s = ew.multiply(ew.add(s, s.mT), 0.5)
         lam = ew.divide(diagonal(s), ew.subtract(1.0, diagonal(r)))
         gap = ew.subtract(lam[..., None, :], lam[..., :, None])
@@ -694,8 +700,8 @@ def _refined_eigh(h: Array, v: Array):
         delta = ew.multiply(2.0, ew.add(_frobenius(_off_diagonal(s, e)), ew.multiply(hf, _frobenius(r))))
         far = ew.logical_and(ew.greater(ew.abs(gap), delta),
                              ew.less_equal(ew.abs(num), ew.multiply(_FIRST_ORDER, ew.abs(gap))))
-        step = where(far, ew.divide(num, where(far, gap, 1.0)), ew.multiply(r, 0.5))
-        v = ew.add(v, matmul(v, step))
+        correction = where(far, ew.divide(num, where(far, gap, 1.0)), ew.multiply(r, 0.5))
+        v = ew.add(v, matmul(v, correction))
     return lam, v
 
 
@@ -714,7 +720,7 @@ def _refined_svd(a: Array, u: Array, s: Array, v: Array):
     r, _ = _accurate(u, u, e, subtract=True)
     q, _ = _accurate(v, v, e, subtract=True)
     yh, yl = _accurate(a.mT, v)  # a·v
-    t, tl = _accurate(mp.concat([u, u], axis=-2), mp.concat([yh, yl], axis=-2))
+    t, tl = _accurate(u, yh, matmul(u.mT, yl))
     sig = ew.divide(diagonal(t), ew.subtract(1.0, ew.multiply(ew.add(diagonal(r), diagonal(q)), 0.5)))
     sig = where(ok, sig, s)
     si, sj = sig[..., :, None], sig[..., None, :]
@@ -733,8 +739,8 @@ def _refined_svd(a: Array, u: Array, s: Array, v: Array):
     f = where(far, f, where(both, ew.multiply(r, 0.5), 0.0))
     g = where(far, g, ew.multiply(q, 0.5))
     # a·V − U·(T + R·T): a·V's part outside U's columns, with T in two floats
-    w, _ = _accurate(mp.concat([u.mT, u.mT, u.mT], axis=-2),
-                     mp.concat([t, tl, matmul(r, t)], axis=-2), yh, subtract=True)
+    w, _ = _accurate(mp.concat([u.mT, u.mT], axis=-2),
+                     mp.concat([t, ew.add(tl, matmul(r, t))], axis=-2), yh, subtract=True)
     w = ew.add(w, yl)
     outside = where(ok[..., None, :], ew.divide(w, where(ok, sig, 1.0)[..., None, :]), 0.0)
     u = ew.add(ew.add(u, matmul(u, f)), outside)
