@@ -243,6 +243,14 @@ for dtype, n, gpu in ((xp.float32, 3, None), (xp.complex64, 3, None), (xp.float3
     assert xp.linalg.eigvals(a).shape == (n,)
     print("linalg", dtype, n, gpu, "ok")
 
+# the refinement's accurate products keep their remainders under Tint and SwiftShader
+# (1 + 2^-30 as hi + lo; a compiler that reassociates TwoSum leaves lo = 0)
+from webarray import _linalg_impl as impl
+held = [impl._work_copy(z, z.shape) for z in (xp.ones((1, 2, 1)), xp.asarray([[[2.0 ** -30], [1.0]]]),
+                                               xp.zeros((1, 1, 1)), xp.zeros((1, 1, 1)))]
+plan.dot2(*held)
+assert (float(held[2][0, 0, 0]), float(held[3][0, 0, 0])) == (1.0, 2.0 ** -30), "dot2"
+
 # every fft function, a power of two and not
 for n in (8, 12, 97):
     x = matrix(2, n)
