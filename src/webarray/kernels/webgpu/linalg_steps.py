@@ -747,7 +747,7 @@ _C = _SCALAR[True] + """fn csqrt(a: T) -> T {
 def hessenberg() -> str:
     """Steps [U[3], U[4]) of the reduction H ← P·H·P with Householder P (Hermitian, as τ
     is real) zeroing H[k+2:, k], accumulated as Z ← Z·P when U[1] is 1."""
-    return _C + f"""var<workgroup> tau: f32;
+    return _C + """var<workgroup> tau: f32;
 var<workgroup> alpha: T;
 """ + _head([("H", "T"), ("Z", "T"), ("V", "T")], str(T_HESS)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let z = wg.z + U[2];
@@ -802,7 +802,7 @@ def schur() -> str:
     active bottom row + 1 (0 when done), sweeps since the last deflation, failed flag.
     A step deflates (|h_l,l−1| ≤ ε·(|h_l−1,l−1| + |h_ll|) makes it zero) or chases one
     bulge of the Wilkinson shift (an exceptional shift every 10 sweeps) through rows l..ihi."""
-    return _C + f"""var<workgroup> ctl: vec4<u32>;
+    return _C + """var<workgroup> ctl: vec4<u32>;
 var<workgroup> gv: vec4<f32>;
 fn givens(f: T, g: T) -> vec4<f32> {{
     // c real, s complex: [c s; -conj(s) c]·[f; g] = [r; 0]
