@@ -42,8 +42,12 @@ _owned = LOCK._is_owned  # whether the calling thread holds LOCK (what Condition
 _RETRY_S = 0.001  # how soon a deferred interrupt is sent again
 _critical: set = set()  # code objects of functions that defer SIGINT while holding LOCK
 _finalizers: set = set()  # code objects run as finalizers (exceptions there are dropped)
-_retrying = False  # a helper thread will send SIGINT again
+_STALE_S = 0.1  # a helper that has not sent by then is presumed lost: another is started
+_retrying = 0.0  # when the helper thread that will send SIGINT again was started (0: none)
 _deferred = False  # no helper thread could be started: ``deliver`` raises it
+# what the handler did, for a test's failure message: SIGINTs deferred, helpers started,
+# SIGINTs they sent, helpers that could not start
+counts = {"deferred": 0, "helpers": 0, "sent": 0, "no_thread": 0}
 
 
 def critical(func):
@@ -82,22 +86,28 @@ def _on_sigint(signum, frame):
 
 def _ask_again() -> None:
     """Have SIGINT sent again shortly. Re-arming from the handler itself would run the
-    handler again at once, inside itself, so a helper thread does it after a pause."""
+    handler again at once, inside itself, so a helper thread does it after a pause. One
+    helper at a time, unless the last has not sent within _STALE_S."""
     global _retrying, _deferred
-    if _retrying:
+    counts["deferred"] += 1
+    now = time.monotonic()
+    if _retrying and now - _retrying < _STALE_S:
         return
-    _retrying = True
+    _retrying = now
     try:
         _thread.start_new_thread(_send_again, ())
+        counts["helpers"] += 1
     except RuntimeError:  # no threads here (Pyodide): the next readback raises it
-        _retrying = False
+        counts["no_thread"] += 1
+        _retrying = 0.0
         _deferred = True
 
 
 def _send_again() -> None:
     global _retrying
     time.sleep(_RETRY_S)
-    _retrying = False
+    _retrying = 0.0
+    counts["sent"] += 1
     if _kill is not None and signal.getsignal(signal.SIGINT) is _on_sigint:
         _kill(_MAIN, signal.SIGINT)  # a real signal also ends a blocking wait of the main thread
     else:
