@@ -1001,3 +1001,25 @@ def test_inplace_operators_keep_dtype_and_shape():
     f /= 2
     f **= 2
     assert_equal(f, np.float32([0.25, 2.25]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_power_by_two_and_minus_one_is_numpys_square_and_reciprocal(dtype):
+    # NumPy's operator computes these exponents by square and reciprocal (and so, bit for
+    # bit, does webarray's: a pow of float64 in software made SciPy's kernels minutes long)
+    edge = [0.0, -0.0, 1.5, -2.5, np.inf, -np.inf, np.nan, 1e-30, 3e38, 1e-45, 7.0, 0.1]
+    a = np.array(edge, dtype=np.float32).astype(dtype)
+    if dtype == np.complex64:
+        a = a + 1j * np.array(edge[::-1], dtype=np.float32)
+    with np.errstate(all="ignore"):
+        for e in (2, 2.0, -1):
+            assert_equal(xp.asarray(a) ** e, a ** e)
+            y = xp.asarray(a)
+            y **= e
+            assert_equal(y, a ** e)
+    if dtype == np.float32:
+        # x ** 0.5 and x ** -1.0 stay pow: the standard's special cases, not sqrt's
+        half = xp.asarray(np.float32([-0.0, -np.inf, 4.0])) ** 0.5
+        assert_equal(half, np.float32([0.0, np.inf, 2.0]))
+        assert_equal(xp.asarray(np.float32([-0.0, 2.0])) ** -1.0, np.float32([-np.inf, 0.5]))
+    assert_equal(xp.asarray(np.int32([3, -4])) ** 2, np.int32([9, 16]))  # integers: pow

@@ -179,6 +179,34 @@ def test_a_malformed_kernel_raises_kernel_error_with_numbered_source_and_the_dev
     assert_equal(xp.arange(5) * 2, np.arange(5, dtype=np.int32) * 2)
 
 
+@pytest.mark.parametrize("chunk", [None, 3])
+def test_dispatch_many_runs_every_round_in_order_across_submits(monkeypatch, chunk):
+    # a Jacobi sweep's rounds go through dispatch_many: one entry per submit, its uniforms
+    # packed into the arena; order matters (each round reads what the last wrote)
+    from webarray.executors import native
+    from webarray.executors.native import NativeExecutor
+
+    if chunk is not None:  # submits inside the run
+        monkeypatch.setattr(native, "_BATCH_LIMIT", chunk)
+    ex = NativeExecutor()
+    src = ("@group(0) @binding(0) var<storage, read> U: array<u32>;\n"
+           "@group(0) @binding(1) var<storage, read_write> B: array<u32>;\n"
+           "@compute @workgroup_size(1)\nfn main() {\n    B[0] = B[0] * 3u + U[0];\n}\n")
+    kid = ex.compile(src)
+    buf = ex.alloc(256)
+    ex.write(buf, 0, bytes(4))
+    rounds = [k.to_bytes(4, "little") for k in range(1, 11)]
+    ex.dispatch(kid, [buf], (5).to_bytes(4, "little"), (1, 1, 1))  # before, in the same batch
+    ex.dispatch_many(kid, [buf], rounds, (1, 1, 1))
+    ex.dispatch(kid, [buf], (9).to_bytes(4, "little"), (1, 1, 1))
+    expect = 0
+    for k in [5] + list(range(1, 11)) + [9]:
+        expect = (expect * 3 + k) % 2**32
+    assert int.from_bytes(ex.read(buf, 0, 4), "little") == expect
+    with pytest.raises(ValueError, match="workgroups per dimension"):
+        ex.dispatch_many(kid, [buf], rounds, (ex.max_workgroups_per_dim + 1, 1, 1))
+
+
 def test_a_pass_command_the_driver_refuses_raises_at_submit_not_silently():
     # the replay records set_pipeline/set_bind_group/dispatch through wgpu-native's own
     # functions (no wgpu-py error capture per call): their errors must still surface, at the

@@ -226,6 +226,15 @@ def host_values(t) -> list:
 # -- the lazy graph ---------------------------------------------------------------------------
 
 MAX_DEPTH = 32  # a longer chain is lowered: keeps kernels and their compile times small
+# float64 and complex128 functions that are software on every lane (a log, an exp or a sine
+# in double-double: ~20 KB of WGSL with their helpers, each call inlined by the compiler):
+# a kernel holds at most MAX_HEAVY of them, else its DAG is computed in parts. Seven
+# inlined pows in one of SciPy's f_oneway kernels took lavapipe's LLVM ~100 s to compile.
+MAX_HEAVY = 4
+_HEAVY = frozenset({"exp", "expm1", "log", "log1p", "log2", "log10", "pow", "sin", "cos", "tan",
+                    "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
+                    "atanh", "logaddexp", "hypot"})
+_WIDE_FLOATS = frozenset({_dt.float64, _dt.complex128})
 # buffers one fused kernel may bind: the device's storage buffers per shader stage (8 on
 # every WebGPU device, often more), less the one that carries the uniforms, and at most 16
 MAX_BINDINGS = 16
@@ -484,9 +493,10 @@ def _owner(n: Lazy):
 
 
 def _scan(root: Lazy, seen: set, new: set | None = None):
-    """The buffers and the live pending owners of the nodes under root not yet in seen
-    (which receives them; or, given ``new``, new receives them and seen stays as it is)."""
-    bufs, owners = set(), []
+    """The buffers, the live pending owners and the number of _HEAVY nodes (see _heavy)
+    among the nodes under root not yet in seen (which receives them; or, given ``new``, new
+    receives them and seen stays as it is)."""
+    bufs, owners, heavy = set(), [], 0
     stack = [root]
     into = seen if new is None else new
     while stack:
@@ -497,11 +507,32 @@ def _scan(root: Lazy, seen: set, new: set | None = None):
         if n.kind == "leaf":
             bufs.add(id(n.value._buf))
             continue
+        if n.kind == "op" and n.op in _HEAVY and n.compute in _WIDE_FLOATS:
+            heavy += 1
         stack.extend(n.args)
         arr = _owner(n)
         if arr is not None:
             owners.append(arr)
-    return bufs, owners
+    return bufs, owners, heavy
+
+
+def _heavy(root: Lazy) -> int:
+    """How many of root's DAG's distinct nodes apply a _HEAVY function in float64 or
+    complex128 (up to MAX_HEAVY + 1: enough to decide)."""
+    count = 0
+    seen = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.kind == "leaf" or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.kind == "op" and n.op in _HEAVY and n.compute in _WIDE_FLOATS:
+            count += 1
+            if count > MAX_HEAVY:
+                break
+        stack.extend(n.args)
+    return count
 
 
 def _compute(target, exclude=None, alone: bool = False) -> None:
@@ -519,6 +550,11 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
         return
     if _fold.made and not alone:  # whole iterations since the last fold join their loop
         _fold.extend(target)
+    if _heavy(root) > MAX_HEAVY:
+        _split(target)
+        if target._b is None:
+            _compute(target, exclude, alone)
+        return
     limit = _bindings(device)
     if only:
         low = _Lowering()
@@ -530,7 +566,7 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     seen: set = set()
     if exclude is not None:
         seen.add(id(exclude._lazy))
-    bufs, owners = _scan(target._lazy, seen)
+    bufs, owners, heavy = _scan(target._lazy, seen)
     if len(bufs) + 1 > limit:
         _split(target)
         if target._b is None:
@@ -552,11 +588,13 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
             continue
         tried += 1
         new: set = set()
-        more_bufs, more_owners = _scan(other._lazy, seen, new)
+        more_bufs, more_owners, more_heavy = _scan(other._lazy, seen, new)
         more_owners = [other] + [o for o in more_owners if o is not other]
-        if len(bufs | more_bufs) + len(owners) + len(more_owners) <= limit:
+        if (len(bufs | more_bufs) + len(owners) + len(more_owners) <= limit
+                and heavy + more_heavy <= MAX_HEAVY):
             bufs |= more_bufs
             owners += more_owners
+            heavy += more_heavy
             seen |= new
 
     low = _Lowering()

@@ -343,7 +343,7 @@ def batches(device, key, make_source, records, count: int, pack, tile=None) -> N
 def repeat(device, key, make_source, records, uniforms, grid) -> None:
     """One kernel over the same whole records' buffers once per entry of ``uniforms``, in
     order (the rounds of a Jacobi sweep): the kernel, the buffers and the piece check are
-    looked up once, then each launch is one dispatch."""
+    looked up once, the dispatches recorded by one ``dispatch_many``."""
     buffers = [r._buf for r in records]
     limit = device._piece_bytes
     if any(b.nbytes > limit for b in buffers):
@@ -353,10 +353,7 @@ def repeat(device, key, make_source, records, uniforms, grid) -> None:
     if recording is not None:
         recording.hold(buffers)
     kid = device.kernel(key, make_source)
-    handles = [b.handle for b in buffers]
-    dispatch = device.executor.dispatch
-    for u in uniforms:
-        dispatch(kid, handles, u, grid)
+    device.executor.dispatch_many(kid, [b.handle for b in buffers], uniforms, grid)
 
 
 def piece_bytes(executor) -> int:

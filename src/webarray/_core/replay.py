@@ -70,6 +70,10 @@ class _Executor:
         self._ex.dispatch(kernel, bindings, uniforms, grid)
         self._watch.steps.append((kernel, tuple(bindings), bytes(uniforms), tuple(grid)))
 
+    def dispatch_many(self, kernel, bindings, uniforms, grid) -> None:
+        for u in uniforms:  # each a step of the recording
+            self.dispatch(kernel, bindings, u, grid)
+
     def write(self, handle, offset, data) -> None:
         self._ex.write(handle, offset, data)
         self._watch.steps.append((_WRITE, (handle,), bytes(data), offset))

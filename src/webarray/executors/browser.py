@@ -262,6 +262,10 @@ class BrowserExecutor:
             ))
         )
 
+    def dispatch_many(self, kernel: int, bindings: Sequence[int], uniforms, grid) -> None:
+        for u in uniforms:  # each is one record of the batch anyway
+            self.dispatch(kernel, bindings, u, grid)
+
     @critical
     def flush(self) -> None:
         with LOCK:

@@ -80,6 +80,16 @@ class Executor(Protocol):
         """Enqueue one dispatch of ``grid`` workgroups (each at most
         ``max_workgroups_per_dim``, else ValueError)."""
 
+    def dispatch_many(
+        self,
+        kernel: int,
+        bindings: Sequence[int],
+        uniforms: Sequence[bytes],
+        grid: tuple[int, int, int],
+    ) -> None:
+        """``dispatch`` once per entry of ``uniforms``, in order (the rounds of an
+        iteration: one kernel, the same bindings and grid)."""
+
     def flush(self) -> None:
         """Submit everything enqueued so far (does not wait)."""
 
