@@ -19,18 +19,22 @@ interruption can do that are marked ``@critical``, which only registers their co
 it costs nothing when they run. At import, if Python's own SIGINT handler is installed and
 this is the main thread, webarray installs a handler that looks at the interrupted frames.
 When the main thread holds ``LOCK`` inside a critical function, or runs a finalizer
-(``__del__`` or a function marked ``@finalizer``, where Python would print the exception and
-drop it), it does not raise: a helper thread sends SIGINT again ~1 ms later, until the main
+(``__del__``, a function marked ``@finalizer`` or a garbage-collector callback, where Python
+would print the exception and drop it), it does not raise: a helper thread sends SIGINT again ~1 ms later, until the main
 thread is out. Anywhere else it raises KeyboardInterrupt as Python's handler does. Waiting
 for a readback is not critical, so a long GPU wait stays interruptible. Where no thread can
 be started (Pyodide), a deferred interrupt is raised at the next readback, or as the next
 elementwise operation releases the lock (``_core/graph.py``: a loop of operations with no
-readback spends most of its time recording them, so most interrupts land there).
+readback spends most of its time recording them, so most interrupts land there). A
+KeyboardInterrupt that still ends where Python drops exceptions (another library's weakref
+callback) reaches ``sys.unraisablehook``, which webarray's sends again (pytest installs its
+own hook around each test).
 """
 
 from __future__ import annotations
 
 import _thread
+import gc
 import signal
 import sys
 import threading
@@ -65,14 +69,28 @@ def finalizer(func):
 
 
 def _unsafe(frame) -> bool:
-    """Whether the main thread, stopped at frame, must not raise KeyboardInterrupt now."""
+    """Whether the main thread, stopped at frame, must not raise KeyboardInterrupt now:
+    inside a critical function holding LOCK, or where Python drops exceptions (``__del__``,
+    webarray's finalizers, the garbage collector's callbacks: hypothesis installs one, and
+    a Ctrl-C that landed in it late in the test suite was lost)."""
     owned = _owned()
+    callbacks = {getattr(c, "__code__", None) for c in gc.callbacks} if gc.callbacks else ()
     while frame is not None:
         code = frame.f_code
-        if code in _finalizers or code.co_name == "__del__" or (owned and code in _critical):
+        if (code in _finalizers or code.co_name == "__del__" or code in callbacks
+                or (owned and code in _critical)):
             return True
         frame = frame.f_back
     return False
+
+
+def _unraisable(info) -> None:
+    """sys.unraisablehook: a KeyboardInterrupt raised where Python drops exceptions (a
+    weakref callback of another library, say) is sent again instead of lost."""
+    if info.exc_type is KeyboardInterrupt and threading.current_thread() is threading.main_thread():
+        _ask_again()
+        return
+    _previous_unraisablehook(info)
 
 
 def _on_sigint(signum, frame):
@@ -126,6 +144,8 @@ def deliver() -> None:
 
 _MAIN = threading.main_thread().ident
 _kill = getattr(signal, "pthread_kill", None)
+_previous_unraisablehook = sys.unraisablehook
 if (threading.current_thread() is threading.main_thread()
         and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
     signal.signal(signal.SIGINT, _on_sigint)
+    sys.unraisablehook = _unraisable
