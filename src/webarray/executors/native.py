@@ -293,6 +293,27 @@ class NativeExecutor:
                 entries=entries)
         return layout
 
+    def _bound(self, handles):
+        """(the buffers or buffer ranges a dispatch binds, their bytes) for its handles: an
+        int, or (handle, offset, size) for one range of a buffer."""
+        buffers, sizes = self._buffers, self._sizes
+        bufs = []
+        nbytes = 0
+        for h in handles:
+            if h.__class__ is int:
+                bufs.append(buffers[h])
+                nbytes += sizes[h]
+            else:
+                bufs.append({"buffer": buffers[h[0]], "offset": h[1], "size": h[2]})
+                nbytes += h[2]
+        return bufs, nbytes
+
+    def _refuse(self, grid):
+        raise ValueError(
+            f"a dispatch of {tuple(grid)} workgroups exceeds this device's "
+            f"{self.max_workgroups_per_dim} workgroups per dimension"
+        )
+
     @critical
     def dispatch(self, kernel: int, bindings: Sequence, uniforms: bytes, grid) -> None:
         LOCK.acquire()  # not `with` (half the cost); @critical defers a SIGINT before the try
@@ -301,10 +322,7 @@ class NativeExecutor:
                 self._check_alive()
             limit = self.max_workgroups_per_dim
             if grid[0] > limit or grid[1] > limit or grid[2] > limit:
-                raise ValueError(
-                    f"a dispatch of {tuple(grid)} workgroups exceeds this device's "
-                    f"{limit} workgroups per dimension"
-                )
+                self._refuse(grid)
             if self._pending_count >= _BATCH_LIMIT or self._pending_bytes >= _SUBMIT_BYTES:
                 self.flush()
             arena = self._arena
@@ -323,16 +341,7 @@ class NativeExecutor:
             if window > self._arena_slack:
                 self._arena_slack = window
             handles = tuple(bindings)
-            buffers, sizes = self._buffers, self._sizes
-            bufs = []
-            nbytes = 0
-            for h in handles:
-                if h.__class__ is int:
-                    bufs.append(buffers[h])
-                    nbytes += sizes[h]
-                else:  # (handle, offset, size): one range of the buffer
-                    bufs.append({"buffer": buffers[h[0]], "offset": h[1], "size": h[2]})
-                    nbytes += h[2]
+            bufs, nbytes = self._bound(handles)
             self._pending_bytes += nbytes
             self._pending_count += 1
             self._pending.append((kernel, bufs, handles, start, size, window, grid))
@@ -361,21 +370,9 @@ class NativeExecutor:
                 return
             limit = self.max_workgroups_per_dim
             if grid[0] > limit or grid[1] > limit or grid[2] > limit:
-                raise ValueError(
-                    f"a dispatch of {tuple(grid)} workgroups exceeds this device's "
-                    f"{limit} workgroups per dimension"
-                )
+                self._refuse(grid)
             handles = tuple(bindings)
-            buffers, sizes = self._buffers, self._sizes
-            bufs = []
-            nbytes = 0
-            for h in handles:
-                if h.__class__ is int:
-                    bufs.append(buffers[h])
-                    nbytes += sizes[h]
-                else:
-                    bufs.append({"buffer": buffers[h[0]], "offset": h[1], "size": h[2]})
-                    nbytes += h[2]
+            bufs, nbytes = self._bound(handles)
             size = max(len(u) for u in uniforms) or 4
             window = 256 if size <= 256 else 1 << (size - 1).bit_length()
             align = self.binding_alignment
