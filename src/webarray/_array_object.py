@@ -257,24 +257,24 @@ class Array(Tensor):
 
 
 def _binary(name: str):
-    fn = None  # the namespace function, looked up at the first call
+    fns = None  # (the operator's function, the namespace function), looked up at the first call
 
-    def function():
-        nonlocal fn
+    def functions():
+        nonlocal fns
         from . import _elementwise as ew  # Array <-> namespace: the namespace imports Array
 
-        fn = ew.direct(name)
-        return fn
+        fns = (ew.operator(name), ew.direct(name))
+        return fns
 
     def forward(self, other):
         if not _operand_ok(other):
             return NotImplemented
-        return (fn or function())(self, other)
+        return (fns or functions())[0](self, other)
 
     def reflected(self, other):
         if not _operand_ok(other):
             return NotImplemented
-        return (fn or function())(other, self)
+        return (fns or functions())[1](other, self)
 
     def inplace(self, other):
         if not _operand_ok(other):
@@ -301,38 +301,6 @@ for _op, _fn in [
     setattr(Array, f"__{_op}__", _f)
     setattr(Array, f"__r{_op}__", _r)
     setattr(Array, f"__i{_op}__", _i)
-
-# NumPy's operator computes x ** 2, x ** 2.0 and x ** -1 (Python scalars) of a floating
-# array as square(x) and reciprocal(x) (numpy/_core/src/multiarray/number.c, its fast scalar
-# power; NumPy 2.4 times x ** 2.0 as x ** 2 and x ** -1.0 as x ** 3):
-# the same values where pow is correctly rounded, bit for bit NumPy's where it is not, and a
-# far smaller kernel (float64's pow in software is a log and an exp in double-double: seven
-# of them in one fused kernel of SciPy's f_oneway took lavapipe's LLVM ~100 s to compile).
-# x ** 0.5 stays pow: sqrt differs at -0 and -inf, where the standard specifies pow's values.
-_POW_FAST = {(int, 2): "square", (float, 2.0): "square", (int, -1): "reciprocal"}
-_pow, _ipow = Array.__pow__, Array.__ipow__
-
-
-def __pow__(self, other, /):
-    fast = _POW_FAST.get((other.__class__, other)) if other.__class__ in (int, float) else None
-    if fast is not None and self._dtype.kind in "fc":
-        from . import _elementwise as ew  # Array <-> namespace: the namespace imports Array
-
-        return ew._apply(fast, self)
-    return _pow(self, other)
-
-
-def __ipow__(self, other, /):
-    fast = _POW_FAST.get((other.__class__, other)) if other.__class__ in (int, float) else None
-    if fast is not None and self._dtype.kind in "fc":
-        from . import _elementwise as ew  # Array <-> namespace: the namespace imports Array
-
-        ew._apply(fast, self, out=self)
-        return self
-    return _ipow(self, other)
-
-
-Array.__pow__, Array.__ipow__ = __pow__, __ipow__
 
 for _op, _fn in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
                  ("gt", "greater"), ("ge", "greater_equal")]:

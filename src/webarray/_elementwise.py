@@ -244,6 +244,11 @@ def _inplace(name: str, x: Array, other) -> Array:
     """x op= other: the result keeps x's dtype and shape, or the operation is refused."""
     if name in ("bitwise_left_shift", "bitwise_right_shift"):
         _check_shift(other, name)
+    elif name == "pow":
+        fast = _power_fast(x, other)
+        if fast is not None:
+            _apply(fast, x, out=x)
+            return x
     oa = isinstance(other, Array)
     plan = _INPLACE.get((name, x._dtype, other._dtype if oa else type(other)))
     if plan is not None:
@@ -612,3 +617,33 @@ DIRECT = {name: functools.partial(_apply, name) for name in TABLE
 def direct(name: str):
     """The cheapest callable equal to the namespace function ``name``."""
     return DIRECT.get(name) or globals()[name]
+
+
+def operator(name: str):
+    """The function of the operator ``x <op> other`` for the namespace function ``name``:
+    ``direct(name)``, but for pow (_power_operator)."""
+    return _power_operator if name == "pow" else direct(name)
+
+
+# NumPy's operator computes x ** 2, x ** 2.0 and x ** -1 (Python scalars) of a floating
+# array as square(x) and reciprocal(x) (numpy/_core/src/multiarray/number.c, its fast scalar
+# power; NumPy 2.4 times x ** 2.0 as x ** 2 and x ** -1.0 as x ** 3): the same values where
+# pow is correctly rounded, bit for bit NumPy's where it is not, and a far smaller kernel
+# (float64's pow in software is a log and an exp in double-double: seven of them in one
+# fused kernel of SciPy's f_oneway took lavapipe's LLVM ~100 s to compile). x ** 0.5 stays
+# pow: sqrt differs at -0 and -inf, where the standard specifies pow's values.
+_POW_FAST = {(int, 2): "square", (float, 2.0): "square", (int, -1): "reciprocal"}
+
+
+def _power_fast(x: Array, other):
+    """square or reciprocal where x ** other is computed by it, else None."""
+    if other.__class__ is int or other.__class__ is float:
+        fast = _POW_FAST.get((other.__class__, other))
+        if fast is not None and x._dtype.kind in "fc":
+            return fast
+    return None
+
+
+def _power_operator(x: Array, other) -> Array:
+    fast = _power_fast(x, other)
+    return _apply(fast, x) if fast is not None else _apply("pow", x, other)

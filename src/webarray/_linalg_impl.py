@@ -661,7 +661,8 @@ def _accurate(at: Array, b: Array, c: Array | None = None, subtract: bool = Fals
     m, n = at.shape[-1], b.shape[-1]
     out = _work_copy(zeros((m, n), device=at.device) if c is None else c, batch + (m, n))
     lo = tensor.empty(batch + (m, n), dt.float32, at.device)
-    _linalg.dot2(_work_copy(at, at.shape), _work_copy(b, b.shape), out, lo, subtract)
+    a_copy = _work_copy(at, at.shape)
+    _linalg.dot2(a_copy, a_copy if b is at else _work_copy(b, b.shape), out, lo, subtract)
     return out, lo
 
 
@@ -745,9 +746,9 @@ def _refined_svd(a: Array, u: Array, s: Array, v: Array):
     outside = where(ok[..., None, :], ew.divide(w, where(ok, sig, 1.0)[..., None, :]), 0.0)
     u = ew.add(ew.add(u, matmul(u, f)), outside)
     v = ew.add(v, matmul(v, g))
-    s, u = _sorted_by(sig, sig, u, descending=True)  # refined values may trade places
-    _, v = _sorted_by(sig, sig, v, descending=True)
-    return u, s, v
+    # refined values may trade places: one order for S, U's and V's columns
+    s, uv = _sorted_by(sig, sig, mp.concat([u, v], axis=-2), descending=True)
+    return uv[..., :m, :], s, uv[..., m:, :]
 
 
 def eigh(x: Array, /):
@@ -795,8 +796,9 @@ def _svd_of(x: Array, tall: Array, v: Array, vectors: bool):
     s = ew.sqrt(stat.sum(ew.multiply(a, a), axis=-2))
     if not vectors:
         return _sorted_by(s, s, None, descending=True)[0], None, None
-    s_sorted, us = _sorted_by(s, s, us, descending=True)
-    _, v = _sorted_by(s, s, v, descending=True)
+    rows = us.shape[-2]  # one order for S, a·V's and V's columns
+    s_sorted, usv = _sorted_by(s, s, mp.concat([us, v], axis=-2), descending=True)
+    us, v = usv[..., :rows, :], usv[..., rows:, :]
     u = ew.divide(us, astype(where(ew.equal(s_sorted, 0.0), 1.0, s_sorted), x.dtype)[..., None, :])
     if wide:  # x = V·S·Uᴴ in the factors of xᴴ
         return s_sorted, v, cj(u).mT
@@ -805,11 +807,22 @@ def _svd_of(x: Array, tall: Array, v: Array, vectors: bool):
 
 def _svd(x: Array, name: str, vectors: bool):
     """(S, U, Vh): U (M×K) with zero columns where S is zero, Vh (K×N) orthonormal rows."""
+    s, u, vh, _, finish = _svd_parts(x, name, vectors)
+    return finish(s, u, vh)
+
+
+def _svd_parts(x: Array, name: str, vectors: bool):
+    """(S, U, Vh of x scaled by a power of two (_scaled), that scaled x, finish): finish(s,
+    u, vh) scales S back and makes the factors of matrices holding NaN or ±inf NaN."""
     x = _supported(x, name)
     bad = _nonfinite(x)
     x, scale = _scaled(x)
     s, u, vh = _svd_scaled(x, vectors)
-    return _nan_where(bad, s if scale is None else ew.divide(s, scale[..., 0]), u, vh)
+
+    def finish(s, u, vh):
+        return _nan_where(bad, s if scale is None else ew.divide(s, scale[..., 0]), u, vh)
+
+    return s, u, vh, x, finish
 
 
 def _svd_scaled(x: Array, vectors: bool):
@@ -835,7 +848,7 @@ def svd(x: Array, /, *, full_matrices: bool = True):
     a complete QR, so the factors are unitary. float32 factors are refined (_refined_svd)
     to NumPy's accuracy."""
     full_matrices = _bool(full_matrices, "svd: full_matrices")
-    s, u, vh = _svd(x, "svd", True)
+    s, u, vh, scaled, finish = _svd_parts(x, "svd", True)
     m, n = x.shape[-2:]
     # columns a·v/s for s at rounding level (relative to the largest) are noise, not
     # vectors: those need a QR to complete them; one small readback tells
@@ -852,9 +865,7 @@ def svd(x: Array, /, *, full_matrices: bool = True):
         wide = m < n
         tu, tv = (vh.mT, u) if wide else (u, vh.mT)
         tu = _complete(tu, False) if complete else _cholesky_qr(tu)
-        a, scale = _scaled(x.mT if wide else x)
-        tu, s, tv = _refined_svd(a, tu, ew.multiply(s, scale[..., 0]), tv)
-        s = ew.divide(s, scale[..., 0])
+        tu, s, tv = _refined_svd(scaled.mT if wide else scaled, tu, s, tv)
         if complete and full_matrices and m != n:
             tu = _complete(tu, True)
         u, vh = (tv, tu.mT) if wide else (tu, tv.mT)
@@ -866,6 +877,7 @@ def svd(x: Array, /, *, full_matrices: bool = True):
         cj = ew.conj if x.dtype.kind == "c" else (lambda z: z)
         v = cj(vh).mT
         vh = cj(_complete(v, full_matrices) if complete else _cholesky_qr(v)).mT
+    s, u, vh = finish(s, u, vh)
     return SVDResult(astype(u, x.dtype, copy=True), s, astype(vh, x.dtype, copy=True))
 
 

@@ -550,7 +550,7 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
         return
     if _fold.made and not alone:  # whole iterations since the last fold join their loop
         _fold.extend(target)
-    if _heavy(root) > MAX_HEAVY:
+    if not _WIDE_FLOATS.isdisjoint(device.dtypes) and _heavy(root) > MAX_HEAVY:
         _split(target)
         if target._b is None:
             _compute(target, exclude, alone)
