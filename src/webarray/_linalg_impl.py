@@ -661,8 +661,8 @@ def _accurate(at: Array, b: Array, c: Array | None = None, subtract: bool = Fals
     m, n = at.shape[-1], b.shape[-1]
     out = _work_copy(zeros((m, n), device=at.device) if c is None else c, batch + (m, n))
     lo = tensor.empty(batch + (m, n), dt.float32, at.device)
-    a_copy = _work_copy(at, at.shape)
-    _linalg.dot2(a_copy, a_copy if b is at else _work_copy(b, b.shape), out, lo, subtract)
+    # two copies even when at is b: Dawn refuses a buffer bound writable twice in a dispatch
+    _linalg.dot2(_work_copy(at, at.shape), _work_copy(b, b.shape), out, lo, subtract)
     return out, lo
 
 
