@@ -53,51 +53,57 @@ def test_a_ten_op_chain_is_one_kernel():
     np.testing.assert_allclose(got, y, rtol=2e-6, atol=1e-6)
 
 
-def test_a_kernel_holds_at_most_max_heavy_software_functions(monkeypatch):
-    # float64's transcendental functions are ~20 KB of WGSL each, inlined per call: seven
-    # pows in one kernel took lavapipe minutes to compile. Here float32's stand in for them
-    # (the same rule, cheap to compile): six exps and a sine in one expression, with the
-    # candidates a kernel takes along (the other pending arrays) counted too
+def test_a_software_function_is_computed_in_a_kernel_of_its_own(monkeypatch):
+    # float64's transcendental functions are ~20 KB of WGSL each, inlined per call: each new
+    # expression around one took lavapipe seconds to compile. A call is computed alone, from
+    # computed arguments, so its kernel is the same whatever surrounds it. Here float32's
+    # stand in for them (the same rule, cheap to compile): exps and a sine in one expression,
+    # nested and shared, with the other pending arrays a kernel would take along
     from webarray.kernels.expr import Apply, Cast
 
     monkeypatch.setattr(_graph, "_WIDE_FLOATS", frozenset({xp.float32}))
-    monkeypatch.setattr(_graph, "MAX_HEAVY", 2)
-    per_kernel = []
+    kernels = []
     launch = _graph._launch
 
-    def counted(device, shape, outputs, *rest):
-        heavy, seen, stack = 0, set(), [node for node, _ in outputs]
-        while stack:
-            n = stack.pop()
-            if id(n) not in seen:
-                seen.add(id(n))
-                heavy += isinstance(n, Apply) and n.op in ("exp", "sin")
-                stack.extend(n.args if isinstance(n, Apply) else
-                             (n.arg,) if isinstance(n, Cast) else ())
-        per_kernel.append(heavy)
+    def recorded(device, shape, outputs, *rest):
+        kernels.append([node for node, _ in outputs])
         return launch(device, shape, outputs, *rest)
 
-    monkeypatch.setattr(_graph, "_launch", counted)
+    monkeypatch.setattr(_graph, "_launch", recorded)
     an = rand((40, 3), 7)
     a = xp.asarray(an)
     xp.fusion.flush(a)
 
     def expr(m):
         y, keep = m.sin(a), []
-        for k in range(6):
+        for k in range(4):
             keep.append(y)
-            y = y * 0.5 + m.exp(a * (0.25 * k))
+            y = y * 0.5 + m.exp(a * (0.25 * k) + m.exp(y))
         return y, keep
 
     with xp.fusion.enabled(False):
         want = [np.asarray(z) for z in [expr(xp)[0]] + expr(xp)[1]]
-    per_kernel.clear()
+    kernels.clear()
     got, keep = expr(xp)
     got = [np.asarray(z) for z in [got] + keep]
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)  # bit for bit the unfused results
-    # (a split may compute a shared subexpression in two kernels: 7 heavy nodes, more calls)
-    assert max(per_kernel) == 2 and sum(per_kernel) >= 7, per_kernel
+    calls = 0
+    for outputs in kernels:
+        stack, seen, heavy = list(outputs), set(), []
+        while stack:
+            n = stack.pop()
+            if id(n) not in seen:
+                seen.add(id(n))
+                if isinstance(n, Apply) and n.op in ("exp", "sin"):
+                    heavy.append(n)
+                stack.extend(n.args if isinstance(n, Apply) else
+                             (n.arg,) if isinstance(n, Cast) else ())
+        if heavy:  # the call alone: one output, over inputs and scalars only
+            assert len(heavy) == 1 and outputs == heavy, outputs
+            assert not any(isinstance(x, (Apply, Cast)) for x in heavy[0].args), outputs
+        calls += len(heavy)
+    assert calls == 9, kernels  # one sine, eight exps, each computed once
 
 
 def test_a_shared_subexpression_is_computed_once_and_written_with_its_consumer():

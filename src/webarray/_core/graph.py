@@ -227,10 +227,12 @@ def host_values(t) -> list:
 
 MAX_DEPTH = 32  # a longer chain is lowered: keeps kernels and their compile times small
 # float64 and complex128 functions that are software on every lane (a log, an exp or a sine
-# in double-double: ~20 KB of WGSL with their helpers, each call inlined by the compiler):
-# a kernel holds at most MAX_HEAVY of them, else its DAG is computed in parts. Seven
-# inlined pows in one of SciPy's f_oneway kernels took lavapipe's LLVM ~100 s to compile.
-MAX_HEAVY = 4
+# in double-double: ~20 KB of WGSL with their helpers, inlined by the compiler) are each
+# computed in a kernel of their own, from computed arguments (_isolate): such a kernel
+# depends only on the function, its dtypes and its operands' layout, so it compiles once
+# per process whatever expression the call sits in. Inlined, every new expression around
+# an exp paid lavapipe's LLVM ~4 s again, and seven pows in one of SciPy's f_oneway
+# kernels ~100 s.
 _HEAVY = frozenset({"exp", "expm1", "log", "log1p", "log2", "log10", "pow", "sin", "cos", "tan",
                     "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
                     "atanh", "logaddexp", "hypot"})
@@ -493,7 +495,7 @@ def _owner(n: Lazy):
 
 
 def _scan(root: Lazy, seen: set, new: set | None = None):
-    """The buffers, the live pending owners and the number of _HEAVY nodes (see _heavy)
+    """The buffers, the live pending owners and the number of heavy nodes (_heavy_nodes)
     among the nodes under root not yet in seen (which receives them; or, given ``new``, new
     receives them and seen stays as it is)."""
     bufs, owners, heavy = set(), [], 0
@@ -516,23 +518,37 @@ def _scan(root: Lazy, seen: set, new: set | None = None):
     return bufs, owners, heavy
 
 
-def _heavy(root: Lazy) -> int:
-    """How many of root's DAG's distinct nodes apply a _HEAVY function in float64 or
-    complex128 (up to MAX_HEAVY + 1: enough to decide)."""
-    count = 0
-    seen = set()
-    stack = [root]
+def _heavy_nodes(root: Lazy) -> list:
+    """The distinct nodes of root's DAG (root first, if it is one) that apply a _HEAVY
+    function in float64 or complex128."""
+    out, seen, stack = [], set(), [root]
     while stack:
         n = stack.pop()
-        if n.kind == "leaf" or id(n) in seen:
+        if not n.args or id(n) in seen:
             continue
         seen.add(id(n))
         if n.kind == "op" and n.op in _HEAVY and n.compute in _WIDE_FLOATS:
-            count += 1
-            if count > MAX_HEAVY:
-                break
+            out.append(n)
         stack.extend(n.args)
-    return count
+    return out
+
+
+def _isolate(target, heavy: list) -> bool:
+    """Compute the heavy nodes under target's root, each in a kernel of its own; when the
+    root is one of them, compute its arguments too, and say so: its kernel is then to hold
+    its call alone."""
+    root = target._lazy
+    for n in heavy:
+        if n is not root and n.kind == "op":  # (not computed by an earlier one's kernel)
+            arr = _owner(n)
+            if arr is None:  # an unnamed subexpression: give it a short-lived array
+                arr = tensor.pending(n, target._shape, target._strides, target._device)
+                n.owner = _track(arr)
+            _compute(arr)
+    if heavy[0] is root:
+        _split(target)
+        return True
+    return False
 
 
 def _compute(target, exclude=None, alone: bool = False) -> None:
@@ -550,11 +566,10 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
         return
     if _fold.made and not alone:  # whole iterations since the last fold join their loop
         _fold.extend(target)
-    if not _WIDE_FLOATS.isdisjoint(device.dtypes) and _heavy(root) > MAX_HEAVY:
-        _split(target)
-        if target._b is None:
-            _compute(target, exclude, alone)
-        return
+    if not _WIDE_FLOATS.isdisjoint(device.dtypes):
+        heavy = _heavy_nodes(root)
+        if heavy and _isolate(target, heavy):
+            alone = True
     limit = _bindings(device)
     if only:
         low = _Lowering()
@@ -566,7 +581,7 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     seen: set = set()
     if exclude is not None:
         seen.add(id(exclude._lazy))
-    bufs, owners, heavy = _scan(target._lazy, seen)
+    bufs, owners, _ = _scan(target._lazy, seen)
     if len(bufs) + 1 > limit:
         _split(target)
         if target._b is None:
@@ -591,10 +606,9 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
         more_bufs, more_owners, more_heavy = _scan(other._lazy, seen, new)
         more_owners = [other] + [o for o in more_owners if o is not other]
         if (len(bufs | more_bufs) + len(owners) + len(more_owners) <= limit
-                and heavy + more_heavy <= MAX_HEAVY):
+                and not more_heavy):  # (a heavy call is computed alone)
             bufs |= more_bufs
             owners += more_owners
-            heavy += more_heavy
             seen |= new
 
     low = _Lowering()
