@@ -547,8 +547,24 @@ def _isolate(target, heavy: list) -> bool:
             _compute(arr)
     if heavy[0] is root:
         _split(target)
+        root.args = tuple([_plain_leaf(a, target) for a in root.args])
         return True
     return False
+
+
+def _plain_leaf(a: Lazy, target) -> Lazy:
+    """a, or when a is a leaf of a view that is not C-contiguous over target's shape (strided,
+    broadcast), the leaf of a contiguous copy: a heavy call then has one kernel per dtypes."""
+    if a.kind != "leaf":
+        return a
+    v = a.value
+    if v._shape == target._shape and is_contiguous(v._shape, v._strides):
+        return a
+    node = Lazy("cast", a.dtype, (a,))
+    arr = tensor.pending(node, target._shape, target._strides, target._device)
+    node.owner = _track(arr)
+    _compute(arr, alone=True)
+    return arr._lazy
 
 
 def _compute(target, exclude=None, alone: bool = False) -> None:
@@ -558,7 +574,8 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     device, shape = target._device, target._shape
     root = target._lazy
     only = _alone()  # nothing else pending (a forced result): no owners, no candidates
-    if root.expr is not None and only:  # a single op
+    if root.expr is not None and only and not (root.op in _HEAVY
+                                                and root.compute in _WIDE_FLOATS):  # a single op
         node, views, scalars = root.expr
         if views is None:
             views = _expr_views(node, root)

@@ -296,6 +296,9 @@ def _plan(device, shape, outputs, inputs, scalars, where, aligned):
         ndim=len(shape),
         vec4=aligned,
     )
+    if not spec.uses_shape and spec.ndim != 1:  # flat: one kernel for every rank
+        spec = ew.ElementwiseSpec(spec.inputs, spec.scalars, spec.outputs, spec.writable, 1,
+                                  aligned)
     gen = device.kernels.elementwise
     key, make = ("ew", spec.key), (lambda: gen.generate(spec))
     empties = tuple(tensor.maker(node.dtype, device) for node, _ in outputs)

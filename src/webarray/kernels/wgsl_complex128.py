@@ -171,6 +171,14 @@ fn wa_z_sqrt(z: vec4<u32>) -> vec4<u32> {
 }""")
 
 # -- exp and log -----------------------------------------------------------------------------
+# (sin b, cos b) from one call site of wa_f64_trig (modes 0 and 1): its body is large, and
+# the compiler inlines every call site
+_def("""
+fn wa_z_sincos(b: vec2<u32>) -> vec4<u32> {
+    var cs: array<vec2<u32>, 2>;
+    for (var k = 0u; k < 2u; k = k + 1u) { cs[k] = wa_f64_trig(b, k); }
+    return vec4<u32>(cs[0], cs[1]);
+}""")
 _def("""
 fn wa_z_exp(z: vec4<u32>) -> vec4<u32> {
     let a = z.xy;
@@ -189,24 +197,22 @@ fn wa_z_exp(z: vec4<u32>) -> vec4<u32> {
         }
         return wa_z_nan();
     }
-    // sin b and cos b from one call site of wa_f64_trig (mode 0 and 1): its body is large
-    var cs: array<vec2<u32>, 2>;
-    for (var k = 0u; k < 2u; k = k + 1u) { cs[k] = wa_f64_trig(b, k); }
+    let sc = wa_z_sincos(b);
     // above 708: e^(a/2) twice, so that a part below the overflow threshold stays finite
     let big = wa_f64_lt(vec2<u32>(0u, 0x40862000u), a) && wa_f64_isfinite(a);
     let e = wa_f64_exp(select(a, wa_f64_ldexp(a, -1), big));
-    var re = wa_f64_mul(e, cs[1]);
-    var im = wa_f64_mul(e, cs[0]);
+    var re = wa_f64_mul(e, sc.zw);
+    var im = wa_f64_mul(e, sc.xy);
     if (big) {
         re = wa_f64_mul(re, e);
         im = wa_f64_mul(im, e);
     }
     return vec4<u32>(re, im);
 }""")
-# ln|z| for finite, not both zero parts: ln of the double-double a² + b² of the parts scaled
-# to [1, 2), halved
+# ln|z| for finite, not both zero parts, as a double-double: ln of the double-double a² + b²
+# of the parts scaled to [1, 2), halved
 _def("""
-fn wa_z_ln_abs(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+fn wa_z_ln_abs_dd(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
     var a = wa_f64_abs(x);
     var b = wa_f64_abs(y);
     if (wa_lt_u64(a, b)) {
@@ -222,8 +228,9 @@ fn wa_z_ln_abs(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
     let s = wa_f64_two_sum(a2.xy, b2.xy);
     let q = wa_f64_fast_two_sum(s.xy, wa_f64_add(s.zw, wa_f64_add(a2.zw, b2.zw)));
     let l = wa_f64_ln_of_dd(q, wa_f64_from_i32(-2 * sc));
-    return wa_f64_ldexp(l.xy, -1);
+    return vec4<u32>(wa_f64_ldexp(l.xy, -1), wa_f64_ldexp(l.zw, -1));
 }""")
+_def("fn wa_z_ln_abs(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> { return wa_z_ln_abs_dd(x, y).xy; }")
 # log(1 + z), as complex64's wa_clog1p: with 1 + a = x + e exactly, near |1 + z| = 1
 # ln|1 + z| = log1p(2a + a² + b²) / 2 with the sum as a double-double; elsewhere ln|x + ib|
 # plus e's first-order term e·x/|x + ib|²; the imaginary part is atan2(b, x)
@@ -266,4 +273,153 @@ fn wa_z_log(z: vec4<u32>) -> vec4<u32> {
         return vec4<u32>(wa_f64_inf(1u), im);
     }
     return vec4<u32>(wa_z_ln_abs(a, b), im);
+}""")
+# log z times a constant k given as a double-double (1/ln 2, 1/ln 10): ln|z| as a
+# double-double times k, rounded once; arg z rounded, then times k
+_def("""
+fn wa_z_log_k(z: vec4<u32>, kh: vec2<u32>, kl: vec2<u32>) -> vec4<u32> {
+    let a = z.xy;
+    let b = z.zw;
+    let g = wa_f64_atan2(b, a);
+    let t = wa_f64_two_prod(g, kh);
+    var im = wa_f64_add(t.xy, wa_f64_fma(g, kl, t.zw));
+    if (wa_f64_is0(wa_f64_abs(g)) || wa_f64_isnan(g)) { im = g; }
+    if (wa_f64_isinf(a) || wa_f64_isinf(b)) { return vec4<u32>(wa_f64_inf(0u), im); }
+    if (wa_z_isnan(z)) { return wa_z_nan(); }
+    if (wa_f64_is0(wa_f64_abs(a)) && wa_f64_is0(wa_f64_abs(b))) { return vec4<u32>(wa_f64_inf(1u), im); }
+    let l = wa_z_ln_abs_dd(a, b);
+    let p = wa_f64_two_prod(l.xy, kh);
+    return vec4<u32>(wa_f64_add(p.xy, wa_f64_add(p.zw, wa_f64_fma(l.xy, kl, wa_f64_mul(l.zw, kh)))), im);
+}""")
+_def("""
+fn wa_z_log2(z: vec4<u32>) -> vec4<u32> {
+    return wa_z_log_k(z, vec2<u32>(0x652b82feu, 0x3ff71547u), vec2<u32>(0xffda0d24u, 0x3c7777d0u));
+}""")
+_def("""
+fn wa_z_log10(z: vec4<u32>) -> vec4<u32> {
+    return wa_z_log_k(z, vec2<u32>(0x1526e50eu, 0x3fdbcb7bu), vec2<u32>(0xbaaafad3u, 0x3c695355u));
+}""")
+# e^z - 1 as NumPy computes it, special values included: (expm1(a) cos b - 2 sin^2(b/2),
+# e^a sin b); sin b, cos b and sin(b/2) from one call site of wa_f64_trig
+_def("""
+fn wa_z_expm1(z: vec4<u32>) -> vec4<u32> {
+    let a = z.xy;
+    let b = z.zw;
+    var t: array<vec2<u32>, 3>;
+    for (var k = 0u; k < 3u; k = k + 1u) {
+        t[k] = wa_f64_trig(select(b, wa_f64_ldexp(b, -1), k == 2u), k & 1u);
+    }
+    let h = t[2];
+    let re = wa_f64_sub(wa_f64_mul(wa_f64_expm1(a), t[1]), wa_f64_ldexp(wa_f64_mul(h, h), 1));
+    return vec4<u32>(re, wa_f64_mul(wa_f64_exp(a), t[0]));
+}""")
+
+# -- hyperbolic and trigonometric ------------------------------------------------------------
+# (sinh a, cosh a) for a not NaN, from one call site of the exponential (wa_f64_exp_pm) and
+# bit for bit wa_f64_sinh's and wa_f64_cosh's
+_def("""
+fn wa_z_sinhcosh(a: vec2<u32>) -> vec4<u32> {
+    let ax = wa_f64_abs(a);
+    var h: array<vec2<u32>, 2>;
+    for (var k = 0u; k < 2u; k = k + 1u) {
+        h[k] = wa_f64_exp_pm(ax, vec2<u32>(0u, select(0xbff00000u, 0x3ff00000u, k == 1u)));
+    }
+    var s = h[0];
+    if (ax.y < 0x3fc00000u) {
+        let z = wa_f64_mul(ax, ax);
+        s = wa_f64_fma(wa_f64_mul(ax, z), wa_f64_sinh_q(z), ax);
+    }
+    if (ax.y < 0x3e400000u || wa_f64_isinf(ax)) { s = ax; }
+    if (ax.y < 0x3e400000u) { h[1] = vec2<u32>(0u, 0x3ff00000u); }
+    return vec4<u32>(wa_f64_with_sign(s, a), h[1]);
+}""")
+# (sinh a cos b, cosh a sin b), or with cosine (cosh a cos b, sinh a sin b), for a not NaN and
+# b finite. Above |a| = 709, where sinh a and cosh a are ±e^|a|/2 in float64, from the
+# values at a/2 applied twice, so that a part below the overflow threshold stays finite.
+_def("""
+fn wa_z_hyp(a: vec2<u32>, b: vec2<u32>, cosine: bool) -> vec4<u32> {
+    let sc = wa_z_sincos(b);
+    let big = wa_f64_lt(vec2<u32>(0u, 0x40862800u), wa_f64_abs(a));
+    let h = wa_z_sinhcosh(select(a, wa_f64_ldexp(a, -1), big));
+    var re = wa_f64_mul(select(h.xy, h.zw, cosine), sc.zw);
+    var im = wa_f64_mul(select(h.zw, h.xy, cosine), sc.xy);
+    if (big) {
+        re = wa_f64_ldexp(wa_f64_mul(re, h.zw), 1);
+        im = wa_f64_ldexp(wa_f64_mul(im, h.zw), 1);
+    }
+    return vec4<u32>(re, im);
+}""")
+_def("""
+fn wa_z_sinh(z: vec4<u32>) -> vec4<u32> {
+    let a = z.xy;
+    let b = z.zw;
+    let b0 = wa_f64_is0(wa_f64_abs(b));
+    if (wa_f64_isnan(a)) {
+        if (b0) { return vec4<u32>(wa_f64_quiet(a), b); }
+        return wa_z_nan();
+    }
+    if (!wa_f64_isfinite(b)) {
+        if (wa_f64_isinf(a)) { return vec4<u32>(wa_f64_inf(0u), wa_f64_default_nan()); }
+        if (wa_f64_is0(wa_f64_abs(a))) { return vec4<u32>(a, wa_f64_default_nan()); }
+        return wa_z_nan();
+    }
+    let w = wa_z_hyp(a, b, false);
+    return vec4<u32>(w.xy, select(w.zw, b, b0));
+}""")
+_def("""
+fn wa_z_cosh(z: vec4<u32>) -> vec4<u32> {
+    let a = z.xy;
+    let b = z.zw;
+    let b0 = wa_f64_is0(wa_f64_abs(b));
+    if (wa_f64_isnan(a)) {
+        if (b0) { return vec4<u32>(wa_f64_quiet(a), b); }
+        return wa_z_nan();
+    }
+    if (!wa_f64_isfinite(b)) {
+        if (wa_f64_isinf(a)) { return vec4<u32>(wa_f64_inf(0u), wa_f64_default_nan()); }
+        if (wa_f64_is0(wa_f64_abs(a))) { return vec4<u32>(wa_f64_default_nan(), vec2<u32>(0u, 0u)); }
+        return wa_z_nan();
+    }
+    let w = wa_z_hyp(a, b, true);
+    // on the real axis the imaginary part is sinh(a) b: a zero of the sign of a times b's
+    return vec4<u32>(w.xy, select(w.zw, vec2<u32>(b.x, b.y ^ (a.y & 0x80000000u)), b0));
+}""")
+# tanh(a + ib) = (sinh a cosh a + i sin b cos b) / (sinh^2 a + cos^2 b), a sum of squares;
+# from |a| = 22 on the real part is ±1 in float64 and the imaginary part
+# sin b cos b / cosh^2 a (0 once cosh a overflows)
+_def("""
+fn wa_z_tanh(z: vec4<u32>) -> vec4<u32> {
+    let a = z.xy;
+    let b = z.zw;
+    if (wa_f64_isnan(a)) {
+        if (wa_f64_is0(wa_f64_abs(b))) { return vec4<u32>(wa_f64_quiet(a), b); }
+        return wa_z_nan();
+    }
+    let one = wa_f64_with_sign(vec2<u32>(0u, 0x3ff00000u), a);
+    if (!wa_f64_isfinite(b)) {
+        if (wa_f64_isinf(a)) { return vec4<u32>(one, wa_f64_with_sign(vec2<u32>(0u, 0u), b)); }
+        if (wa_f64_is0(wa_f64_abs(a))) { return vec4<u32>(a, wa_f64_default_nan()); }
+        return wa_z_nan();
+    }
+    let sc = wa_z_sincos(b);
+    let p = wa_f64_mul(sc.xy, sc.zw);
+    let h = wa_z_sinhcosh(a);
+    if (!wa_f64_lt(wa_f64_abs(a), vec2<u32>(0u, 0x40360000u))) {
+        return vec4<u32>(one, wa_f64_div(wa_f64_div(p, h.zw), h.zw));
+    }
+    let d = wa_f64_fma(h.xy, h.xy, wa_f64_mul(sc.zw, sc.zw));
+    return vec4<u32>(wa_f64_div(wa_f64_mul(h.xy, h.zw), d), wa_f64_div(p, d));
+}""")
+# sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz), iz = (-b, a)
+_def("""
+fn wa_z_sin(z: vec4<u32>) -> vec4<u32> {
+    if (wa_f64_isinf(z.zw) && !wa_f64_isfinite(z.xy)) { return vec4<u32>(wa_f64_default_nan(), wa_f64_inf(0u)); }
+    let w = wa_z_sinh(vec4<u32>(wa_f64_neg(z.zw), z.xy));
+    return vec4<u32>(w.zw, wa_f64_neg(w.xy));
+}""")
+_def("fn wa_z_cos(z: vec4<u32>) -> vec4<u32> { return wa_z_cosh(vec4<u32>(wa_f64_neg(z.zw), z.xy)); }")
+_def("""
+fn wa_z_tan(z: vec4<u32>) -> vec4<u32> {
+    let w = wa_z_tanh(vec4<u32>(wa_f64_neg(z.zw), z.xy));
+    return vec4<u32>(w.zw, wa_f64_neg(w.xy));
 }""")
