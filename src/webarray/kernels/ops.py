@@ -94,7 +94,7 @@ TABLE: dict[str, OpDef] = {
         _op("pow", 2, "numeric", "same",
             {"i": "wa_pow_i({0}, {1})", "u": "wa_pow_u({0}, {1})", "f": "wa_pow_f({0}, {1})",
              "I": "wa_pow_i64({0}, {1})", "U": "wa_pow_u64({0}, {1})", "c": "wa_cpow({0}, {1})",
-             "D": "wa_f64_pow({0}, {1})"},
+             "D": "wa_f64_pow({0}, {1})", "Z": "wa_z_pow({0}, {1})"},
             numpy=("pow", "power")),
         _op("square", 1, "numeric", "same", {"num": "({0} * {0})", "wide": "wa_mul64({0}, {0})",
                                              "c": "wa_csquare({0})",

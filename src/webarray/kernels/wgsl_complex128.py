@@ -423,3 +423,64 @@ fn wa_z_tan(z: vec4<u32>) -> vec4<u32> {
     let w = wa_z_tanh(vec4<u32>(wa_f64_neg(z.zw), z.xy));
     return vec4<u32>(w.zw, wa_f64_neg(w.xy));
 }""")
+# C's complex product (C11 Annex G, as NumPy's e^(w ln z) gets it from the C library): where
+# both parts of the plain product are NaN and an operand is infinite, the product again with
+# that operand's parts as ±1 (infinite) and ±0, the other's NaN parts as ±0, times infinity
+_def("""
+fn wa_z_inf_box(a: vec4<u32>) -> vec4<u32> {
+    let one = vec2<u32>(0u, 0x3ff00000u);
+    let zero = vec2<u32>(0u, 0u);
+    return vec4<u32>(wa_f64_with_sign(select(zero, one, wa_f64_isinf(a.xy)), a.xy),
+                     wa_f64_with_sign(select(zero, one, wa_f64_isinf(a.zw)), a.zw));
+}""")
+_def("""
+fn wa_z_nan_zero(a: vec4<u32>) -> vec4<u32> {
+    let zero = vec2<u32>(0u, 0u);
+    return vec4<u32>(select(a.xy, wa_f64_with_sign(zero, a.xy), wa_f64_isnan(a.xy)),
+                     select(a.zw, wa_f64_with_sign(zero, a.zw), wa_f64_isnan(a.zw)));
+}""")
+_def("""
+fn wa_z_mul_c(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    let p = wa_z_mul(a, b);
+    let ia = wa_f64_isinf(a.xy) || wa_f64_isinf(a.zw);
+    let ib = wa_f64_isinf(b.xy) || wa_f64_isinf(b.zw);
+    if (!(wa_f64_isnan(p.xy) && wa_f64_isnan(p.zw)) || !(ia || ib)) { return p; }
+    let q = wa_z_mul(select(wa_z_nan_zero(a), wa_z_inf_box(a), ia),
+                     select(wa_z_nan_zero(b), wa_z_inf_box(b), ib));
+    let inf = wa_f64_inf(0u);
+    return vec4<u32>(wa_f64_mul(inf, q.xy), wa_f64_mul(inf, q.zw));
+}""")
+# z ** w as NumPy computes it: 1 for w = 0; for z = 0, 0 where w is real and positive and NaN
+# otherwise; for a real integer w below 100 in magnitude, products by binary powering (w = 2:
+# z·z, w = 3: z·(z·z)), a negative w's result then divided into 1; else e^(w ln z), whose
+# error grows with |w ln z| as NumPy's (glibc's cpow) does
+_def("""
+fn wa_z_pow(z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+    let one = vec4<u32>(0u, 0x3ff00000u, 0u, 0u);
+    let br = w.xy;
+    let bi0 = wa_f64_is0(wa_f64_abs(w.zw));
+    if (bi0 && wa_f64_is0(wa_f64_abs(br))) { return one; }
+    if (wa_f64_is0(wa_f64_abs(z.xy)) && wa_f64_is0(wa_f64_abs(z.zw))) {
+        if (bi0 && wa_f64_lt(vec2<u32>(0u, 0u), br)) { return vec4<u32>(0u, 0u, 0u, 0u); }
+        return wa_z_nan();
+    }
+    let ab = wa_f64_abs(br);
+    if (bi0 && wa_f64_eq(wa_f64_trunc(br), br) && wa_f64_lt(ab, vec2<u32>(0u, 0x40590000u))) {
+        let neg = wa_f64_signbit(br);
+        var n = u32(wa_f64_to_i32(ab));
+        if (!neg && n == 1u) { return z; }
+        if (!neg && n == 2u) { return wa_z_mul(z, z); }
+        if (!neg && n == 3u) { return wa_z_mul(z, wa_z_mul(z, z)); }
+        var r = one;
+        var p = z;
+        loop {
+            if ((n & 1u) == 1u) { r = wa_z_mul(r, p); }
+            n = n >> 1u;
+            if (n == 0u) { break; }
+            p = wa_z_mul(p, p);
+        }
+        if (neg) { return wa_z_div(one, r); }
+        return r;
+    }
+    return wa_z_exp(wa_z_mul_c(w, wa_z_log(z)));
+}""")
