@@ -484,3 +484,137 @@ fn wa_z_pow(z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
     }
     return wa_z_exp(wa_z_mul_c(w, wa_z_log(z)));
 }""")
+
+# -- inverse trigonometric and hyperbolic ----------------------------------------------------
+# Kahan's formulas ("Branch cuts for complex elementary functions", 1987), as complex64's, for
+# x, y >= 0 finite, with s = sqrt(1 - z) and t = sqrt(1 + z): asin z = atan2(x, Re(s t)) +
+# i asinh(Im(conj(s) t)), acos z = 2 atan2(Re s, Re t) + i asinh(Im(conj(t) s)); every sum in
+# them adds terms of one sign
+_def("""
+fn wa_z_asin_parts(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
+    let one = vec2<u32>(0u, 0x3ff00000u);
+    let s = wa_z_sqrt(vec4<u32>(wa_f64_sub(one, x), wa_f64_neg(y)));
+    let t = wa_z_sqrt(vec4<u32>(wa_f64_add(one, x), y));
+    return vec4<u32>(wa_f64_atan2(x, wa_f64_sub(wa_f64_mul(s.xy, t.xy), wa_f64_mul(s.zw, t.zw))),
+                     wa_f64_asinh(wa_f64_sub(wa_f64_mul(s.xy, t.zw), wa_f64_mul(s.zw, t.xy))));
+}""")
+_def("""
+fn wa_z_acos_parts(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
+    let one = vec2<u32>(0u, 0x3ff00000u);
+    let s = wa_z_sqrt(vec4<u32>(wa_f64_sub(one, x), wa_f64_neg(y)));
+    let t = wa_z_sqrt(vec4<u32>(wa_f64_add(one, x), y));
+    return vec4<u32>(wa_f64_ldexp(wa_f64_atan2(s.xy, t.xy), 1),
+                     wa_f64_asinh(wa_f64_sub(wa_f64_mul(t.xy, s.zw), wa_f64_mul(t.zw, s.xy))));
+}""")
+# asinh is odd and conj-symmetric: computed for (|a|, |b|), signs put back; asinh(x + iy) =
+# swap(asin(y + ix)); above |z| = 2^28, asinh z = ln 2z to float64 precision
+_def("""
+fn wa_z_asinh(z: vec4<u32>) -> vec4<u32> {
+    let x = wa_f64_abs(z.xy);
+    let y = wa_f64_abs(z.zw);
+    let inf = wa_f64_inf(0u);
+    var r: vec4<u32>;
+    if (wa_f64_isnan(x)) {
+        r = vec4<u32>(x, select(x, y, wa_f64_is0(y)));
+        if (wa_f64_isinf(y)) { r = vec4<u32>(inf, x); }
+    } else if (wa_f64_isnan(y)) {
+        r = vec4<u32>(select(y, inf, wa_f64_isinf(x)), y);
+    } else if (wa_f64_isinf(x)) {
+        r = vec4<u32>(x, select(vec2<u32>(0u, 0u), vec2<u32>(0x54442d18u, 0x3fe921fbu), wa_f64_isinf(y)));
+    } else if (wa_f64_isinf(y)) {
+        r = vec4<u32>(y, vec2<u32>(0x54442d18u, 0x3ff921fbu));
+    } else if (wa_f64_lt(vec2<u32>(0u, 0x41b00000u), x) || wa_f64_lt(vec2<u32>(0u, 0x41b00000u), y)) {
+        r = vec4<u32>(wa_f64_add(wa_z_ln_abs(x, y), vec2<u32>(0xfefa39efu, 0x3fe62e42u)), wa_f64_atan2(y, x));
+    } else {
+        let p = wa_z_asin_parts(y, x);
+        r = vec4<u32>(p.zw, p.xy);
+    }
+    return vec4<u32>(wa_f64_copysign(r.xy, z.xy), wa_f64_copysign(r.zw, z.zw));
+}""")
+_def("""
+fn wa_z_asin(z: vec4<u32>) -> vec4<u32> {
+    let w = wa_z_asinh(vec4<u32>(wa_f64_neg(z.zw), z.xy));
+    return vec4<u32>(w.zw, wa_f64_neg(w.xy));
+}""")
+# acos(x + iy) = (r, -s) computed for (|a|, |b|), then acos(conj z) = conj acos(z) and
+# acos(-z) = π - acos(z); above |z| = 2^28, acos z = arg z - i ln 2|z| (first quadrant)
+_def("""
+fn wa_z_acos(z: vec4<u32>) -> vec4<u32> {
+    let x = wa_f64_abs(z.xy);
+    let y = wa_f64_abs(z.zw);
+    let ninf = wa_f64_inf(1u);
+    let half_pi = vec2<u32>(0x54442d18u, 0x3ff921fbu);
+    var r: vec4<u32>;
+    if (wa_f64_isnan(x)) {
+        r = vec4<u32>(x, select(x, ninf, wa_f64_isinf(y)));
+    } else if (wa_f64_isnan(y)) {
+        r = vec4<u32>(select(y, half_pi, wa_f64_is0(x)), select(y, ninf, wa_f64_isinf(x)));
+    } else if (wa_f64_isinf(x)) {
+        r = vec4<u32>(select(vec2<u32>(0u, 0u), vec2<u32>(0x54442d18u, 0x3fe921fbu), wa_f64_isinf(y)), ninf);
+    } else if (wa_f64_isinf(y)) {
+        r = vec4<u32>(half_pi, ninf);
+    } else if (wa_f64_lt(vec2<u32>(0u, 0x41b00000u), x) || wa_f64_lt(vec2<u32>(0u, 0x41b00000u), y)) {
+        r = vec4<u32>(wa_f64_atan2(y, x),
+                      wa_f64_neg(wa_f64_add(wa_z_ln_abs(x, y), vec2<u32>(0xfefa39efu, 0x3fe62e42u))));
+    } else {
+        r = wa_z_acos_parts(x, y);
+    }
+    // π - r with π as a double-double; for a = -0 the real part is π/2 either way
+    var re = r.xy;
+    if (wa_f64_signbit(z.xy) && !wa_f64_is0(x)) {
+        re = wa_f64_add(wa_f64_sub(vec2<u32>(0x54442d18u, 0x400921fbu), r.xy), vec2<u32>(0x33145c07u, 0x3ca1a626u));
+    }
+    return vec4<u32>(re, select(r.zw, wa_f64_neg(r.zw), wa_f64_signbit(z.zw)));
+}""")
+# acosh z = ±i acos z: i acos z in the upper half plane, conj-symmetric
+_def("""
+fn wa_z_acosh(z: vec4<u32>) -> vec4<u32> {
+    let w = wa_z_acos(vec4<u32>(z.xy, wa_f64_abs(z.zw)));
+    return vec4<u32>(wa_f64_neg(w.zw), wa_f64_copysign(w.xy, z.zw));
+}""")
+# atanh is odd and conj-symmetric: computed for (|a|, |b|), signs put back.
+# Re = log1p(4x / ((1 - x)^2 + y^2)) / 4, Im = atan2(2y, 1 - x^2 - y^2) / 2 with
+# 1 - x^2 - y^2 from exact products and sums; at x = 1 and y below 2^-500 (where y^2
+# underflows), Re = (ln 2 - ln y) / 2; above |z| = 2^30, atanh z = 1/z + iπ/2 to float64
+# precision (1/z's imaginary part is not below π/2's ulp there)
+_def("""
+fn wa_z_atanh(z: vec4<u32>) -> vec4<u32> {
+    let x = wa_f64_abs(z.xy);
+    let y = wa_f64_abs(z.zw);
+    let one = vec2<u32>(0u, 0x3ff00000u);
+    let half_pi = vec2<u32>(0x54442d18u, 0x3ff921fbu);
+    var r: vec4<u32>;
+    if (wa_f64_is0(x)) {
+        r = vec4<u32>(0u, 0u, wa_f64_atan(y));
+    } else if (wa_f64_isinf(x) || wa_f64_isinf(y)) {
+        r = vec4<u32>(0u, 0u, select(half_pi, y, wa_f64_isnan(y)));
+    } else if (wa_f64_isnan(x) || wa_f64_isnan(y)) {
+        r = wa_z_nan();
+    } else if (wa_f64_lt(vec2<u32>(0u, 0x41d00000u), x) || wa_f64_lt(vec2<u32>(0u, 0x41d00000u), y)) {
+        let h = wa_f64_hypot(x, y);
+        r = vec4<u32>(wa_f64_div(wa_f64_div(x, h), h), wa_f64_sub(half_pi, wa_f64_div(wa_f64_div(y, h), h)));
+    } else if (wa_f64_eq(x, one) && wa_f64_is0(y)) {
+        r = vec4<u32>(wa_f64_inf(0u), 0u, 0u);
+    } else {
+        let p = wa_f64_two_prod(x, x);
+        let q = wa_f64_two_prod(y, y);
+        let u = wa_f64_two_sum(one, wa_f64_neg(p.xy));
+        let v = wa_f64_two_sum(u.xy, wa_f64_neg(q.xy));
+        let m = wa_f64_add(v.xy, wa_f64_sub(wa_f64_add(v.zw, u.zw), wa_f64_add(p.zw, q.zw)));
+        let im = wa_f64_ldexp(wa_f64_atan2(wa_f64_ldexp(y, 1), m), -1);
+        if (wa_f64_eq(x, one) && wa_f64_lt(y, vec2<u32>(0u, 0x20b00000u))) {
+            r = vec4<u32>(wa_f64_ldexp(wa_f64_sub(vec2<u32>(0xfefa39efu, 0x3fe62e42u), wa_f64_log(y)), -1), im);
+        } else {
+            let e = wa_f64_sub(one, x);
+            let d = wa_f64_fma(e, e, wa_f64_mul(y, y));
+            r = vec4<u32>(wa_f64_ldexp(wa_f64_log1p(wa_f64_div(wa_f64_ldexp(x, 2), d)), -2), im);
+        }
+    }
+    return vec4<u32>(wa_f64_copysign(r.xy, z.xy), wa_f64_copysign(r.zw, z.zw));
+}""")
+_def("""
+fn wa_z_atan(z: vec4<u32>) -> vec4<u32> {
+    let w = wa_z_atanh(vec4<u32>(wa_f64_neg(z.zw), z.xy));
+    return vec4<u32>(w.zw, wa_f64_neg(w.xy));
+}""")
+_def("fn wa_z_round(z: vec4<u32>) -> vec4<u32> { return vec4<u32>(wa_f64_round(z.xy), wa_f64_round(z.zw)); }")
