@@ -440,8 +440,13 @@ def linspace(start, stop, /, num: int, *, dtype=None, device=None, endpoint: boo
     if dtype is None:
         dtype = (dt.complex_of(_DEFAULT_FLOAT) if isinstance(start, complex) or isinstance(stop, complex)
                  else _DEFAULT_FLOAT)
-    dt.check_category(dtype, "floating-point", "linspace")
     device = resolve(device)
+    if dtype.kind in "iu":
+        if isinstance(start, complex) or isinstance(stop, complex):
+            raise TypeError(f"linspace: complex bounds need a complex dtype, got {dtype.name}")
+        return _integer_linspace(float(start), float(stop), num, dtype, device, endpoint)
+    if dtype.kind not in "fc":
+        raise TypeError(f"linspace: dtype must be a floating-point or integer data type, got {dtype.name}")
     device.check_dtype(dtype)
     if dtype.kind == "c":
         # a complex ramp is two real ramps, one per part, joined on the device
@@ -463,6 +468,25 @@ def linspace(start, stop, /, num: int, *, dtype=None, device=None, endpoint: boo
         value = Apply("where", (last, Scalar(k + 1, f), value), f, f)
         scalars += [(dt.int32, num - 1), (f, stop)]
     return _graph.execute(device, (num,), [(value, None)], (), scalars)[0]
+
+
+def _integer_linspace(start: float, stop: float, num: int, dtype, device, endpoint: bool) -> Array:
+    """linspace for an integer dtype, as NumPy and array_api_strict give it (the standard
+    asks for a floating dtype but allows others): the float64 ramp k * step + start, its
+    last value stop, rounded down. Computed on the host in float64, as NumPy does, so every
+    device gives NumPy's values."""
+    div = (num - 1) if endpoint else num
+    delta = stop - start
+    step = delta / div if div > 0 else delta  # (one value, k = 0: start)
+    if div > 0 and step == 0:  # (NumPy: the step underflowed, so it scales k / div instead)
+        values = [k / div * delta + start for k in range(num)]
+    else:
+        values = [k * step + start for k in range(num)]
+    if endpoint and num > 1:
+        values[-1] = stop
+    if any(not math.isfinite(v) for v in values):
+        raise ValueError(f"linspace: {dtype.name} cannot hold the values from {start} to {stop}")
+    return asarray([math.floor(v) for v in values], dtype=dtype, device=device)
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype=None, device=None) -> Array:
