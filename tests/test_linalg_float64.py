@@ -4,7 +4,9 @@ device's float64 lane, against NumPy's LAPACK.
 Bounds are LAPACK's own: a backward error of a small multiple of n·eps·‖A‖ for the
 factorizations (‖LLᵀ − A‖, ‖QR − A‖, ‖USVᵀ − A‖), forward errors scaled by the condition
 number for solve and inv, singular values and eigenvalues within n·eps·‖A‖ of NumPy's.
-eig and eigvals (complex64 kernels) and complex128 refuse with a TypeError.
+eig and eigvals in float64 and complex128 run their QR iteration on the host (_linalg_host.py):
+eigenvalues within n·eps·‖A‖ of NumPy's, residuals ‖AV − VΛ‖ of LAPACK's size. Other linalg
+functions refuse complex128 with a TypeError.
 """
 
 from __future__ import annotations
@@ -119,8 +121,6 @@ def test_special_matrices(dev):
     assert np.allclose(host(xp.linalg.eigvalsh(up(tiny, dev))), [3e-201, 1e-200], rtol=8 * EPS)
     e = host(xp.linalg.inv(up(np.zeros((0, 3, 3)), dev)))
     assert e.shape == (0, 3, 3) and e.dtype == np.float64
-    with pytest.raises(TypeError, match="float64"):
-        xp.linalg.eigvals(up(np.eye(2), dev))
     with pytest.raises(TypeError, match="complex128"):
         xp.linalg.inv(xp.asarray(np.eye(2, dtype=np.complex128), device=dev))
     assert host(xp.linalg.inv(up(np.eye(2) * 2, dev))).tolist() == [[0.5, 0.0], [0.0, 0.5]]
@@ -137,3 +137,47 @@ def test_hypothesis_solve_and_svd(n, seed, scale):
     assert _norm(a @ x - b) <= 32 * n * EPS * _norm(a) * _norm(x)
     s = host(xp.linalg.svdvals(up(a, dev)))
     assert _norm(s - np.linalg.svd(a, compute_uv=False)) <= 16 * n * EPS * _norm(s)
+
+
+@pytest.mark.parametrize("kind", ["real", "complex", "companion", "normal"])
+@pytest.mark.parametrize("n", [1, 2, 7, 24])
+def test_eig_and_eigvals(dev, kind, n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((2, n, n))
+    if kind == "complex":
+        a = a + 1j * rng.standard_normal((2, n, n))
+    if kind == "companion":  # roots of a polynomial, badly scaled: balancing's case
+        a = np.zeros((2, n, n))
+        a[:, 0] = rng.standard_normal((2, n)) * 10.0 ** rng.integers(-6, 6, (2, n))
+        a[:, 1:, :-1] += np.eye(n - 1)
+    if kind == "normal":  # rotations and reflections: eigenvalues on the unit circle
+        a = np.linalg.qr(a)[0]
+    x = xp.asarray(a, device=dev)
+    w, v = (host(t) for t in xp.linalg.eig(x))
+    assert w.dtype == v.dtype == np.complex128 and w.shape == (2, n) and v.shape == (2, n, n)
+    np.testing.assert_array_equal(host(xp.linalg.eigvals(x)), w)
+    norm = np.abs(a).max(axis=(-2, -1))[:, None]
+    resid = np.abs(a @ v - v * w[:, None, :]).max(axis=-2)
+    assert (resid <= 16 * n * EPS * norm).all(), resid.max()
+    assert np.allclose(np.linalg.norm(v, axis=-2), 1, atol=1e-14)
+    big = np.take_along_axis(v, np.abs(v).argmax(axis=-2)[:, None, :], axis=-2)
+    assert (np.abs(big.imag) <= 1e-15).all() and (big.real > 0).all()
+    for got, want in zip(w, np.linalg.eigvals(a)):
+        # each of NumPy's eigenvalues has one of ours within its conditioning's reach
+        d = np.abs(got[:, None] - want[None, :])
+        tol = 1e-9 if kind == "companion" else 64 * n * EPS
+        assert (d.min(axis=0) <= tol * max(np.abs(want).max(), 1)).all(), d.min(axis=0)
+    if kind != "complex":  # a real matrix's: real ones real, complex ones exact conjugates
+        for ws in w:
+            assert np.array_equal(np.sort_complex(ws), np.sort_complex(ws.conj()))
+
+
+def test_eig_edges(dev):
+    assert host(xp.linalg.eigvals(up(np.zeros((3, 0, 0)), dev))).shape == (3, 0)
+    w = host(xp.linalg.eigvals(up(np.diag([1e-200, 3.0, -1e200]), dev)))
+    assert sorted(w.real.tolist()) == [-1e200, 1e-200, 3.0] and not w.imag.any()
+    assert np.isnan(host(xp.linalg.eigvals(up([[1.0, np.nan], [2.0, 3.0]], dev)))).all()
+    with pytest.raises(ValueError, match="square"):
+        xp.linalg.eig(up(np.ones((2, 3)), dev))
+    with pytest.raises(TypeError):
+        xp.linalg.eigvals(xp.asarray([[1, 2], [3, 4]], device=dev))

@@ -34,6 +34,7 @@ from ._core import tensor
 from ._core.algorithms import linalg as _linalg
 from ._core.algorithms import matmul as _matmul
 from . import _linalg_composed as composed
+from . import _linalg_host
 from . import _elementwise as ew
 from ._data_type import astype
 from . import _manipulation as mp
@@ -43,7 +44,7 @@ from ._array_object import Array
 from ._jit import Jit
 from ._linear_algebra import matmul
 from ._searching import argmax, argmin, where
-from ._creation import arange, eye, ones, ones_like, tril, zeros
+from ._creation import arange, asarray, eye, ones, ones_like, tril, zeros
 from ._indexing import take_along_axis
 from ._sorting import argsort
 
@@ -976,6 +977,8 @@ def _eig(x: Array, vectors: bool, name: str):
     reduction, shifted QR to the Schur form, then back substitution. A matrix whose QR
     iteration stalls gets NaN eigenvalues (NumPy raises LinAlgError)."""
 
+    if _matrices(x, name, "floating-point").dtype in (dt.float64, dt.complex128):
+        return _eig_host(x, vectors, name)
     x = _supported(x, name, square=True, float64_ok=False)
     if x.device.kernels.linalg is None:
         raise NotImplementedError(
@@ -1014,6 +1017,38 @@ def _eig(x: Array, vectors: bool, name: str):
     if real_input:
         vec = _conjugate_pairs(vec, partner[..., None, :], alone[..., None, :],
                                paired[..., None, :], axis=-1)
+    return w, vec
+
+
+def _eig_host(x: Array, vectors: bool, name: str):
+    """_eig for float64 and complex128: one readback, the QR iteration on the host
+    (_linalg_host), complex128 results."""
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{name} requires square matrices, got shape {x.shape}")
+    n = x.shape[-1]
+    batch = x.shape[:-2]
+    values = _graph.host_values(x) if x.size else []
+    ws, vs = [], []
+    for b in range(math.prod(batch)):
+        flat = values[b * n * n:(b + 1) * n * n]
+        w, v = _linalg_host.eig([[complex(t) for t in flat[i * n:(i + 1) * n]]
+                                 for i in range(n)], vectors)
+        ws += w
+        if vectors:  # columns: element (i, k) is vector k's component i
+            vs += [v[k][i] for i in range(n) for k in range(n)]
+    c128 = dt.complex128
+    w = asarray(ws, dtype=c128, device=x.device) if ws else Array._empty((0,), c128, x.device)
+    w = mp.reshape(w, batch + (n,))
+    vec = None
+    if vectors:
+        vec = asarray(vs, dtype=c128, device=x.device) if vs else Array._empty((0,), c128, x.device)
+        vec = mp.reshape(vec, batch + (n, n))
+    if x.dtype.kind != "c" and n:
+        partner, alone, paired = _conjugate_partners(w)
+        w = _conjugate_pairs(w, partner, alone, paired, axis=-1)
+        if vectors:
+            vec = _conjugate_pairs(vec, partner[..., None, :], alone[..., None, :],
+                                   paired[..., None, :], axis=-1)
     return w, vec
 
 
