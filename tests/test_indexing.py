@@ -246,11 +246,18 @@ def _broadcastable(draw, shape):
 @st.composite
 def integer_keys(draw, shape):
     """(webarray key, NumPy key): integers and integer arrays (or lists) broadcasting to a
-    common shape on the leading axes, then optionally ``...`` or full slices."""
-    n_adv = draw(st.integers(1, len(shape)), label="indexed axes")
+    common shape on adjacent axes: the leading ones, then optionally ``...`` or full slices,
+    or after full slices or ``...`` (NumPy's x[:, i] and x[..., i]: the indices' axes in
+    place of the indexed ones)."""
+    head = draw(st.sampled_from(["", "", "slices", "..."]), label="head")
+    lead = draw(st.integers(1, len(shape) - 1)) if head == "slices" and len(shape) > 1 else 0
+    n_adv = draw(st.integers(1, len(shape) - lead), label="indexed axes")
+    first = len(shape) - n_adv if head == "..." else lead
     common = draw(shapes(max_dims=2, max_side=3), label="index shape")
-    key, npkey = [], []
-    for axis in range(n_adv):
+    key, npkey = [slice(None)] * lead, [slice(None)] * lead
+    if head == "...":
+        key, npkey = [...], [...]
+    for axis in range(first, first + n_adv):
         n = shape[axis]
         form = draw(st.sampled_from(["int", "array", "array", "list", "numpy"]))
         if form == "int":
@@ -275,13 +282,14 @@ def integer_keys(draw, shape):
         npkey.append(idx)
     if not any(isinstance(k, np.ndarray) for k in npkey):
         idx = np.asarray([0], dtype=np.int32)
-        key[0], npkey[0] = xp.asarray(idx), idx
-    tail = draw(st.sampled_from(["", "...", "slices"]))
+        at = len(key) - n_adv
+        key[at], npkey[at] = xp.asarray(idx), idx
+    tail = "" if head == "..." else draw(st.sampled_from(["", "...", "slices"]))
     if tail == "...":
         key.append(...)
         npkey.append(...)
     elif tail == "slices":
-        k = draw(st.integers(0, len(shape) - n_adv))
+        k = draw(st.integers(0, len(shape) - first - n_adv))
         key += [slice(None)] * k
         npkey += [slice(None)] * k
     return tuple(key), tuple(npkey)
@@ -533,7 +541,8 @@ def _invalid_keys():
         (xp.asarray(np.ones((2, 3, 4, 1), dtype=bool)), "too many indices"),
         ((xp.asarray([True, False]), 0), "boolean"),
         ((None, xp.asarray([True, False])), "boolean"),
-        ((slice(None), xp.asarray([0, 1])), "integer array"),
+        ((xp.asarray([0, 1]), slice(None), xp.asarray([0])), "must be adjacent"),
+        ((slice(1, None), xp.asarray([0, 1])), "integer array"),
         ((xp.asarray([0, 1]), None), "integer array"),
         ((xp.asarray([0, 1]), slice(1, None)), "integer array"),
     ]

@@ -257,8 +257,9 @@ def _advanced_parts(x: Array, key: tuple):
     for k in key[:n_adv]:
         if not (isinstance(k, (int, Array)) and not isinstance(k, bool)):
             raise IndexError(
-                "integer array indices can be combined only with integers (and trailing "
-                f"full slices or '...'); got {k!r}"
+                "integer array indices must be adjacent, combined only with integers and "
+                "with full slices or '...' around them (x[i, j], x[..., i], x[:, i, :]); "
+                f"got {k!r}"
             )
     parts = [k for k in key[:n_adv]]
     arrays = []
@@ -343,6 +344,26 @@ def _inner_mask(x: Array, key: tuple):
     return j, mask
 
 
+def _inner_arrays(key: tuple):
+    """(j, m) when key is j >= 1 full slices, then m integers and integer arrays (one array
+    at least), then full slices only: NumPy's x[..., i] and x[:, i, :], whose result has the
+    indices' broadcast shape in place of axes j ... j + m - 1; else None."""
+    full = [isinstance(k, slice) and k == slice(None) for k in key]
+    if not full or not full[0]:
+        return None
+    j = full.index(False) if False in full else len(key)
+    m = 0
+    while j + m < len(key) and not full[j + m]:
+        k = key[j + m]
+        if not (isinstance(k, Array) and k.dtype is not dt.bool
+                or isinstance(k, int) and not isinstance(k, bool)):
+            return None
+        m += 1
+    if not any(isinstance(k, Array) for k in key[j:j + m]) or not all(full[j + m:]):
+        return None
+    return j, m
+
+
 def _permuted(x: Array, order) -> Array:
     """A view of x with its axes in ``order``."""
     return Array._view(x._buf, x._dtype, tuple(x._shape[i] for i in order),
@@ -363,6 +384,13 @@ def getitem(x: Array, key) -> Array:
         j, mask = inner
         picked = getitem(_permuted(x, _mask_first(x.ndim, j, mask.ndim)), (mask,))
         return _permuted(picked, list(range(1, j + 1)) + [0] + list(range(j + 1, picked.ndim)))
+    inner = _inner_arrays(key)
+    if inner is not None:  # the indexed axes first, then the indices' axes put back at j
+        j, m = inner
+        picked = getitem(_permuted(x, _mask_first(x.ndim, j, m)), key[j:j + m])
+        k = picked.ndim - x.ndim + m  # the indices' broadcast rank
+        return _permuted(picked, list(range(k, k + j)) + list(range(k))
+                         + list(range(k + j, picked.ndim)))
     x = _graph.bindable(x, strided=True)
     arrays, s2, n_adv = _advanced_parts(x, key)
     index, inputs, scalars, out_shape = _flat_index(x, arrays, s2, n_adv)
@@ -415,6 +443,21 @@ def setitem(x: Array, key, value) -> None:
                                 value._device)
             value = _permuted(value, [j] + list(range(j)) + list(range(j + 1, rank)))
         setitem(_permuted(x, _mask_first(x.ndim, j, mask.ndim)), (mask,), value)
+        return
+    inner = _inner_arrays(key)
+    if inner is not None:  # as getitem: through a view with the indexed axes first
+        j, m = inner
+        k = len(broadcast_shapes(*(a.shape for a in key[j:j + m] if isinstance(a, Array))))
+        rank = x.ndim - m + k
+        if isinstance(value, Array) and value.ndim > x.ndim - j - m:
+            if value.ndim > rank:
+                raise ValueError(f"cannot assign an array of shape {value.shape} to a "
+                                 f"selection of {rank} dimensions")
+            value = Array._view(value._buf, value._dtype, (1,) * (rank - value.ndim) + value.shape,
+                                (0,) * (rank - value.ndim) + value._strides, value._offset,
+                                value._device)
+            value = _permuted(value, _mask_first(rank, j, k))
+        setitem(_permuted(x, _mask_first(x.ndim, j, m)), key[j:j + m], value)
         return
     arrays, s2, n_adv = _advanced_parts(x, key)
     index, inputs, scalars, out_shape = _flat_index(x, arrays, s2, n_adv)
