@@ -342,6 +342,21 @@ def test_asarray_lists_with_dtype(name, shape, data):
     assert_equal(xp.asarray(values, dtype=D(name)), np.array(values, dtype=DTYPES[name]))
 
 
+def test_asarray_whole_python_floats_make_integer_arrays():
+    # NumPy and array_api_strict convert them (SciPy writes expected ranks so); a float
+    # that is not a whole number would be rounded, so it is refused, naming it
+    for name in INT_NAMES:
+        got = xp.asarray([[1.0, 3], [-0.0, 2.0]] if name.startswith("int") else [[1.0, 3], [0.0, 2.0]],
+                         dtype=D(name))
+        assert got.dtype == D(name)
+        np.testing.assert_array_equal(np.asarray(got), np.array([[1, 3], [0, 2]], dtype=name))
+    for bad in (1.5, float("nan"), float("inf")):
+        with pytest.raises(TypeError, match=f"not whole numbers \\(got {bad!r}\\)"):
+            xp.asarray([1.0, bad], dtype=xp.int32)
+    with pytest.raises(OverflowError, match="out of bounds for uint8"):
+        xp.asarray([256.0], dtype=xp.uint8)
+
+
 def test_asarray_empty_and_ragged():
     assert_equal(xp.asarray([]), np.zeros((0,), dtype=np.float32))
     assert_equal(xp.asarray([[], []]), np.zeros((2, 0), dtype=np.float32))

@@ -270,7 +270,13 @@ def asarray(obj, /, *, dtype=None, device=None, copy: bool | None = None) -> Arr
                     )
     device.check_dtype(dtype)
     if dtype.kind in "iu" and any(isinstance(v, float) for v in flat):
-        raise TypeError(f"cannot make an {dtype.name} array from Python floats")
+        # integral floats convert exactly (NumPy's and array_api_strict's asarray([1.0, 3.0],
+        # dtype=int32), as SciPy writes expected ranks); others would be rounded: refused
+        bad = next((v for v in flat if isinstance(v, float) and not v.is_integer()), None)
+        if bad is not None:
+            raise TypeError(f"cannot make an {dtype.name} array from Python floats that are "
+                            f"not whole numbers (got {bad!r}); round them first")
+        flat = [int(v) if isinstance(v, float) else v for v in flat]
     return _upload(_words_from_values(flat, dtype), shape, dtype, device)
 
 
