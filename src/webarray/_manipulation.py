@@ -51,8 +51,8 @@ def normalize_axis(axis, ndim: int, what: str) -> int:
     a = _int(axis, f"{what}: axis")
     if not -ndim <= a < ndim:
         raise IndexError(
-            f"{what}: axis {a} is out of bounds for an array of {ndim} dimensions "
-            f"(allowed: {-ndim} to {ndim - 1})"
+            f"{what}: axis {a} is out of bounds for array of dimension {ndim} "
+            f"(allowed: {-ndim} to {ndim - 1})"  # (NumPy's words, which callers match)
         )
     return a % ndim
 
