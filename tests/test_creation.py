@@ -114,6 +114,18 @@ def test_full_infers_dtype(value):
     assert_equal(xp.full((2, 3), value), np.full((2, 3), value, dtype=want))
 
 
+def test_full_and_full_like_take_a_zero_dimensional_array():
+    # as NumPy and CuPy do (SciPy's continued fractions pass one)
+    x = xp.ones((2, 3))
+    assert_equal(xp.full_like(x, xp.asarray(2.5)), np.full((2, 3), 2.5, np.float32))
+    assert_equal(xp.full_like(xp.ones(2, dtype=xp.int32), xp.asarray(7)), np.full(2, 7, np.int32))
+    assert_equal(xp.full((2,), xp.asarray(-1.5)), np.full(2, -1.5, np.float32))
+    with pytest.raises(TypeError, match="zero-dimensional"):
+        xp.full_like(x, xp.ones(3))
+    with pytest.raises(TypeError):
+        xp.full_like(xp.ones(2, dtype=xp.int32), xp.asarray(2.5))
+
+
 def test_full_errors():
     for value in (2**31, -(2**31) - 1, 2**70):
         with pytest.raises(OverflowError):

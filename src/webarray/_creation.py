@@ -334,6 +334,8 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
 
 def full_like(x: Array, /, fill_value, *, dtype=None, device=None) -> Array:
     x = _like_arg(x, "full_like")
+    if isinstance(fill_value, Array):  # a 0-D array, as full takes it (NumPy and CuPy do)
+        fill_value = fill_value._scalar()
     dtype = _dtype_arg(dtype) or x.dtype
     device = resolve(x.device if device is None else device)
     device.check_dtype(dtype)
