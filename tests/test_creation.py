@@ -354,6 +354,16 @@ def test_asarray_lists_with_dtype(name, shape, data):
     assert_equal(xp.asarray(values, dtype=D(name)), np.array(values, dtype=DTYPES[name]))
 
 
+def test_asarray_lists_of_numpy_scalars():
+    # NumPy's float32, int8, bool_ are no Python scalars; their values are taken exactly
+    got = xp.asarray([2, 2, 2 + np.spacing(2, dtype=np.float32)], dtype=xp.float32)
+    assert_equal(got, np.array([2, 2, 2 + np.spacing(2, dtype=np.float32)], np.float32))
+    assert_equal(xp.asarray([[np.int8(-3)], [np.uint16(7)]]), np.array([[-3], [7]], np.int32))
+    assert_equal(xp.asarray([np.bool_(True), np.bool_(False)]), np.array([True, False]))
+    with pytest.raises(TypeError, match="cannot make an array from datetime64"):
+        xp.asarray([np.datetime64("2020-01-01")])
+
+
 def test_asarray_whole_python_floats_make_integer_arrays():
     # NumPy and array_api_strict convert them (SciPy writes expected ranks so); a float
     # that is not a whole number would be rounded, so it is refused, naming it

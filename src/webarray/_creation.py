@@ -122,6 +122,8 @@ def _flatten(obj) -> tuple[list, tuple[int, ...]]:
         if obj.ndim == 0:
             return [obj._scalar()], ()
         return obj._host_flat(), obj.shape
+    if _is_numpy_scalar(obj) and obj.dtype.kind in "biufc":  # inside a list: its value,
+        return [obj.item()], ()  # exactly (NumPy's float32 is no float subclass)
     if not isinstance(obj, (list, tuple)):
         raise TypeError(
             f"cannot make an array from {type(obj).__name__}; expected an array, a Python "
