@@ -181,3 +181,33 @@ def test_eig_edges(dev):
         xp.linalg.eig(up(np.ones((2, 3)), dev))
     with pytest.raises(TypeError):
         xp.linalg.eigvals(xp.asarray([[1, 2], [3, 4]], device=dev))
+
+
+def test_float32_stays_float32_where_float64_is_the_default(tmp_path):
+    """WEBARRAY_DEFAULT_FLOAT=float64 (SciPy's and scikit-learn's setting): float32 input
+    gives float32 (complex64) results in every linalg function and the fft, at both sizes
+    (one workgroup up to 64, the stepped kernels and refinements above). eigh's refinement
+    once made its identity in the default dtype and returned float64 eigenvectors."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "f32.py"
+    script.write_text(
+        "import numpy as np, webarray as xp\n"
+        "la = xp.linalg\n"
+        "for n in (4, 70):\n"
+        "    a = np.random.default_rng(n).standard_normal((n, n)).astype(np.float32)\n"
+        "    x = xp.asarray(a @ a.T + n * np.eye(n, dtype=np.float32))\n"
+        "    outs = [la.cholesky(x), la.det(x), *la.eigh(x), la.eigvalsh(x), la.inv(x), *la.qr(x),\n"
+        "            *la.slogdet(x), la.solve(x, x[:, :2]), *la.svd(x), la.svdvals(x), la.pinv(x),\n"
+        "            la.matrix_norm(x), la.vector_norm(x), la.matrix_power(x, 3), la.trace(x),\n"
+        "            xp.fft.irfft(xp.fft.rfft(x))]\n"
+        "    bad = [str(o.dtype) for o in outs if o.dtype != xp.float32]\n"
+        "    assert not bad, (n, bad)\n"
+        "    assert all(o.dtype == xp.complex64 for o in (*la.eig(x[:8, :8]), la.eigvals(x[:8, :8]), xp.fft.fft(x)))\n"
+        "print('ok')\n")
+    env = dict(os.environ, WEBARRAY_DEFAULT_FLOAT="float64", WEBARRAY_FLOAT64="1")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                       timeout=600)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr

@@ -660,7 +660,8 @@ def _accurate(at: Array, b: Array, c: Array | None = None, subtract: bool = Fals
     (..., M, N; zero if None) of one batch shape, to about 2⁻⁴⁰ of the terms' size."""
     batch = at.shape[:-2]
     m, n = at.shape[-1], b.shape[-1]
-    out = _work_copy(zeros((m, n), device=at.device) if c is None else c, batch + (m, n))
+    out = _work_copy(zeros((m, n), dtype=dt.float32, device=at.device) if c is None else c,
+                     batch + (m, n))
     lo = tensor.empty(batch + (m, n), dt.float32, at.device)
     # two copies even when at is b: Dawn refuses a buffer bound writable twice in a dispatch
     _linalg.dot2(_work_copy(at, at.shape), _work_copy(b, b.shape), out, lo, subtract)
@@ -685,7 +686,7 @@ def _refined_eigh(h: Array, v: Array):
     accurate ones in the last. The eigenvalues are the last step's λ (second-order
     accurate in its vectors)."""
     n = h.shape[-1]
-    e = eye(n, device=h.device)
+    e = eye(n, dtype=h.dtype, device=h.device)
     hf = _frobenius(h)
     for k in range(_EIGH_STEPS):
         if k < _EIGH_STEPS - 1:
@@ -717,7 +718,7 @@ def _refined_svd(a: Array, u: Array, s: Array, v: Array):
     values at rounding level (s ≤ s_max·max(M, N)·ε) are left as they are, their columns
     of U untouched (svd completes them by a QR)."""
     m, n = a.shape[-2:]
-    e = eye(n, device=a.device)
+    e = eye(n, dtype=a.dtype, device=a.device)
     ok = ew.greater(s, ew.multiply(s[..., :1], max(m, n) * _eps(a.dtype)))
     r, _ = _accurate(u, u, e, subtract=True)
     q, _ = _accurate(v, v, e, subtract=True)
