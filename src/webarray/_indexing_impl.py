@@ -364,6 +364,20 @@ def _inner_arrays(key: tuple):
     return j, m
 
 
+def _value_first(value, rank: int, j: int, k: int):
+    """A value assigned to a selection of ``rank`` axes whose axes j ... j + k - 1 are the
+    index's, as the view with the indexed axes first takes it: an array reaching those axes
+    padded to ``rank`` (broadcasting) with them moved to the front; else value itself."""
+    if not isinstance(value, Array) or value.ndim <= rank - j - k:
+        return value
+    if value.ndim > rank:
+        raise ValueError(f"cannot assign an array of shape {value.shape} to a selection of "
+                         f"{rank} dimensions")
+    value = Array._view(value._buf, value._dtype, (1,) * (rank - value.ndim) + value.shape,
+                        (0,) * (rank - value.ndim) + value._strides, value._offset, value._device)
+    return _permuted(value, _mask_first(rank, j, k))
+
+
 def _permuted(x: Array, order) -> Array:
     """A view of x with its axes in ``order``."""
     return Array._view(x._buf, x._dtype, tuple(x._shape[i] for i in order),
@@ -432,31 +446,14 @@ def setitem(x: Array, key, value) -> None:
     inner = _inner_mask(x, key)
     if inner is not None:  # as getitem: through a view with the mask's axes first
         j, mask = inner
-        if isinstance(value, Array) and value.ndim > x.ndim - mask.ndim - j:
-            # the value's axis at the hits' place (j, counted from the selection's end) first
-            rank = x.ndim - mask.ndim + 1
-            if value.ndim > rank:
-                raise ValueError(f"cannot assign an array of shape {value.shape} to a "
-                                 f"selection of {rank} dimensions")
-            value = Array._view(value._buf, value._dtype, (1,) * (rank - value.ndim) + value.shape,
-                                (0,) * (rank - value.ndim) + value._strides, value._offset,
-                                value._device)
-            value = _permuted(value, [j] + list(range(j)) + list(range(j + 1, rank)))
+        value = _value_first(value, x.ndim - mask.ndim + 1, j, 1)  # (the hits' axis at j)
         setitem(_permuted(x, _mask_first(x.ndim, j, mask.ndim)), (mask,), value)
         return
     inner = _inner_arrays(key)
     if inner is not None:  # as getitem: through a view with the indexed axes first
         j, m = inner
         k = len(broadcast_shapes(*(a.shape for a in key[j:j + m] if isinstance(a, Array))))
-        rank = x.ndim - m + k
-        if isinstance(value, Array) and value.ndim > x.ndim - j - m:
-            if value.ndim > rank:
-                raise ValueError(f"cannot assign an array of shape {value.shape} to a "
-                                 f"selection of {rank} dimensions")
-            value = Array._view(value._buf, value._dtype, (1,) * (rank - value.ndim) + value.shape,
-                                (0,) * (rank - value.ndim) + value._strides, value._offset,
-                                value._device)
-            value = _permuted(value, _mask_first(rank, j, k))
+        value = _value_first(value, x.ndim - m + k, j, k)
         setitem(_permuted(x, _mask_first(x.ndim, j, m)), key[j:j + m], value)
         return
     arrays, s2, n_adv = _advanced_parts(x, key)
