@@ -509,8 +509,8 @@ def _scan(root: Lazy, seen: set, new: set | None = None):
         if n.kind == "leaf":
             bufs.add(id(n.value._buf))
             continue
-        if n.kind == "op" and n.op in _HEAVY and n.compute in _WIDE_FLOATS:
-            heavy += 1
+        if n.kind == "op" and n.op in _HEAVY and n.compute in _WIDE_FLOATS:  # (_is_heavy,
+            heavy += 1  # written out: every fused kernel's DAG is walked here)
         stack.extend(n.args)
         arr = _owner(n)
         if arr is not None:
@@ -518,16 +518,20 @@ def _scan(root: Lazy, seen: set, new: set | None = None):
     return bufs, owners, heavy
 
 
+def _is_heavy(n: Lazy) -> bool:
+    """Whether n applies a _HEAVY function in float64 or complex128."""
+    return n.kind == "op" and n.op in _HEAVY and n.compute in _WIDE_FLOATS
+
+
 def _heavy_nodes(root: Lazy) -> list:
-    """The distinct nodes of root's DAG (root first, if it is one) that apply a _HEAVY
-    function in float64 or complex128."""
+    """The distinct nodes of root's DAG (root first, if it is one) for which _is_heavy holds."""
     out, seen, stack = [], set(), [root]
     while stack:
         n = stack.pop()
         if not n.args or id(n) in seen:
             continue
         seen.add(id(n))
-        if n.kind == "op" and n.op in _HEAVY and n.compute in _WIDE_FLOATS:
+        if _is_heavy(n):
             out.append(n)
         stack.extend(n.args)
     return out
@@ -540,11 +544,7 @@ def _isolate(target, heavy: list) -> bool:
     root = target._lazy
     for n in heavy:
         if n is not root and n.kind == "op":  # (not computed by an earlier one's kernel)
-            arr = _owner(n)
-            if arr is None:  # an unnamed subexpression: give it a short-lived array
-                arr = tensor.pending(n, target._shape, target._strides, target._device)
-                n.owner = _track(arr)
-            _compute(arr)
+            _compute_node(n, target)
     if heavy[0] is root:
         _split(target)
         root.args = tuple([_plain_leaf(a, target) for a in root.args])
@@ -560,11 +560,7 @@ def _plain_leaf(a: Lazy, target) -> Lazy:
     v = a.value
     if v._shape == target._shape and is_contiguous(v._shape, v._strides):
         return a
-    node = Lazy("cast", a.dtype, (a,))
-    arr = tensor.pending(node, target._shape, target._strides, target._device)
-    node.owner = _track(arr)
-    _compute(arr, alone=True)
-    return arr._lazy
+    return _compute_node(Lazy("cast", a.dtype, (a,)), target, alone=True)._lazy
 
 
 def _compute(target, exclude=None, alone: bool = False) -> None:
@@ -574,8 +570,7 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     device, shape = target._device, target._shape
     root = target._lazy
     only = _alone()  # nothing else pending (a forced result): no owners, no candidates
-    if root.expr is not None and only and not (root.op in _HEAVY
-                                                and root.compute in _WIDE_FLOATS):  # a single op
+    if root.expr is not None and only and not _is_heavy(root):  # a single op
         node, views, scalars = root.expr
         if views is None:
             views = _expr_views(node, root)
@@ -740,11 +735,18 @@ def _split(target) -> None:
         args = args[0].args
     for a in args:
         if a.kind != "leaf" and a.args:
-            arr = _owner(a)
-            if arr is None:  # an unnamed subexpression: give it a short-lived array
-                arr = tensor.pending(a, target._shape, target._strides, target._device)
-                a.owner = _track(arr)
-            _compute(arr)
+            _compute_node(a, target)
+
+
+def _compute_node(n: Lazy, target, alone: bool = False):
+    """Compute node n of target's DAG (of target's shape) through the array whose value it
+    is, or a short-lived one for an unnamed subexpression; that array."""
+    arr = _owner(n)
+    if arr is None:
+        arr = tensor.pending(n, target._shape, target._strides, target._device)
+        n.owner = _track(arr)
+    _compute(arr, alone=alone)
+    return arr
 
 
 @critical
