@@ -333,11 +333,29 @@ fn wa_z_sinhcosh(a: vec2<u32>) -> vec4<u32> {
     if (ax.y < 0x3e400000u) { h[1] = vec2<u32>(0u, 0x3ff00000u); }
     return vec4<u32>(wa_f64_with_sign(s, a), h[1]);
 }""")
-# (sinh a cos b, cosh a sin b), or with cosine (cosh a cos b, sinh a sin b), for a not NaN and
-# b finite. Above |a| = 709, where sinh a and cosh a are ±e^|a|/2 in float64, from the
-# values at a/2 applied twice, so that a part below the overflow threshold stays finite.
+# sinh z = (sinh a cos b, cosh a sin b), or with cosine cosh z = (cosh a cos b, sinh a sin b),
+# special values as NumPy's (on the real axis cosh's imaginary part is sinh(a) b: a zero of
+# the sign of a times b's). Above |a| = 709, where sinh a and cosh a are ±e^|a|/2 in
+# float64, from the values at a/2 applied twice, so a part below the overflow threshold
+# stays finite.
 _def("""
-fn wa_z_hyp(a: vec2<u32>, b: vec2<u32>, cosine: bool) -> vec4<u32> {
+fn wa_z_hyp(z: vec4<u32>, cosine: bool) -> vec4<u32> {
+    let a = z.xy;
+    let b = z.zw;
+    let b0 = wa_f64_is0(wa_f64_abs(b));
+    let zero = select(b, vec2<u32>(b.x, b.y ^ (a.y & 0x80000000u)), cosine);
+    if (wa_f64_isnan(a)) {
+        if (b0) { return vec4<u32>(wa_f64_quiet(a), b); }
+        return wa_z_nan();
+    }
+    if (!wa_f64_isfinite(b)) {
+        if (wa_f64_isinf(a)) { return vec4<u32>(wa_f64_inf(0u), wa_f64_default_nan()); }
+        if (wa_f64_is0(wa_f64_abs(a))) {
+            return select(vec4<u32>(a, wa_f64_default_nan()),
+                          vec4<u32>(wa_f64_default_nan(), 0u, 0u), cosine);
+        }
+        return wa_z_nan();
+    }
     let sc = wa_z_sincos(b);
     let big = wa_f64_lt(vec2<u32>(0u, 0x40862800u), wa_f64_abs(a));
     let h = wa_z_sinhcosh(select(a, wa_f64_ldexp(a, -1), big));
@@ -347,43 +365,10 @@ fn wa_z_hyp(a: vec2<u32>, b: vec2<u32>, cosine: bool) -> vec4<u32> {
         re = wa_f64_ldexp(wa_f64_mul(re, h.zw), 1);
         im = wa_f64_ldexp(wa_f64_mul(im, h.zw), 1);
     }
-    return vec4<u32>(re, im);
+    return vec4<u32>(re, select(im, zero, b0));
 }""")
-_def("""
-fn wa_z_sinh(z: vec4<u32>) -> vec4<u32> {
-    let a = z.xy;
-    let b = z.zw;
-    let b0 = wa_f64_is0(wa_f64_abs(b));
-    if (wa_f64_isnan(a)) {
-        if (b0) { return vec4<u32>(wa_f64_quiet(a), b); }
-        return wa_z_nan();
-    }
-    if (!wa_f64_isfinite(b)) {
-        if (wa_f64_isinf(a)) { return vec4<u32>(wa_f64_inf(0u), wa_f64_default_nan()); }
-        if (wa_f64_is0(wa_f64_abs(a))) { return vec4<u32>(a, wa_f64_default_nan()); }
-        return wa_z_nan();
-    }
-    let w = wa_z_hyp(a, b, false);
-    return vec4<u32>(w.xy, select(w.zw, b, b0));
-}""")
-_def("""
-fn wa_z_cosh(z: vec4<u32>) -> vec4<u32> {
-    let a = z.xy;
-    let b = z.zw;
-    let b0 = wa_f64_is0(wa_f64_abs(b));
-    if (wa_f64_isnan(a)) {
-        if (b0) { return vec4<u32>(wa_f64_quiet(a), b); }
-        return wa_z_nan();
-    }
-    if (!wa_f64_isfinite(b)) {
-        if (wa_f64_isinf(a)) { return vec4<u32>(wa_f64_inf(0u), wa_f64_default_nan()); }
-        if (wa_f64_is0(wa_f64_abs(a))) { return vec4<u32>(wa_f64_default_nan(), vec2<u32>(0u, 0u)); }
-        return wa_z_nan();
-    }
-    let w = wa_z_hyp(a, b, true);
-    // on the real axis the imaginary part is sinh(a) b: a zero of the sign of a times b's
-    return vec4<u32>(w.xy, select(w.zw, vec2<u32>(b.x, b.y ^ (a.y & 0x80000000u)), b0));
-}""")
+_def("fn wa_z_sinh(z: vec4<u32>) -> vec4<u32> { return wa_z_hyp(z, false); }")
+_def("fn wa_z_cosh(z: vec4<u32>) -> vec4<u32> { return wa_z_hyp(z, true); }")
 # tanh(a + ib) = (sinh a cosh a + i sin b cos b) / (sinh^2 a + cos^2 b), a sum of squares;
 # from |a| = 22 on the real part is ±1 in float64 and the imaginary part
 # sin b cos b / cosh^2 a (0 once cosh a overflows)
