@@ -474,22 +474,16 @@ fn wa_z_pow(z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
 # Kahan's formulas ("Branch cuts for complex elementary functions", 1987), as complex64's, for
 # x, y >= 0 finite, with s = sqrt(1 - z) and t = sqrt(1 + z): asin z = atan2(x, Re(s t)) +
 # i asinh(Im(conj(s) t)), acos z = 2 atan2(Re s, Re t) + i asinh(Im(conj(t) s)); every sum in
-# them adds terms of one sign
+# them adds terms of one sign (Im(conj(t) s) is -Im(conj(s) t)); (Re, Im) of asin or acos
 _def("""
-fn wa_z_asin_parts(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
+fn wa_z_asin_acos(x: vec2<u32>, y: vec2<u32>, arccos: bool) -> vec4<u32> {
     let one = vec2<u32>(0u, 0x3ff00000u);
     let s = wa_z_sqrt(vec4<u32>(wa_f64_sub(one, x), wa_f64_neg(y)));
     let t = wa_z_sqrt(vec4<u32>(wa_f64_add(one, x), y));
-    return vec4<u32>(wa_f64_atan2(x, wa_f64_sub(wa_f64_mul(s.xy, t.xy), wa_f64_mul(s.zw, t.zw))),
-                     wa_f64_asinh(wa_f64_sub(wa_f64_mul(s.xy, t.zw), wa_f64_mul(s.zw, t.xy))));
-}""")
-_def("""
-fn wa_z_acos_parts(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
-    let one = vec2<u32>(0u, 0x3ff00000u);
-    let s = wa_z_sqrt(vec4<u32>(wa_f64_sub(one, x), wa_f64_neg(y)));
-    let t = wa_z_sqrt(vec4<u32>(wa_f64_add(one, x), y));
-    return vec4<u32>(wa_f64_ldexp(wa_f64_atan2(s.xy, t.xy), 1),
-                     wa_f64_asinh(wa_f64_sub(wa_f64_mul(t.xy, s.zw), wa_f64_mul(t.zw, s.xy))));
+    let u = wa_f64_sub(wa_f64_mul(s.xy, t.zw), wa_f64_mul(s.zw, t.xy));  // Im(conj(s) t)
+    let re = wa_f64_atan2(select(x, s.xy, arccos),
+                          select(wa_f64_sub(wa_f64_mul(s.xy, t.xy), wa_f64_mul(s.zw, t.zw)), t.xy, arccos));
+    return vec4<u32>(wa_f64_ldexp(re, select(0, 1, arccos)), wa_f64_asinh(select(u, wa_f64_neg(u), arccos)));
 }""")
 # asinh is odd and conj-symmetric: computed for (|a|, |b|), signs put back; asinh(x + iy) =
 # swap(asin(y + ix)); above |z| = 2^28, asinh z = ln 2z to float64 precision
@@ -511,7 +505,7 @@ fn wa_z_asinh(z: vec4<u32>) -> vec4<u32> {
     } else if (wa_f64_lt(vec2<u32>(0u, 0x41b00000u), x) || wa_f64_lt(vec2<u32>(0u, 0x41b00000u), y)) {
         r = vec4<u32>(wa_f64_add(wa_z_ln_abs(x, y), vec2<u32>(0xfefa39efu, 0x3fe62e42u)), wa_f64_atan2(y, x));
     } else {
-        let p = wa_z_asin_parts(y, x);
+        let p = wa_z_asin_acos(y, x, false);
         r = vec4<u32>(p.zw, p.xy);
     }
     return vec4<u32>(wa_f64_copysign(r.xy, z.xy), wa_f64_copysign(r.zw, z.zw));
@@ -542,7 +536,7 @@ fn wa_z_acos(z: vec4<u32>) -> vec4<u32> {
         r = vec4<u32>(wa_f64_atan2(y, x),
                       wa_f64_neg(wa_f64_add(wa_z_ln_abs(x, y), vec2<u32>(0xfefa39efu, 0x3fe62e42u))));
     } else {
-        r = wa_z_acos_parts(x, y);
+        r = wa_z_asin_acos(x, y, true);
     }
     // π - r with π as a double-double; for a = -0 the real part is π/2 either way
     var re = r.xy;
