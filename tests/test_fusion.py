@@ -104,6 +104,12 @@ def test_a_software_function_is_computed_in_a_kernel_of_its_own(monkeypatch):
             assert not any(isinstance(x, (Apply, Cast)) for x in heavy[0].args), outputs
         calls += len(heavy)
     assert calls == 9, kernels  # one sine, eight exps, each computed once
+    # the same call twice in one expression is computed once, as fused it was
+    with xp.fusion.enabled(False):
+        want = np.asarray(xp.exp(a * 0.5) * xp.exp(a * 0.5) + 1.0)
+    kernels.clear()
+    np.testing.assert_array_equal(np.asarray(xp.exp(a * 0.5) * xp.exp(a * 0.5) + 1.0), want)
+    assert sum(isinstance(n, Apply) and n.op == "exp" for out in kernels for n in out) == 1, kernels
 
 
 def test_a_shared_subexpression_is_computed_once_and_written_with_its_consumer():

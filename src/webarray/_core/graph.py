@@ -542,14 +542,40 @@ def _isolate(target, heavy: list) -> bool:
     root is one of them, compute its arguments too, and say so: its kernel is then to hold
     its call alone."""
     root = target._lazy
-    for n in heavy:
+    memo: dict = {}
+    keys = [_structure(n, memo) for n in heavy]  # (before computing turns nodes into leaves)
+    done: dict = {}  # the calls computed here, by what they compute
+    for n, key in zip(heavy, keys):
         if n is not root and n.kind == "op":  # (not computed by an earlier one's kernel)
+            twin = done.get(key)
+            if twin is not None and twin.kind == "leaf" and _owner(n) is None:
+                _to_leaf(n, twin.value)  # the same call twice (log(b) * log(b)): once
+                continue
             _compute_node(n, target)
+            done[key] = n
     if heavy[0] is root:
         _split(target)
         root.args = tuple([_plain_leaf(a, target) for a in root.args])
         return True
     return False
+
+
+def _structure(n: Lazy, memo: dict):
+    """What node n computes, as a hashable key: equal keys, equal values (the fused kernel's
+    expression nodes are hash-consed the same way, so a call written twice ran once)."""
+    key = memo.get(id(n))
+    if key is None:
+        if n.kind == "leaf":
+            v = n.value
+            key = ("leaf", id(v._buf), v._offset, v._strides, v._shape, n.dtype)
+        elif n.kind == "scalar":
+            key = ("scalar", n.dtype, repr(n.value))  # (repr: -0.0 is not 0.0 here)
+        elif n.kind in ("op", "cast"):
+            key = (n.kind, n.op, n.compute, n.dtype, tuple(_structure(a, memo) for a in n.args))
+        else:  # (an index or a loop: by identity)
+            key = ("node", id(n))
+        memo[id(n)] = key
+    return key
 
 
 def _plain_leaf(a: Lazy, target) -> Lazy:
@@ -664,9 +690,14 @@ def _finish(owners, nodes, results) -> None:
     as arr is: a view of the buffer that is not arr, so the leaf does not keep arr alive)."""
     for arr, node, res in zip(owners, nodes, results):
         arr._b = res._b
-        node.kind, node.value, node.args, node.depth, node.owner, node.expr = (
-            "leaf", res, (), 0, None, None)
+        _to_leaf(node, res)
         arr._lazy = node
+
+
+def _to_leaf(node: Lazy, view) -> None:
+    """Turn a computed node into the leaf that reads its value."""
+    node.kind, node.value, node.args, node.depth, node.owner, node.expr = (
+        "leaf", view, (), 0, None, None)
 
 
 class _Lowering:
