@@ -147,7 +147,12 @@ def test_capability_max_dimensions_is_true():
 
 def test_devices():
     devices = INFO.devices()
-    assert isinstance(devices, list) and len(devices) >= 1
+    assert isinstance(devices, tuple) and len(devices) >= 1  # 2025.12: a tuple (was a list)
+    # that SciPy's fixtures can still extend with a list, on either side
+    assert devices + [None] == devices + (None,) == tuple(devices) + (None,)
+    assert [None] + devices == (None,) + tuple(devices)
+    with pytest.raises(TypeError):
+        devices + 1
     assert DEVICE in devices
     for d in devices:
         x = xp.zeros(3, device=d)

@@ -5,8 +5,9 @@ Bounds are LAPACK's own: a backward error of a small multiple of n·eps·‖A‖
 factorizations (‖LLᵀ − A‖, ‖QR − A‖, ‖USVᵀ − A‖), forward errors scaled by the condition
 number for solve and inv, singular values and eigenvalues within n·eps·‖A‖ of NumPy's.
 eig and eigvals in float64 and complex128 run their QR iteration on the host (_linalg_host.py):
-eigenvalues within n·eps·‖A‖ of NumPy's, residuals ‖AV − VΛ‖ of LAPACK's size. Other linalg
-functions refuse complex128 with a TypeError.
+eigenvalues within n·eps·‖A‖ of NumPy's, residuals ‖AV − VΛ‖ of LAPACK's size. The other
+factorizations take complex128 through the same composed routines (conjugating where the real
+ones transpose; reflections and rotations with a phase), to the same bounds.
 """
 
 from __future__ import annotations
@@ -121,8 +122,6 @@ def test_special_matrices(dev):
     assert np.allclose(host(xp.linalg.eigvalsh(up(tiny, dev))), [3e-201, 1e-200], rtol=8 * EPS)
     e = host(xp.linalg.inv(up(np.zeros((0, 3, 3)), dev)))
     assert e.shape == (0, 3, 3) and e.dtype == np.float64
-    with pytest.raises(TypeError, match="complex128"):
-        xp.linalg.inv(xp.asarray(np.eye(2, dtype=np.complex128), device=dev))
     assert host(xp.linalg.inv(up(np.eye(2) * 2, dev))).tolist() == [[0.5, 0.0], [0.0, 0.5]]
 
 
@@ -137,6 +136,84 @@ def test_hypothesis_solve_and_svd(n, seed, scale):
     assert _norm(a @ x - b) <= 32 * n * EPS * _norm(a) * _norm(x)
     s = host(xp.linalg.svdvals(up(a, dev)))
     assert _norm(s - np.linalg.svd(a, compute_uv=False)) <= 16 * n * EPS * _norm(s)
+
+
+def _cmats(seed: int, shape):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+def _ch(a):
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+@pytest.mark.parametrize("n", [1, 3, 8])
+def test_complex128_factorizations(dev, n):
+    a = _cmats(n, (2, n, n))
+    b = _cmats(n + 1, (2, n, 2))
+    hpd = a @ _ch(a) + n * np.eye(n)
+    tol = 16 * n * EPS
+    c = lambda v: xp.asarray(v, device=dev)
+    l = host(xp.linalg.cholesky(c(hpd)))
+    assert l.dtype == np.complex128 and np.allclose(np.triu(l, 1), 0)
+    assert _norm(l @ _ch(l) - hpd) <= tol * _norm(hpd)
+    assert _norm(l - np.linalg.cholesky(hpd)) <= tol * _norm(l)  # real positive diagonal: unique
+    assert np.array_equal(host(xp.linalg.cholesky(c(hpd), upper=True)), _ch(l))
+    x = host(xp.linalg.solve(c(a), c(b)))
+    assert x.dtype == np.complex128 and _norm(a @ x - b) <= 32 * n * EPS * _norm(a) * _norm(x)
+    ai = host(xp.linalg.inv(c(a)))
+    assert _norm(a @ ai - np.eye(n)) <= 32 * n * EPS * _norm(a) * _norm(ai)
+    d = host(xp.linalg.det(c(a)))
+    assert d.dtype == np.complex128 and _norm(d - np.linalg.det(a)) <= tol * np.linalg.cond(a).max() * _norm(d)
+    sign, logabs = (host(v) for v in xp.linalg.slogdet(c(a)))
+    want_s, want_l = np.linalg.slogdet(a)
+    assert sign.dtype == np.complex128 and logabs.dtype == np.float64
+    assert _norm(sign - want_s) <= tol * np.linalg.cond(a).max() and _norm(logabs - want_l) <= tol * _norm(want_l)
+    w, v = (host(t) for t in xp.linalg.eigh(c(hpd)))
+    assert w.dtype == np.float64 and v.dtype == np.complex128
+    assert _norm(w - np.linalg.eigvalsh(hpd)) <= tol * _norm(hpd)
+    assert _norm(hpd @ v - v * w[..., None, :]) <= tol * _norm(hpd)
+    assert _norm(_ch(v) @ v - np.eye(n)) <= tol
+    assert np.array_equal(host(xp.linalg.eigvalsh(c(hpd))), w)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (1, 1)])
+def test_complex128_qr_svd_pinv_rank(dev, shape):
+    a = _cmats(sum(shape), shape)
+    m, n = shape[-2:]
+    tol = 16 * max(m, n) * EPS
+    for mode in ("reduced", "complete"):
+        q, r = (host(v) for v in xp.linalg.qr(xp.asarray(a, device=dev), mode=mode))
+        assert q.dtype == r.dtype == np.complex128 and np.array_equal(np.tril(r, -1), 0 * r)
+        assert _norm(q @ r - a) <= tol * _norm(a) and _norm(_ch(q) @ q - np.eye(q.shape[-1])) <= tol
+    for full in (False, True):
+        u, s, vh = (host(v) for v in xp.linalg.svd(xp.asarray(a, device=dev), full_matrices=full))
+        k = min(m, n)
+        assert s.dtype == np.float64 and u.dtype == vh.dtype == np.complex128
+        assert _norm(s - np.linalg.svd(a, compute_uv=False)) <= tol * _norm(s)
+        assert _norm((u[..., :k] * s[..., None, :]) @ vh[..., :k, :] - a) <= tol * _norm(a)
+        assert _norm(_ch(u) @ u - np.eye(u.shape[-1])) <= tol and _norm(vh @ _ch(vh) - np.eye(vh.shape[-2])) <= tol
+    p = host(xp.linalg.pinv(xp.asarray(a, device=dev)))
+    assert _norm(p - np.linalg.pinv(a)) <= 4 * tol * _norm(p)
+    assert host(xp.linalg.matrix_rank(xp.asarray(a, device=dev))).tolist() == np.linalg.matrix_rank(a).tolist()
+    low = a[..., :, :1] @ _ch(a[..., :, :1])  # rank one
+    assert np.all(host(xp.linalg.matrix_rank(xp.asarray(low, device=dev))) == 1)
+    assert np.allclose(host(xp.linalg.matrix_norm(xp.asarray(a, device=dev), ord=2)),
+                       np.linalg.norm(a, 2, axis=(-2, -1)), rtol=tol, atol=0)
+
+
+def test_complex128_singular_and_nonfinite(dev):
+    sing = np.array([[1 + 1j, 2 + 2j], [2 - 1j, 3 + 1j]])
+    sing[1] = sing[0] * (2 - 1j)
+    c = lambda v: xp.asarray(v, device=dev)
+    assert abs(host(xp.linalg.det(c(sing)))) <= 8 * EPS * _norm(sing) ** 2
+    bad = np.array([[np.nan, 1j], [-1j, 2.0]])
+    assert np.isnan(host(xp.linalg.svdvals(c(bad)))).all()
+    assert np.isnan(host(xp.linalg.eigvalsh(c(bad)))).all()
+    not_pd = np.array([[-1.0 + 0j, 0], [0, 1]])
+    assert np.isnan(host(xp.linalg.cholesky(c(not_pd)))[0, 0].real)
+    e = host(xp.linalg.inv(c(np.zeros((0, 3, 3), np.complex128))))
+    assert e.shape == (0, 3, 3) and e.dtype == np.complex128
 
 
 @pytest.mark.parametrize("kind", ["real", "complex", "companion", "normal"])

@@ -15,6 +15,23 @@ DATA_DEPENDENT = (
 )
 
 
+class Devices(tuple):
+    """The tuple of devices that ``devices()`` returns; ``+`` takes a list or tuple on either
+    side and gives a Devices."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        if not isinstance(other, (list, tuple)):
+            return NotImplemented
+        return Devices(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        if not isinstance(other, (list, tuple)):
+            return NotImplemented
+        return Devices(tuple(other) + tuple(self))
+
+
 class Info:
     __module__ = "webarray"
 
@@ -33,9 +50,10 @@ class Info:
     def default_device(self) -> Device:
         return default_device()
 
-    def devices(self) -> list[Device]:
-        """A list, as the standard says (SciPy's test fixtures build on that)."""
-        return list(all_devices())
+    def devices(self) -> "Devices":
+        """A tuple, as the 2025.12 standard says (it said a list before), that also
+        concatenates with a list, as SciPy's test fixtures do (``devices() + [None]``)."""
+        return Devices(all_devices())
 
     def default_dtypes(self, *, device=None) -> dict:
         """The default complex dtype is the complex one of the default real floating dtype

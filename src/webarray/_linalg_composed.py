@@ -1,11 +1,13 @@
 """The linalg factorizations composed of namespace operations, for a device whose kernel
 registry has no linalg kernels (WebGL2: fragment shaders, no workgroups; docs/webgl2.md),
-and for float64 on every device (the WebGPU kernels are float32 and complex64; issue #20).
+and for float64 and complex128 on every device (the WebGPU kernels are float32 and
+complex64; issue #20).
 
 _linalg_impl.py calls these where the WebGPU kernels would run; everything above them
 (solve, inv, det, slogdet, eigh through one-sided Jacobi on A + ‖A‖_F·I, svd, pinv,
-matrix_rank, the 2- and nuclear norms) is shared. Real matrices only (float32, float64),
-computed in their own dtype. Each step is a whole-array operation on the batch (a gather, a reduction,
+matrix_rank, the 2- and nuclear norms) is shared. Real (float32, float64) and complex128
+matrices, computed in their own dtype; the complex forms conjugate where the real ones
+transpose, and their reflections and rotations carry a phase. Each step is a whole-array operation on the batch (a gather, a reduction,
 an elementwise update under a mask), so the host waits only where Jacobi decides whether
 another sweep is needed; LU, Cholesky and QR cost a few launches per column, Jacobi a few
 per round of disjoint rotations.
@@ -25,6 +27,10 @@ from ._indexing import take, take_along_axis
 from ._searching import argmax, where
 
 
+def _conj(a: Array) -> Array:
+    return ew.conj(a) if a.dtype.kind == "c" else a
+
+
 def _index(n: int, device, column: bool = False) -> Array:
     """0..n-1 as int32, as a row (n,) or a column (n, 1)."""
     i = arange(n, dtype=dt.int32, device=device)
@@ -32,8 +38,8 @@ def _index(n: int, device, column: bool = False) -> Array:
 
 
 def lu(a: Array, b: Array | None):
-    """(U, A⁻¹·B, parity) of the real matrices a (batch, N, N) by Gaussian elimination
-    with partial pivoting, b (batch, N, K) or None. U is upper triangular (the multipliers
+    """(U, A⁻¹·B, parity) of the matrices a (batch, N, N) by Gaussian elimination
+    with partial pivoting (the largest |a_ik|), b (batch, N, K) or None. U is upper triangular (the multipliers
     are not kept: callers read its diagonal); parity is ±1 per matrix. A zero pivot column
     is left as it is (its multipliers are zero, as LAPACK's), so a singular matrix has a
     zero on U's diagonal and its solutions hold inf/NaN."""
@@ -64,43 +70,56 @@ def lu(a: Array, b: Array | None):
 
 
 def cholesky(a: Array) -> Array:
-    """The lower factor L (L·Lᵀ = A) of the symmetric real matrices a, one column at a
-    time: L[:, k] = A[:, k]/√A[k, k] below the diagonal, then A −= L[:, k]·L[:, k]ᵀ. A
-    non-positive pivot gives NaN (or inf) from there on, as the WebGPU kernels do."""
+    """The lower factor L (L·Lᴴ = A) of the Hermitian matrices a, one column at a
+    time: L[:, k] = A[:, k]/√A[k, k] below the diagonal (the root of the real part), then
+    A −= L[:, k]·L[:, k]ᴴ. A non-positive pivot gives NaN (or inf) from there on, as the
+    WebGPU kernels do."""
     n = a.shape[-1]
     rows = _index(n, a.device, column=True)
     cols = _index(n, a.device)
     out = zeros(a.shape, dtype=a.dtype, device=a.device)
     for k in range(n):
-        col = where(ew.less(rows, k), 0.0, ew.divide(a[..., :, k:k + 1], ew.sqrt(a[..., k:k + 1, k:k + 1])))
+        root = ew.sqrt(ew.real(a[..., k:k + 1, k:k + 1]) if a.dtype.kind == "c" else a[..., k:k + 1, k:k + 1])
+        col = where(ew.less(rows, k), 0.0, ew.divide(a[..., :, k:k + 1], root))
         out = where(ew.equal(cols, k), col, out)
         if k + 1 < n:
-            a = ew.subtract(a, ew.multiply(col, col.mT))
+            a = ew.subtract(a, ew.multiply(col, _conj(col).mT))
     return out
 
 
 def qr(a: Array, q: Array):
-    """(Q M×M, R M×N) of the real matrices a by Householder reflections applied to
-    q (identities), LAPACK's convention: the reflection of column k sends it to β·e_k
-    with β = −sign(a_kk)·‖x‖, and is skipped (τ = 0) where x is zero below the diagonal,
-    so R's diagonal matches dgeqrf's. R is exactly upper triangular."""
+    """(Q M×M, R M×N) of the matrices a by Householder reflections I − τ·v·vᴴ applied
+    to q (identities): the reflection of column k sends it to β·e_k with β =
+    −phase(a_kk)·‖x‖ and is skipped (τ = 0) where x is zero below the diagonal. For real
+    a that is LAPACK's convention (β = −sign(a_kk)·‖x‖), so R's diagonal matches dgeqrf's;
+    for complex a, β keeps a_kk's phase (LAPACK makes it real with a complex τ), as the
+    complex64 kernels do. R is exactly upper triangular."""
 
     m, n = a.shape[-2:]
     rows = _index(m, a.device, column=True)
     for k in range(min(m - 1, n)):
         x = where(ew.less(rows, k), 0.0, a[..., :, k:k + 1])  # (batch, M, 1)
         x0 = a[..., k:k + 1, k:k + 1]
-        sq = ew.multiply(x, x)
-        rest = stat.sum(where(ew.greater(rows, k), sq, 0.0), axis=-2, keepdims=True)
-        norm = ew.sqrt(ew.add(rest, ew.multiply(x0, x0)))
-        beta = where(ew.less(x0, 0.0), norm, ew.negative(norm))
+        rest = stat.sum(where(ew.greater(rows, k), _abs2(x), 0.0), axis=-2, keepdims=True)
+        norm = ew.sqrt(ew.add(rest, _abs2(x0)))
+        if a.dtype.kind == "c":
+            m0 = ew.abs(x0)
+            phase = where(ew.equal(m0, 0.0), 1.0, ew.divide(x0, where(ew.equal(m0, 0.0), 1.0, m0)))
+            beta = ew.multiply(ew.negative(phase), norm)
+        else:
+            beta = where(ew.less(x0, 0.0), norm, ew.negative(norm))
         v = where(ew.equal(rows, k), ew.subtract(x0, beta), x)
-        vv = stat.sum(ew.multiply(v, v), axis=-2, keepdims=True)
+        vv = stat.sum(_abs2(v), axis=-2, keepdims=True)
         tau = where(ew.equal(rest, 0.0), 0.0, ew.divide(2.0, where(ew.equal(vv, 0.0), 1.0, vv)))
         tv = ew.multiply(tau, v)
-        a = ew.subtract(a, ew.multiply(tv, stat.sum(ew.multiply(v, a), axis=-2, keepdims=True)))
-        q = ew.subtract(q, ew.multiply(stat.sum(ew.multiply(q, v.mT), axis=-1, keepdims=True), tv.mT))
+        a = ew.subtract(a, ew.multiply(tv, stat.sum(ew.multiply(_conj(v), a), axis=-2, keepdims=True)))
+        q = ew.subtract(q, ew.multiply(stat.sum(ew.multiply(q, v.mT), axis=-1, keepdims=True), _conj(tv).mT))
     return q, triu(a)
+
+
+def _abs2(z: Array) -> Array:
+    """|z|², real: z·z̄'s real part for complex z."""
+    return ew.real(ew.multiply(z, ew.conj(z))) if z.dtype.kind == "c" else ew.multiply(z, z)
 
 
 def _round_robin(ne: int, device, dtype):
@@ -121,15 +140,19 @@ def _round_robin(ne: int, device, dtype):
 
 
 def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float, stop: float) -> None:
-    """One-sided (Hestenes) Jacobi on the rows of the real w (batch, N, M), in place,
-    the rotations applied to the rows of vt (batch, N, N), as kernels/webgpu's rounds do:
+    """One-sided (Hestenes) Jacobi on the rows of w (batch, N, M), in place, the
+    rotations applied to the rows of vt (batch, N, N), as kernels/webgpu's rounds do:
     each round rotates ne/2 disjoint row pairs at once (a zero row pads an odd N), a pair
-    only where |w_p·w_q| > tol·‖w_p‖‖w_q‖; sweeps stop once one finds no pair beyond
+    only where |w_p·w̄_q| > tol·‖w_p‖‖w_q‖; sweeps stop once one finds no pair beyond
     stop·‖w_p‖‖w_q‖ (checked from the fourth on, one small readback each) or after
-    max_sweeps."""
+    max_sweeps. For complex w a pair's rotation carries the phase e^{iφ} of w_p·w̄_q:
+    w_p ← c·w_p − s·e^{iφ}·w_q, w_q ← c·w_q + s·e^{−iφ}·w_p (unitary), the real rotation
+    of |w_p·w̄_q|."""
     n, m = w.shape[-2:]
     ne = n + n % 2
-    partner, side = _round_robin(ne, w.device, w.dtype)
+    complex_ = w.dtype.kind == "c"
+    real = dt.real_of(w.dtype)
+    partner, side = _round_robin(ne, w.device, real)
     a, v = w, vt
     if ne != n:
         a = mp.concat([a, zeros(w.shape[:-2] + (1, m), dtype=w.dtype, device=w.device)], axis=-2)
@@ -139,16 +162,20 @@ def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float, stop: float) -> Non
         for r in range(ne - 1):
             pt, sd = partner[r], side[r]
             ap = take(a, pt, axis=-2)
-            norms = stat.sum(ew.multiply(a, a), axis=-1)  # (batch, ne)
-            dots = stat.sum(ew.multiply(a, ap), axis=-1)
+            norms = stat.sum(_abs2(a), axis=-1)  # (batch, ne)
+            dots = stat.sum(ew.multiply(a, _conj(ap)), axis=-1)
             other = take(norms, pt, axis=-1)
             nn = ew.sqrt(ew.multiply(norms, other))
             rotate = ew.greater(ew.abs(dots), ew.multiply(tol, nn))
             far = ew.greater(ew.abs(dots), ew.multiply(stop, nn))
+            if complex_:  # each row's partner turned by its phase (p: e^{iφ}, q: e^{−iφ})
+                mag = ew.abs(dots)
+                phase = ew.divide(dots, where(rotate, mag, 1.0))[..., None]
+                dots = mag
             # ζ = (‖w_q‖² − ‖w_p‖²)/(2 w_p·w_q) seen from the pair's first row on both rows
             zeta = ew.divide(ew.multiply(sd, ew.subtract(other, norms)),
                              ew.multiply(2.0, where(rotate, dots, 1.0)))
-            sign = ew.subtract(1.0, ew.multiply(2.0, astype(ew.less(zeta, 0.0), w.dtype)))
+            sign = ew.subtract(1.0, ew.multiply(2.0, astype(ew.less(zeta, 0.0), real)))
             t = ew.divide(sign,
                           ew.add(ew.abs(zeta), ew.sqrt(ew.add(1.0, ew.multiply(zeta, zeta)))))
             t = where(rotate, t, 0.0)
@@ -158,8 +185,11 @@ def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float, stop: float) -> Non
             ct = ct[..., None]
             # row p: c·w_p − s·w_q, row q: c·w_q + s·w_p (s = c·t), in Rutishauser's form
             # w − s·(w' + τ·w), τ = s/(1 + c), as the kernels' rounds rotate
+            vp = take(v, pt, axis=-2)
+            if complex_:
+                ap, vp = ew.multiply(phase, ap), ew.multiply(phase, vp)
             a = ew.subtract(a, ew.multiply(ct, ew.add(ap, ew.multiply(tau, a))))
-            v = ew.subtract(v, ew.multiply(ct, ew.add(take(v, pt, axis=-2), ew.multiply(tau, v))))
+            v = ew.subtract(v, ew.multiply(ct, ew.add(vp, ew.multiply(tau, v))))
             moved = far if moved is None else ew.logical_or(moved, far)
         if s >= 3 and (moved is None or not bool(_utility.any(moved))):
             break
@@ -168,6 +198,6 @@ def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float, stop: float) -> Non
 
 
 def available(device, dtype=dt.float32) -> bool:
-    """Whether the factorizations of dtype are composed here on device: always for float64,
-    and for everything where the device's registry has no linalg kernels."""
-    return dtype is dt.float64 or device.kernels.linalg is None
+    """Whether the factorizations of dtype are composed here on device: always for float64
+    and complex128, and for everything where the device's registry has no linalg kernels."""
+    return dtype in (dt.float64, dt.complex128) or device.kernels.linalg is None

@@ -17,9 +17,10 @@ waits only where an iteration's end is decided: Jacobi sweeps (one small readbac
 sweep from the fourth), eig's QR iteration (one per doubling of its step budget) and
 svd's check for zero singular values before completing U or V. A device whose kernel
 registry has no linalg kernels (WebGL2) runs LU, Cholesky, Householder QR and one-sided
-Jacobi composed of namespace operations instead (_linalg_composed.py), and so does float64
-on every device (issue #20; eig and eigvals refuse it, complex128 is refused throughout);
-the rest is shared, with float64's ε where a threshold depends on the precision.
+Jacobi composed of namespace operations instead (_linalg_composed.py), and so do float64
+and complex128 on every device (issue #20; their eig and eigvals run on the host,
+_linalg_host.py); the rest is shared, with float64's ε where a threshold depends on the
+precision.
 """
 
 from __future__ import annotations
@@ -249,12 +250,12 @@ def matrix_power(x: Array, n: int, /) -> Array:
 
 def _supported(x, name: str, complex_ok: bool = True, square: bool = False,
                float64_ok: bool = True) -> Array:
-    """x as matrices of a dtype computed here (float32; complex64 where complex_ok; float64,
-    composed of namespace operations, where float64_ok), square if asked."""
+    """x as matrices of a dtype computed here (float32; complex64 where complex_ok; float64
+    and complex128, composed of namespace operations, where float64_ok), square if asked."""
     x = _matrices(x, name, "floating-point")
     allowed = (dt.float32, dt.complex64) if complex_ok else (dt.float32,)
     if float64_ok:
-        allowed += (dt.float64,)
+        allowed += (dt.float64, dt.complex128) if complex_ok else (dt.float64,)
     if x.dtype not in allowed:
         raise TypeError(f"{name}: only {', '.join(d.name for d in allowed)} are supported on "
                         f"this device, got {x.dtype.name}")
@@ -415,9 +416,9 @@ def solve(x1: Array, x2: Array, /) -> Array:
     x1 = _supported(x1, "solve", square=True)
     x2 = _array(x2, "solve")
     dt.check_category(x2.dtype, "floating-point", "solve")
-    if x2.dtype not in (dt.float32, dt.complex64, dt.float64):
-        raise TypeError(f"solve: only float32, complex64, float64 are supported on this device, "
-                        f"got {x2.dtype.name}")
+    if x2.dtype not in (dt.float32, dt.complex64, dt.float64, dt.complex128):
+        raise TypeError(f"solve: only float32, complex64, float64, complex128 are supported on "
+                        f"this device, got {x2.dtype.name}")
     dtype = dt.promote(x1.dtype, x2.dtype)
     n = x1.shape[-1]
     if x2.ndim == 1:

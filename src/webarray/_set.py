@@ -9,8 +9,9 @@ kernel then writes values, first indices, group starts and inverse indices, and 
 kernel turns starts into counts. Unique values come out in ascending order (NaNs last),
 each value as it first occurs in x (so -0.0 when -0.0 comes before +0.0). The two-word
 dtypes have no 32-bit keys: their pairs start a group where the sorted value is
-``not_equal`` to the previous one (complex64 sorted by real part, then imaginary part;
-a value with a NaN part is unequal to everything, so it is its own group).
+``not_equal`` to the previous one (complex64 and complex128 sorted by real part, then
+imaginary part; a value with a NaN part is unequal to everything, so it is its own
+group).
 
 isin sorts x2 into keys (values, for the two-word dtypes) and binary-searches each
 element of x1 among them.
@@ -59,8 +60,6 @@ def _op(name: str, *args: Node, compute=_I32, dtype=_I32) -> Node:
 
 def _unique(x: Array, what: str, *, indices=False, inverse=False, counts=False) -> dict:
     _array(x, what)
-    if x.dtype is dt.complex128:  # its sort keys are not written yet (issue #20)
-        raise TypeError(f"{what} does not support complex128 yet")
     device = x.device
     n = x.size
     flat = impl.contiguous(reshape(x, (-1,)))
@@ -197,8 +196,6 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
         raise ValueError(f"isin: x1 is on {x1.device!r}, x2 on {x2.device!r}")
     dtype = dt.promote(x1.dtype, x2.dtype)
     x1.device.check_dtype(dtype)
-    if dtype is dt.complex128:  # as in _unique: no sort keys yet (issue #20)
-        raise TypeError("isin does not support complex128 yet")
     shape = x1.shape
     if x2.size == 0:
         return full(shape, invert, dtype=dt.bool, device=x1.device)

@@ -114,12 +114,12 @@ _def("fn wa_z_unit(x: vec2<u32>) -> vec2<u32> { return vec2<u32>(0u, (x.y & 0x80
 _def("""
 fn wa_z_sign(a: vec4<u32>) -> vec4<u32> {
     let zero = vec2<u32>(0u, 0u);
+    if (wa_z_isnan(a)) { return wa_z_nan(); }  // (the standard's; NumPy: sign(NaN + inf j) = 1j)
     if (wa_f64_isinf(a.xy)) {
         if (wa_f64_isinf(a.zw)) { return wa_z_nan(); }
         return vec4<u32>(wa_z_unit(a.xy), zero);
     }
     if (wa_f64_isinf(a.zw)) { return vec4<u32>(zero, wa_z_unit(a.zw)); }
-    if (wa_z_isnan(a)) { return wa_z_nan(); }
     if (wa_f64_is0(wa_f64_abs(a.xy)) && wa_f64_is0(wa_f64_abs(a.zw))) { return vec4<u32>(0u); }
     var x = a.xy;
     var y = a.zw;
@@ -299,12 +299,27 @@ _def("""
 fn wa_z_log10(z: vec4<u32>) -> vec4<u32> {
     return wa_z_log_k(z, vec2<u32>(0x1526e50eu, 0x3fdbcb7bu), vec2<u32>(0xbaaafad3u, 0x3c695355u));
 }""")
-# e^z - 1 as NumPy computes it, special values included: (expm1(a) cos b - 2 sin^2(b/2),
-# e^a sin b); sin b, cos b and sin(b/2) from one call site of wa_f64_trig
+# e^z - 1 as NumPy computes it, (expm1(a) cos b - 2 sin^2(b/2), e^a sin b), sin b, cos b and
+# sin(b/2) from one call site of wa_f64_trig; the special values are the standard's, as
+# complex64's wa_cexpm1 (NumPy: expm1(+inf + 0j) = inf + NaN j, the standard +inf + 0j)
 _def("""
 fn wa_z_expm1(z: vec4<u32>) -> vec4<u32> {
     let a = z.xy;
     let b = z.zw;
+    let zero = vec2<u32>(0u, 0u);
+    let nan = vec2<u32>(0u, 0x7ff80000u);
+    if (wa_f64_both_zero(b, b)) {
+        if (wa_f64_both_zero(a, a)) { return vec4<u32>(zero, b); }  // (+0 real, as complex64's)
+        return vec4<u32>(wa_f64_expm1(a), b);
+    }
+    if (!wa_f64_isfinite(b)) {
+        if (wa_f64_isinf(a)) {
+            if (wa_f64_signbit(a)) { return vec4<u32>(vec2<u32>(0u, 0xbff00000u), wa_f64_copysign(zero, b)); }
+            return vec4<u32>(a, nan);
+        }
+        return vec4<u32>(nan, nan);
+    }
+    if (wa_f64_isnan(a)) { return vec4<u32>(nan, nan); }
     var t: array<vec2<u32>, 3>;
     for (var k = 0u; k < 3u; k = k + 1u) {
         t[k] = wa_f64_trig(select(b, wa_f64_ldexp(b, -1), k == 2u), k & 1u);
@@ -386,6 +401,8 @@ fn wa_z_tanh(z: vec4<u32>) -> vec4<u32> {
         if (wa_f64_is0(wa_f64_abs(a))) { return vec4<u32>(a, wa_f64_default_nan()); }
         return wa_z_nan();
     }
+    // the standard's ±1 ± 0j (C and NumPy: 0 · sin 2b, whose sign is sin 2b's)
+    if (wa_f64_isinf(a)) { return vec4<u32>(one, wa_f64_with_sign(vec2<u32>(0u, 0u), b)); }
     let sc = wa_z_sincos(b);
     let p = wa_f64_mul(sc.xy, sc.zw);
     let h = wa_z_sinhcosh(a);

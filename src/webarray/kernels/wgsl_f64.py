@@ -653,10 +653,12 @@ fn wa_f64_rem(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     if (wa_f64_both_zero(b, b)) { return wa_f64_fmod(a, b); }
     return wa_f64_divmod(a, b).zw;
 }""")
-# np.floor_divide: a / b for a zero divisor
+# np.floor_divide: a / b for a zero divisor; and as float32's wa_floordiv_f, the standard's
+# main text for infinite operands (floor(a / b): ±inf // finite is ±inf, finite // ±inf a
+# signed zero) where NumPy gives NaN and -1.0, the alternatives the standard allows
 _def("""
 fn wa_f64_floordiv(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    if (wa_f64_both_zero(b, b)) { return wa_f64_div(a, b); }
+    if (wa_f64_both_zero(b, b) || wa_f64_isinf(a) || wa_f64_isinf(b)) { return wa_f64_div(a, b); }
     return wa_f64_divmod(a, b).xy;
 }""")
 

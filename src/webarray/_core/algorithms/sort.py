@@ -18,7 +18,8 @@ launches of a sort go into the same compute pass; nothing is read back.
 
 On the network, two-word dtypes sort in two stable passes, least significant word first: the second
 word (imaginary part of complex64, low word of int64/uint64) and then, gathered in the
-order the first pass found, the first one (real part; high word, signed for int64).
+order the first pass found, the first one (real part; high word, signed for int64);
+complex128 the same way with float64 parts for words, on either path.
 Since each pass is stable, the result is the stable lexicographic order. float64 values
 are first mapped to int64 keys that order as the values do (``_f64_keys``), which then sort
 as int64 does.
@@ -42,7 +43,8 @@ _U32 = dt.uint32
 _I32 = dt.int32
 # (major word, minor word) of each two-word dtype: (word, dtype it sorts as)
 _WORDS = {"int64": ((1, dt.int32), (0, _U32)), "uint64": ((1, _U32), (0, _U32)),
-          "complex64": ((0, dt.float32), (1, dt.float32))}
+          "complex64": ((0, dt.float32), (1, dt.float32)),
+          "complex128": ((0, dt.float64), (1, dt.float64))}
 
 
 def _words(*values) -> bytes:
@@ -74,7 +76,10 @@ def sort_rows(values: Tensor, rows: int, n: int, descending: bool = False):
     with any offset). Returns (keys, indices, P): uint32 arrays of rows * P pairs, row r
     in [r*P, r*P + n), an index being the element's position r*n + i in values; P is n
     (radix sort) or the power of two the network pads rows to. keys is None for the
-    two-word dtypes (their order is not one of 32-bit keys)."""
+    two-word dtypes (their order is not one of 32-bit keys) and complex128 (sorted by one
+    stable pass per part: float64 sorts, each as its own pairs)."""
+    if values.dtype is dt.complex128:
+        return _sort_rows_wide(values, rows, n, descending)
     rx = _radix_for(values, rows, n)
     if rx is not None:
         return _radix_rows(rx, values, rows, n, descending)
