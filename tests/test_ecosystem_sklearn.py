@@ -190,9 +190,9 @@ _INT_DIVIDE = Failure(
 
 _READ_ONLY = Failure(
     ValueError, "buffer source array is read-only", "scikit-learn",
-    "with dispatch off, the metric converts its input with np.asarray, which is a read-only "
-    "copy for a webarray array (writes into it would be lost), and _chi2_kernel_fast "
-    "declares its input as a writable memoryview",
+    "with dispatch off, the metric converts its input with np.asarray, then checks it with "
+    "webarray operations, which end the lent copy's lease (it turns read-only: later writes "
+    "would be lost), and _chi2_kernel_fast declares its input as a writable memoryview",
 )
 
 EXPECTED_FAILURES: dict[str, Failure] = {

@@ -1,18 +1,22 @@
-"""Host copies of a device array: writes into one must raise, never vanish.
+"""Host copies of a device array: writes into one reach the array or raise, never vanish.
 
-A webarray array lives in GPU memory, so every NumPy array made from it is a detached copy.
-Code that writes into what ``np.asarray(x)`` gave it (SciPy's ``output=`` arrays) used to
-write into that copy and lose the values without a word: ``ndimage.correlate(a, k,
-output=out)`` returned the right result and left ``out`` all zeros. Now the implicit copies
-(``np.asarray(x)``, ``np.from_dlpack(x)``) are read-only; the copies a caller asks for
-(``np.array(x)``, ``copy=True``, CuPy's ``get()`` and ``asnumpy``) are writable and their
-own; ``copy=False`` raises ValueError, as NumPy's ``__array__`` protocol says for a copy
-that cannot be avoided.
+A webarray array lives in GPU memory, so every NumPy array made from it is a copy. Code that
+writes into what ``np.asarray(x)`` gave it (SciPy's ``output=`` arrays) once wrote into that
+copy and lost the values without a word: ``ndimage.correlate(a, k, output=out)`` left ``out``
+all zeros. Now ``np.asarray(x)`` of a C-contiguous x in its own dtype is a lent copy
+(_core/lease.py): its writes reach x at the next webarray operation (of its thread, or any
+launch or readback of another thread), after which it is read-only. The other implicit
+copies (``np.asarray`` of a strided view or in another dtype, ``np.from_dlpack(x)``) are
+read-only; the copies a caller asks for (``np.array(x)``, ``copy=True``, CuPy's ``get()`` and
+``asnumpy``) are writable and their own; ``copy=False`` raises ValueError, as NumPy's
+``__array__`` protocol says for a copy that cannot be avoided.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
@@ -23,6 +27,8 @@ from hypothesis import given, strategies as st
 
 import webarray as xp
 import webarray.cupy as cp
+from webarray._core.device import Device, default_device
+from webarray._core.tensor import is_contiguous
 from helpers import ALL_NAMES, views
 
 # ndimage functions that write into output= (k: the kernel, in the input's namespace)
@@ -40,21 +46,31 @@ KERNEL = np.array([[0.0, 1.0], [1.0, 0.5]], dtype=np.float32)
 IMAGE = np.arange(30, dtype=np.float32).reshape(5, 6) % 7
 
 
+@pytest.mark.parametrize("fused", [True, False])
 @pytest.mark.parametrize("name", sorted(NDIMAGE_OUTPUT))
-def test_ndimage_output_raises_instead_of_losing_values(name):
+def test_ndimage_output_is_filled(name, fused):
     call = NDIMAGE_OUTPUT[name]
     want = np.zeros_like(IMAGE)
     call(IMAGE, KERNEL, want)
     assert np.any(want != 0)  # NumPy's output array is filled
-    a, k = xp.asarray(IMAGE), xp.asarray(KERNEL)
-    out = xp.zeros(IMAGE.shape, dtype=xp.float32)
-    with pytest.raises(ValueError, match="read-only"):
+    with xp.fusion.enabled(fused):
+        a, k = xp.asarray(IMAGE), xp.asarray(KERNEL)
+        out = xp.zeros(IMAGE.shape, dtype=xp.float32)
+        before = out * 2 + 1  # pending: reads out as it was
         call(a, k, out)
-    np.testing.assert_array_equal(np.asarray(out), np.zeros_like(IMAGE))
-    # without output= the result comes back and is right
-    got = call(a, k, None)
-    assert isinstance(got, xp.Array)
-    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(out + 0), want, rtol=1e-6, atol=1e-6)
+        np.testing.assert_array_equal(np.asarray(before), np.ones_like(IMAGE))
+        # into a contiguous view of a larger buffer (an offset), and a strided one refused
+        big = xp.zeros((3,) + IMAGE.shape, dtype=xp.float32)
+        call(a, k, big[1])
+        np.testing.assert_allclose(np.asarray(big), [0 * want, want, 0 * want], rtol=1e-6, atol=1e-6)
+        with pytest.raises(ValueError, match="read-only"):
+            call(a, k, xp.zeros((5, 12), dtype=xp.float32)[:, ::2])
+        # without output= the result comes back and is right
+        got = call(a, k, None)
+        assert isinstance(got, xp.Array)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, atol=1e-6)
+
 
 
 def _wide(name: str):
@@ -81,13 +97,72 @@ def _assert_refuses_writes(h: np.ndarray):
 
 
 @given(CASES)
-def test_implicit_host_copies_are_read_only(case):
+def test_implicit_host_copies_are_lent_or_read_only(case):
     a, x = case
-    for h in (np.asarray(x), np.asarray(x, dtype=np.complex128), np.from_dlpack(x),
+    for h in (np.asarray(x, dtype=np.complex128), np.from_dlpack(x),
               np.from_dlpack(x, device="cpu")):
         _assert_refuses_writes(h)
-    np.testing.assert_array_equal(np.asarray(x), a)
-    np.testing.assert_array_equal(np.from_dlpack(x), a)
+    h = np.asarray(x)
+    np.testing.assert_array_equal(h, a)
+    if x.size == 0 or not is_contiguous(x.shape, x._strides):
+        _assert_refuses_writes(h)
+    else:  # lent: a write reaches x at the next webarray operation, then it is read-only
+        assert h.flags.writeable
+        flat = h.reshape(-1)
+        flat[0] = flat[-1]
+        want = a.copy()
+        want.reshape(-1)[0] = want.reshape(-1)[-1]
+        np.testing.assert_array_equal(np.asarray(xp.reshape(x, (-1,))).reshape(a.shape), want)
+        _assert_refuses_writes(h)
+    np.testing.assert_array_equal(np.from_dlpack(x), np.asarray(x))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int32", "float32", "int64", "float64", "complex128"])
+def test_lent_copies_of_every_storage(dtype):
+    dev = Device(default_device().executor, float64=True)
+    a = np.arange(12).reshape(3, 4).astype(dtype)
+    x = xp.asarray(a, device=dev)
+    h = np.asarray(x)
+    h[1] = a[2]
+    h[2, 3] = a[0, 1]
+    want = a.copy()
+    want[1], want[2, 3] = a[2], a[0, 1]
+    np.testing.assert_array_equal(np.asarray(xp.asarray(x, copy=True)), want)
+    np.testing.assert_array_equal(np.asarray(x), want)
+
+
+def test_a_copy_nothing_wrote_is_not_written_back(monkeypatch):
+    x = xp.asarray(np.arange(6, dtype=np.float32))
+    writes = []
+    ex = x.device.executor
+    real = ex.write
+    monkeypatch.setattr(ex, "write", lambda *args: (writes.append(args[1:2]), real(*args))[1])
+    for _ in range(3):
+        assert np.asarray(x).sum() == 15.0
+        x = x + 0
+    assert writes == []
+    h = np.asarray(x)
+    h[0] = 100
+    assert float(xp.sum(x)) == 115.0 and len(writes) == 1
+
+
+def test_writes_from_threads_reach_the_array():
+    """ndimage with output= in threads (SciPy's TestThreading): each thread fills its row;
+    a worker of a pool stays alive, its rows are written back at the reader's readback."""
+    out = xp.zeros((4, 1000), dtype=xp.float32)
+
+    def fill(i):
+        np.asarray(out[i])[:] = i + 1
+
+    threads = [threading.Thread(target=fill, args=(i,)) for i in range(4)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    np.testing.assert_array_equal(np.asarray(out)[:, ::250], np.repeat([[1], [2], [3], [4]], 4, 1))
+    out2 = xp.zeros((4, 10), dtype=xp.float32)
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda i: np.asarray(out2[i]).__setitem__(slice(None), i + 5), range(4)))
+        np.testing.assert_array_equal(np.asarray(out2)[:, 0], [5, 6, 7, 8])  # workers alive
+        np.testing.assert_array_equal(np.asarray(xp.sum(out2, axis=1)), [50, 60, 70, 80])
 
 
 @given(CASES)
@@ -112,13 +187,17 @@ def test_no_copy_raises():
 
 def test_cupy_copies():
     """CuPy's get() and asnumpy() hand the caller a writable copy (CuPy's contract); the
-    implicit np.asarray of an ndarray is read-only like the strict array's."""
+    implicit np.asarray of an ndarray is lent like the namespace array's."""
     c = cp.asarray([[1.0, 2.0], [3.0, 4.0]])
     for h in (c.get(), cp.asnumpy(c), np.array(c)):
         assert h.flags.writeable
         h[0, 0] = 9.0
-    _assert_refuses_writes(np.asarray(c))
     np.testing.assert_array_equal(c.get(), [[1.0, 2.0], [3.0, 4.0]])
+    lent = np.asarray(c)
+    lent[1, 1] = 5.0
+    np.testing.assert_array_equal(c.get(), [[1.0, 2.0], [3.0, 5.0]])
+    _assert_refuses_writes(lent)
+    c[1, 1] = 4.0
     target = np.zeros((2, 2), dtype=np.float32)
     assert c.get(out=target) is target
     np.testing.assert_array_equal(target, [[1.0, 2.0], [3.0, 4.0]])

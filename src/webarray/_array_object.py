@@ -13,6 +13,7 @@ import math
 from . import _dtypes as dt
 from . import _format
 from ._core import graph as _graph
+from ._core import lease as _lease
 from ._core import storage as _storage
 from ._core import tensor as _tensor
 from ._core.device import resolve
@@ -117,10 +118,12 @@ class Array(Tensor):
 
     def __array__(self, dtype=None, copy=None):
         """A NumPy copy of the values. It never shares memory with the array (that lives
-        on the GPU), so NumPy's ``copy=False`` raises, ``np.array(x)`` (copy=True) gets a
-        writable copy, and the implicit ``np.asarray(x)`` (copy=None) a read-only one: a
-        library that writes into what ``np.asarray`` gave it (SciPy's ``output=``
-        arrays) raises instead of writing into a copy that is then thrown away."""
+        on the GPU), so NumPy's ``copy=False`` raises and ``np.array(x)`` (copy=True) gets
+        a copy of its own. The implicit ``np.asarray(x)`` (copy=None) of a C-contiguous x
+        in its own dtype gets a lent copy (_core/lease.py): what NumPy writes into it
+        reaches x at the next webarray operation, after which it is read-only, as SciPy's
+        ``output=`` arrays need; any other implicit copy is read-only, so a library that
+        writes into it raises instead of writing into a copy that is then thrown away."""
         import numpy as np
 
         if copy is False:
@@ -129,12 +132,24 @@ class Array(Tensor):
                 "can only get a copy; use copy=None or copy=True"
             )
         raw = self._raw()
-        out = np.frombuffer(bytearray(raw) if copy else raw,
-                            dtype=_storage.numpy_storage(self._dtype))
-        out = out.astype(self._dtype.name if dtype is None else dtype, copy=False)
-        if not copy:
+        storage = _storage.numpy_storage(self._dtype)
+        own = dtype is None or np.dtype(dtype) == np.dtype(self._dtype.name)
+        lent = (not copy and own and self.size > 0
+                and _tensor.is_contiguous(self._shape, self._strides))
+        out = np.frombuffer(bytearray(raw) if copy or lent else raw, dtype=storage)
+        out = out.astype(self._dtype.name, copy=False).reshape(self._shape)
+        if not own:
+            out = out.astype(dtype)
+        if lent:
+            # pending expressions that read x's buffer are computed now, before NumPy can
+            # write into it: they were written before those writes (later ones wait for
+            # the write-back, lease.settle)
+            _graph.flush(self._device)
+            width = _storage.element_bytes(self._dtype)
+            _lease.lend(self._device.executor, self._buf, self._offset * width, raw, out, storage)
+        elif not copy:
             out.flags.writeable = False
-        return out.reshape(self._shape)
+        return out
 
     def _shown(self) -> list:
         """The values a printout shows, flat in C order: all of them, or past

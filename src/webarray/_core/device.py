@@ -15,7 +15,7 @@ from .. import _dtypes as dt
 from ..executors.guard import LOCK
 from ..executors.pool import BufferPool
 from ..kernels import wgsl_f64_hw
-from . import launch
+from . import launch, lease
 
 # dtypes each backend stores exactly today; the info API and every dtype check read this
 _NARROW = (dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32, dt.float32)
@@ -179,6 +179,8 @@ class Device:
 
     def launch(self, key, make_source, buffers, uniforms: bytes, grid) -> None:
         """Enqueue the kernel of a generator key over Buffer objects (bindings 1..n)."""
+        if lease.LEASES:
+            lease.settle()
         limit = self._piece_bytes
         for b in buffers:
             if b.nbytes > limit:

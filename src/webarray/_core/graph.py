@@ -40,7 +40,7 @@ from ..kernels.expr import Apply, Cast, Index, Input, LoopOut, Node, Scalar
 from ..kernels.expr import apply as _apply_node, slot as _slot_node
 from ..kernels.expr import APPLIES, SLOTS
 from ..kernels import lanes
-from . import fold as _fold, storage, tensor
+from . import fold as _fold, lease, storage, tensor
 from .launch import elementwise as _launch
 from .tensor import c_strides, is_contiguous
 
@@ -213,6 +213,8 @@ def table_op(op: str, records, scalars=()):
 
 def host_bytes(t) -> bytes:
     """The stored bytes of t's values, flat in C order (storage.py): one readback."""
+    if lease.LEASES:
+        lease.settle()
     src = t if is_contiguous(t._shape, t._strides) else copy_of(t)
     width = storage.element_bytes(t._dtype)
     return t._device.executor.read(src._buf.handle, src._offset * width, t.size * width)
@@ -293,6 +295,8 @@ class Lazy:
                  "error", "seq")
 
     def __init__(self, kind, dtype, args=(), op=None, compute=None, value=None):
+        if lease.LEASES:  # NumPy's writes into this thread's lent copies come first
+            lease.settle(launch=False)
         self.seq = next(_SEQ)
         self.expr = None  # a one-op node over computed arrays: the op's own expression
         self.error = None  # why computing it failed (flush leaves it pending)

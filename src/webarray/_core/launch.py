@@ -50,7 +50,7 @@ from ..kernels.expr import Input, has_loop
 from ..kernels.specs import elementwise as ew
 from ..kernels.specs import reduction as rk
 from ..kernels.grid import fold
-from . import tensor
+from . import lease, tensor
 from .tensor import broadcast_strides, is_contiguous
 
 # at most this many bytes of one operand per dispatch (the watchdog bound below) on a GPU;
@@ -74,6 +74,8 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     """Run one elementwise kernel now and return its output records (the arguments are
     those of ``graph.execute``; inputs are computed records or graph leaves' views)."""
     global launches
+    if lease.LEASES:  # NumPy's writes into lent copies first (eager ops make no pending node)
+        lease.settle()
     if not raw_inputs:
         results = _plain(device, shape, outputs, inputs, scalars)
         if results is not None:
@@ -347,6 +349,8 @@ def repeat(device, key, make_source, records, uniforms, grid) -> None:
     """One kernel over the same whole records' buffers once per entry of ``uniforms``, in
     order (the rounds of a Jacobi sweep): the kernel, the buffers and the piece check are
     looked up once, the dispatches recorded by one ``dispatch_many``."""
+    if lease.LEASES:
+        lease.settle()
     buffers = [r._buf for r in records]
     limit = device._piece_bytes
     if any(b.nbytes > limit for b in buffers):
@@ -368,6 +372,8 @@ def piece_bytes(executor) -> int:
 
 
 def pieces(device, key, make_source, buffers, uniforms: bytes, grid) -> None:
+    if lease.LEASES:
+        lease.settle()
     ex = device.executor
     if recording is not None:
         recording.hold(buffers)

@@ -27,7 +27,7 @@ non-array value the function depends on.
 from __future__ import annotations
 
 from ..executors.guard import LOCK, critical
-from . import graph, launch, tensor
+from . import graph, launch, lease, tensor
 
 
 class TraceError(RuntimeError):
@@ -207,6 +207,8 @@ def fits(rec: Recording, arrays) -> bool:
 def replay(rec: Recording, arrays) -> list:
     """The outputs of rec's call for argument records of the same layout (computed)."""
     device = rec.device
+    if lease.LEASES:
+        lease.settle()
     with LOCK:
         handles = [0] * rec.slots
         buffers: list = [None] * rec.slots

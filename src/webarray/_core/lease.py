@@ -1,0 +1,69 @@
+"""NumPy copies whose writes reach the array: ``np.asarray(x)`` lends its copy.
+
+A webarray array lives in GPU memory, so ``np.asarray(x)`` is always a copy. NumPy code
+that writes into the array it gets expects the writes to land in x: SciPy's ndimage
+writes its results into ``output=`` that way (with array_api_strict, whose arrays are
+NumPy arrays, ``np.asarray`` is a view). So the copy of a C-contiguous x, in x's own
+dtype, is lent (``lend``, after the pending expressions of x's device are computed, so
+none of them reads what NumPy writes): it is writable, and what NumPy changes in it is
+written back into x's buffer (the copy's bytes compared with the bytes read; nothing is
+written where nothing changed):
+
+- at the next webarray operation of the thread that made the copy (a pending node made,
+  a kernel launched, a readback), which then also closes the lease: the copy turns
+  read-only, so a later write into it raises instead of being lost;
+- at any kernel launch or readback of another thread (a worker thread that filled the
+  copy and handed the array back): written back, but the lease stays open, since its
+  thread may write more; it closes at that thread's next webarray operation or when the
+  thread has ended.
+
+NumPy views made of the copy keep their own writable flag: what they write after the
+lease closed is not seen. This module sits below the graph and the launch layer, which
+call ``settle`` when ``LEASES`` is not empty (one list test on their paths otherwise).
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+
+LEASES: list = []  # the open leases, oldest first
+_LOCK = threading.Lock()
+atexit.register(LEASES.clear)  # (the buffers go back to their pools before shutdown)
+
+
+class _Lease:
+    __slots__ = ("executor", "buffer", "offset", "raw", "array", "storage", "thread")
+
+    def write_back(self) -> None:
+        data = self.array.astype(self.storage).tobytes()  # (int8, bool: 4-byte words)
+        if data != self.raw:
+            self.executor.write(self.buffer.handle, self.offset, data)
+            self.raw = data
+
+
+def lend(executor, buffer, offset: int, raw: bytes, array, storage: str) -> None:
+    """Lend array (a writable NumPy array of the values of raw, the bytes at byte offset of
+    buffer, which hold them as the NumPy dtype storage)."""
+    lease = _Lease()
+    lease.executor, lease.buffer, lease.offset, lease.raw = executor, buffer, offset, raw
+    lease.array, lease.storage, lease.thread = array, storage, threading.current_thread()
+    with _LOCK:
+        LEASES.append(lease)
+
+
+def settle(launch: bool = True) -> None:
+    """Close this thread's leases and those of threads that ended (write back, then
+    read-only); at a launch or readback (launch), also write back what other threads'
+    open leases changed so far."""
+    me = threading.current_thread()
+    with _LOCK:
+        done = [x for x in LEASES if x.thread is me or not x.thread.is_alive()]
+        if done:
+            LEASES[:] = [x for x in LEASES if x.thread is not me and x.thread.is_alive()]
+        others = list(LEASES) if launch else []
+    for x in done:
+        x.array.flags.writeable = False
+        x.write_back()
+    for x in others:
+        x.write_back()
