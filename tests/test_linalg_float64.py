@@ -122,6 +122,20 @@ def test_special_matrices(dev):
     assert np.allclose(host(xp.linalg.eigvalsh(up(tiny, dev))), [3e-201, 1e-200], rtol=8 * EPS)
     e = host(xp.linalg.inv(up(np.zeros((0, 3, 3)), dev)))
     assert e.shape == (0, 3, 3) and e.dtype == np.float64
+    # QR squares the entries for its norms: past 1e154 they overflowed (R was NaN), below
+    # 1e-154 they underflowed (a reflection skipped: Q·R lost the entries below R's diagonal)
+    for a in (np.array([[3e200], [1e200]]), np.array([[1e300, 1.0], [1e300, 2.0]]),
+              np.array([[1e-170, 2e-170], [3e-170, 1e-171]]), np.array([[9.5e153j], [0j]])):
+        q, r = (host(v) for v in xp.linalg.qr(xp.asarray(a, device=dev)))
+        assert np.isfinite(r).all() and _norm(q @ r - a) <= 8 * EPS * _norm(a), (a, q, r)
+        assert _norm(np.abs(r) - np.abs(np.linalg.qr(a)[1])) <= 8 * EPS * _norm(a)
+    # rows of very different scales (array-api-tests' draw): ‖w_p‖²‖w_q‖² underflowed, so
+    # Jacobi rotated for twenty sweeps and a complex quotient by a subnormal gave NaN
+    a = np.zeros((5, 4))
+    a[3, 1], a[3, 2], a[4, 3] = -5.31346517e16, -2.27147694e36, 1.00869136e118
+    for m in (a, a * 1j, a * (0.6 - 0.8j)):
+        s = host(xp.linalg.svdvals(xp.asarray(m, device=dev)))
+        assert np.isfinite(s).all() and _norm(s - np.linalg.svd(m, compute_uv=False)) <= 8 * EPS * _norm(s)
     assert host(xp.linalg.inv(up(np.eye(2) * 2, dev))).tolist() == [[0.5, 0.0], [0.0, 0.5]]
 
 

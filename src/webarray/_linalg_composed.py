@@ -165,12 +165,22 @@ def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float, stop: float) -> Non
             norms = stat.sum(_abs2(a), axis=-1)  # (batch, ne)
             dots = stat.sum(ew.multiply(a, _conj(ap)), axis=-1)
             other = take(norms, pt, axis=-1)
-            nn = ew.sqrt(ew.multiply(norms, other))
-            rotate = ew.greater(ew.abs(dots), ew.multiply(tol, nn))
-            far = ew.greater(ew.abs(dots), ew.multiply(stop, nn))
+            # ‖w_p‖‖w_q‖ as a product of roots: ‖w_p‖²‖w_q‖² underflows where the rows'
+            # scales differ (1e-102 and 1e-82: it was 0, every pair counted as unconverged,
+            # and twenty sweeps of rotations at that scale ended in NaN for complex rows);
+            # a row whose squared norm underflows (callers scale the largest element to
+            # ~1, so it is below ε of the matrix) is left alone
+            nn = ew.multiply(ew.sqrt(norms), ew.sqrt(other))
+            live = ew.greater(nn, 0.0)
+            rotate = ew.logical_and(live, ew.greater(ew.abs(dots), ew.multiply(tol, nn)))
+            far = ew.logical_and(live, ew.greater(ew.abs(dots), ew.multiply(stop, nn)))
             if complex_:  # each row's partner turned by its phase (p: e^{iφ}, q: e^{−iφ})
                 mag = ew.abs(dots)
-                phase = ew.divide(dots, where(rotate, mag, 1.0))[..., None]
+                # by parts: a complex quotient (Smith's, as NumPy's) takes the reciprocal of
+                # a subnormal |w_p·w̄_q|, which overflows (-inf + NaN j)
+                den = where(rotate, mag, 1.0)
+                phase = ew.add(ew.divide(ew.real(dots), den),
+                               ew.multiply(ew.divide(ew.imag(dots), den), 1j))[..., None]
                 dots = mag
             # ζ = (‖w_q‖² − ‖w_p‖²)/(2 w_p·w_q) seen from the pair's first row on both rows
             zeta = ew.divide(ew.multiply(sd, ew.subtract(other, norms)),

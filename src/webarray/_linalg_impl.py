@@ -485,7 +485,13 @@ def qr(x: Array, /, *, mode: str = "reduced"):
     if m <= 1 or n == 0:
         r = _work_copy(x, x.shape, x.dtype)
     elif composed.available(x.device, x.dtype):
-        q, r = composed.qr(_work_copy(x, x.shape, x.dtype), q)
+        # scaled by a power of two first: the column norms square the entries, which
+        # overflow beyond ~1e154 in float64 (R was NaN) and underflow below ~1e-154 (a
+        # column's reflection was skipped, so Q·R lost its entries below the diagonal)
+        a, scale = _scaled(x)
+        q, r = composed.qr(_work_copy(a, x.shape, x.dtype), q)
+        if scale is not None:
+            r = ew.divide(r, astype(scale, x.dtype))
     elif _linalg.small(m, n):
         r = _work_copy(x, x.shape, x.dtype)
         scratch = Array._empty(batch + (m,), x.dtype, x.device)
