@@ -80,6 +80,12 @@ def device_facts(target: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def label(target: str, supported: list[str]) -> str:
+    """The report's name: the target, and "-float64" where the device had float64 (opt-in:
+    WEBARRAY_FLOAT64=1), so both runs of a target keep a report and a row of their own."""
+    return f"{target}-float64" if "float64" in supported else target
+
+
 def skip_dtypes(supported: list[str]) -> tuple[list[str], str | None]:
     skip = [d for d in ALL_DTYPES if d not in supported]
     note = None
@@ -338,7 +344,7 @@ def run(args) -> int:
     import webarray
 
     report = {
-        "target": args.target,
+        "target": label(args.target, facts["dtypes"]),
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "webarray_version": getattr(webarray, "__version__", None) or _pkg_version(),
         "api_version": facts["api_version"],
@@ -353,7 +359,7 @@ def run(args) -> int:
         "summary": summarise(tests),
         "tests": tests,
     }
-    out = Path(args.out or HERE / "reports" / f"{args.target}.json")
+    out = Path(args.out or HERE / "reports" / f"{label(args.target, facts['dtypes'])}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1) + "\n")
     print_summary(report, out)

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from conformance.runner import ALL_DTYPES, BROWSER_ENTRY, classify, excerpt, skip_dtypes, summarise
+from conformance.runner import ALL_DTYPES, BROWSER_ENTRY, classify, excerpt, label, skip_dtypes, summarise
 
 
 def test_missing_suite_explains_how_to_get_it(tmp_path):
@@ -33,6 +33,12 @@ def test_skip_dtypes_follow_the_device():
     assert note is None
     skip, note = skip_dtypes(["bool", "float32"])
     assert "complex64" in skip and "complex128" in skip and "no complex dtype" in note
+
+
+def test_a_float64_run_has_a_report_of_its_own():
+    assert label("native", ["float32", "complex64"]) == "native"
+    assert label("native", ALL_DTYPES) == "native-float64"
+    assert label("webgl2", ["float32", "float64"]) == "webgl2-float64"
 
 
 def test_browser_entry_is_valid_python():
