@@ -144,7 +144,7 @@ class Array(Tensor):
             # pending expressions that read x's buffer are computed now, before NumPy can
             # write into it: they were written before those writes (later ones wait for
             # the write-back, lease.settle)
-            _graph.flush(self._device)
+            _graph.compute_readers(self._buf)
             width = _storage.element_bytes(self._dtype)
             _lease.lend(self._device.executor, self._buf, self._offset * width, raw, out, storage)
         elif not copy:

@@ -784,17 +784,43 @@ def _compute_node(n: Lazy, target, alone: bool = False):
     return arr
 
 
-@critical
 def flush(device=None) -> None:
     """Compute every pending array (of one device, or of all). An array whose kernel fails
     to build is left pending with its error, raised again where the array itself is
     needed, so it cannot break an unrelated operation that flushes; running out of memory
     is raised at once (it may pass, and a write may be waiting for this flush)."""
+    _compute_pending(lambda arr: device is None or arr._device == device)
+
+
+def compute_readers(buf) -> None:
+    """Compute every pending array whose expression reads buf, as flush does: before
+    something outside the graph writes into buf (a lent host copy, lease.py)."""
+    _compute_pending(lambda arr: _reads(arr._lazy, buf))
+
+
+def _reads(node: Lazy, buf) -> bool:
+    """Whether the expression of node has a leaf over buf."""
+    stack, seen = [node], set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.kind == "leaf":
+            if n.value._b is buf:
+                return True
+        else:
+            stack.extend(n.args)
+    return False
+
+
+@critical
+def _compute_pending(chosen) -> None:
     with LOCK:
         for ref in list(_PENDING):
             arr = ref()
             if (arr is not None and arr._b is None and arr._lazy.error is None
-                    and (device is None or arr._device == device)):
+                    and chosen(arr)):
                 try:
                     _compute(arr)
                 except MemoryError:

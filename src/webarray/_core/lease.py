@@ -4,8 +4,8 @@ A webarray array lives in GPU memory, so ``np.asarray(x)`` is always a copy. Num
 that writes into the array it gets expects the writes to land in x: SciPy's ndimage
 writes its results into ``output=`` that way (with array_api_strict, whose arrays are
 NumPy arrays, ``np.asarray`` is a view). So the copy of a C-contiguous x, in x's own
-dtype, is lent (``lend``, after the pending expressions of x's device are computed, so
-none of them reads what NumPy writes): it is writable, and what NumPy changes in it is
+dtype, is lent (``lend``, after the pending expressions that read x's buffer are
+computed, so none of them reads what NumPy writes): it is writable, and what NumPy changes in it is
 written back into x's buffer (the copy's bytes compared with the bytes read; nothing is
 written where nothing changed):
 
