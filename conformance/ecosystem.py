@@ -24,10 +24,12 @@ generators (webarray with float64 and float32, the dtypes array_api_strict is te
 its docstring lists exactly what. No installed file is changed, and the array_api_strict runs
 patch nothing. Both backends run with ``SCIPY_ARRAY_API=1`` (SciPy's reference run with
 ``SCIPY_ARRAY_API='["array_api_strict"]'``, as its ``-b`` option sets it) and webarray with
-``WEBARRAY_FLOAT64=1`` and ``WEBARRAY_DEFAULT_FLOAT=float64``: its device has float64 and
-makes it the default real floating dtype, as NumPy and array_api_strict do and as both
-libraries' tests expect (``xp.asarray([0.5])`` is float64 there; with float32 defaults,
-SciPy's signal tests compare float32 coefficients at float64 tolerances).
+``WEBARRAY_FLOAT64=1``, ``WEBARRAY_DEFAULT_FLOAT=float64`` and ``WEBARRAY_DEFAULT_INT=int64``:
+its device has float64 and makes it the default real floating dtype, and int64 the default
+integer dtype, as NumPy and array_api_strict do and as both libraries' tests expect
+(``xp.asarray([0.5])`` is float64 there; with float32 defaults, SciPy's signal tests compare
+float32 coefficients at float64 tolerances; scikit-learn's index dtype is
+``xp.asarray(0).dtype``).
 """
 
 from __future__ import annotations
@@ -107,6 +109,7 @@ def environment(suite: str, backend: str, record: Path, args) -> dict[str, str]:
         SCIPY_ARRAY_API='["array_api_strict"]' if suite == "scipy" and backend == "array_api_strict" else "1",
         WEBARRAY_FLOAT64="1",
         WEBARRAY_DEFAULT_FLOAT="float64",
+        WEBARRAY_DEFAULT_INT="int64",
         WEBARRAY_DEVICE="native",
         XDG_RUNTIME_DIR=env.get("XDG_RUNTIME_DIR", "/tmp"),
         PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "src"), env.get("PYTHONPATH", "")]),

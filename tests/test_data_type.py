@@ -110,7 +110,11 @@ def test_dtype_names():
         assert d == d and d == D(n) and not (d != D(n))
         assert {d: 1}[D(n)] == 1
         assert all(d != o for o in objs if o is not d)
-        assert d != n and d != np.dtype(n)
+        assert d != n
+        # NumPy reads a webarray dtype through its ``dtype`` attribute: np.dtype(d), and
+        # NumPy's own dtype comparison, see NumPy's dtype of that name (as for CuPy's dtypes)
+        assert np.dtype(d) == np.dtype(n) and np.zeros(1).astype(d).dtype == np.dtype(n)
+        assert all(np.dtype(o) != np.dtype(n) for o in objs if o is not d)
         assert pickle.loads(pickle.dumps(d)) is d
 
 

@@ -417,16 +417,6 @@ def _no(dtype: str, why: str) -> Failure:
 # float64 loop, so out is float64.
 _NUMPY_FALLBACK = "the NumPy fallback (int32 and float32 arguments select NumPy's float64 loop), `return xp.asarray(out)`"
 
-# np.asarray of a webarray array is a copy, lent (writable, its writes reach the array)
-# until the thread's next webarray operation and read-only from then on, so that writes
-# into it raise instead of being lost (Array.__array__, _core/lease.py); a Cython kernel
-# that declares its input writable refuses a copy whose lease has ended.
-_READ_ONLY = Failure(
-    ValueError, "buffer source array is read-only", "SciPy",
-    "sosfiltfilt computes with webarray between sosfilt's np.asarray of the coefficients and "
-    "its Cython kernel, which takes them as a writable memoryview (scipy/scipy#12905): the "
-    "lent copy is read-only by then")
-
 # Found by running each function alone, and checked by test_function (exception type and
 # message fragment); the text says where SciPy asks for the dtype. "fails on
 # array-api-strict too": SciPy's own reference namespace rejects that dtype mix as well.
@@ -522,7 +512,6 @@ EXPECTED_FAILURES: dict[str, Failure] = {
     "cluster.to_tree": _no('float64', 'SciPy requires float64 linkage matrices (`Linkage matrix must contain doubles`); webarray cannot hold one'),
     "cluster.ward": _no('float64', "linkage (cluster/hierarchy.py): `y = _asarray(y, order='C', dtype=xp.float64, xp=xp)`"),
     "cluster.weighted": _no('float64', "linkage (cluster/hierarchy.py): `y = _asarray(y, order='C', dtype=xp.float64, xp=xp)`"),
-    "signal.sosfiltfilt": _READ_ONLY,
     "signal.bode": Failure(
         AssertionError, r"result\[0\] is numpy.ndarray, not a webarray array", "SciPy",
         "returns NumPy arrays for array-API input (the same on array-api-strict)"),

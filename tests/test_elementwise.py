@@ -531,6 +531,43 @@ def test_integer_semantics_spelled_out():
     assert_equal(xp.pow(i8(2, 3, -1, 1, 5), i8(7, 5, -3, -100, -1)), np.int8([-128, -13, -1, 1, 0]))
 
 
+@given(data=st.data())
+def test_integer_true_division(data):
+    """``/`` of integers, which the standard leaves to the library, is the default floating
+    dtype's quotient (as PyTorch's; NumPy and CuPy divide in float64): each integer rounded
+    to that float, then one correctly rounded division. Python ints must fit the integer
+    operands' dtype, as for any integer op; a float operand or bool is refused."""
+    f = xp.__array_namespace_info__().default_dtypes()["real floating"]
+    fn = np.dtype(f.name)
+    names = INT_NAMES + WIDE_INTS
+    a_name, b_name = data.draw(st.sampled_from(names)), data.draw(st.sampled_from(names))
+    promotes = {a_name, b_name} != {"int64", "uint64"} and not (
+        "uint64" in (a_name, b_name) and {a_name, b_name} & {"int8", "int16", "int32"})
+    a, x = data.draw(views(a_name, shape=(3, 4)) if a_name in INT_NAMES
+                     else hnp.arrays(a_name, (3, 4)).map(lambda v: (v, xp.asarray(v))))
+    b, y = data.draw(views(b_name, shape=(4,)) if b_name in INT_NAMES
+                     else hnp.arrays(b_name, (4,)).map(lambda v: (v, xp.asarray(v))))
+    note(f"{a_name} / {b_name}")
+    if not promotes:
+        with pytest.raises(TypeError):
+            x / y
+        return
+    with np.errstate(all="ignore"):
+        got = x / y
+        assert got.dtype == f
+        assert_equal(got, np.divide(a.astype(fn), b.astype(fn)))
+        assert_equal(xp.divide(x, 3), np.divide(a.astype(fn), fn.type(3)))
+        assert_equal(7 / y, np.divide(fn.type(7), b.astype(fn)))
+    with pytest.raises(TypeError):
+        x / xp.asarray(b.astype(np.float32))
+    with pytest.raises(TypeError):
+        x / 1.5
+    with pytest.raises(TypeError):
+        xp.asarray([True]) / xp.asarray([False])
+    with pytest.raises(TypeError):  # the quotient does not fit back into x
+        x /= y
+
+
 def test_negative_shift_is_rejected_for_scalars():
     x = xp.asarray(np.int32([1, 2]))
     for f in (xp.bitwise_left_shift, xp.bitwise_right_shift):
@@ -868,6 +905,8 @@ def test_clip_special_cases():
 @pytest.mark.parametrize("fn", [f for f in FUNCS.values() if f.category != "any"], ids=str)
 def test_rejects_dtype_outside_category(fn):
     outside = sorted(SUPPORTED - SPEC_CATEGORIES[fn.category])
+    if fn.name == "divide":  # integers divide as floats (test_integer_true_division)
+        outside = [n for n in outside if n not in _INTS]
     assert outside
     for name in outside:
         x = xp.asarray(np.zeros(3, name))

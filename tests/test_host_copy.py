@@ -113,6 +113,8 @@ def test_implicit_host_copies_are_lent_or_read_only(case):
         want = a.copy()
         want.reshape(-1)[0] = want.reshape(-1)[-1]
         np.testing.assert_array_equal(np.asarray(xp.reshape(x, (-1,))).reshape(a.shape), want)
+        assert h.flags.writeable  # a readback writes back but leaves the lease open
+        x == x  # an operation closes it
         _assert_refuses_writes(h)
     np.testing.assert_array_equal(np.from_dlpack(x), np.asarray(x))
 
@@ -129,6 +131,21 @@ def test_lent_copies_of_every_storage(dtype):
     want[1], want[2, 3] = a[2], a[0, 1]
     np.testing.assert_array_equal(np.asarray(xp.asarray(x, copy=True)), want)
     np.testing.assert_array_equal(np.asarray(x), want)
+
+
+def test_a_lease_stays_open_while_other_arrays_are_read():
+    """scikit-learn's chi2_kernel with dispatch off: np.asarray of X, then of Y, then a
+    Cython kernel that takes writable views of both (reading Y once closed X's lease)."""
+    x = xp.asarray(np.arange(6, dtype=np.float32))
+    y = xp.asarray(np.ones(3, dtype=np.float32))
+    hx = np.asarray(x)
+    hy = np.asarray(y)
+    assert float(y[0]) == 1.0
+    memoryview(hx)[0] = 9.0  # a writable buffer, as Cython's memoryviews ask
+    hy[1] = 5.0
+    np.testing.assert_array_equal(np.asarray(x + 0), [9, 1, 2, 3, 4, 5])
+    np.testing.assert_array_equal(np.asarray(y), [1, 5, 1])
+    _assert_refuses_writes(hx)
 
 
 def test_a_copy_nothing_wrote_is_not_written_back(monkeypatch):
@@ -196,8 +213,8 @@ def test_cupy_copies():
     lent = np.asarray(c)
     lent[1, 1] = 5.0
     np.testing.assert_array_equal(c.get(), [[1.0, 2.0], [3.0, 5.0]])
+    c[1, 1] = 4.0  # an operation: the lease closes (a readback such as get() leaves it open)
     _assert_refuses_writes(lent)
-    c[1, 1] = 4.0
     target = np.zeros((2, 2), dtype=np.float32)
     assert c.get(out=target) is target
     np.testing.assert_array_equal(target, [[1.0, 2.0], [3.0, 4.0]])

@@ -7,6 +7,7 @@ import ast
 import math
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -179,6 +180,47 @@ def test_default_dtypes():
     else:
         with pytest.raises(TypeError, match="not supported on"):
             xp.asarray(1j)
+
+
+DEFAULT_INT64 = r'''
+import numpy as np
+import webarray as xp
+dd = xp.__array_namespace_info__().default_dtypes()
+assert dd["integral"] == xp.int64 and dd["indexing"] == xp.int32, dd
+for a in (xp.asarray(0), xp.asarray([1, 2**40]), xp.arange(3), xp.full(2, 7), xp.arange(xp.asarray(2))):
+    assert a.dtype == xp.int64, a.dtype
+assert int(xp.asarray(2**62)) == 2**62
+for src, want in (("int8", xp.int64), ("int32", xp.int64), ("uint16", xp.uint64), ("uint32", xp.uint64),
+                  ("int64", xp.int64)):
+    x = xp.asarray(np.array([100, 27], dtype=src))
+    for f in (xp.sum, xp.prod, xp.cumulative_sum, xp.cumulative_prod):
+        assert f(x).dtype == want, (f, src, f(x).dtype)
+    assert int(xp.sum(x)) == 127 and int(xp.prod(x)) == 2700
+assert xp.argmax(xp.asarray([1, 3])).dtype == xp.int32
+try:
+    xp.asarray(2**63)
+except OverflowError as e:
+    assert "default integer dtype int64" in str(e), e
+else:
+    raise AssertionError("2**63 made an int64")
+print("int64 defaults ok")
+'''
+
+
+def test_int64_as_the_default_integer(tmp_path):
+    """WEBARRAY_DEFAULT_INT=int64: Python ints, arange and the accumulators of narrower
+    integers default to int64 (and uint64), as NumPy's on 64-bit platforms; the index dtype
+    stays int32; any other value is refused by name."""
+    script = tmp_path / "defaults.py"
+    script.write_text(DEFAULT_INT64)
+    env = dict(os.environ, WEBARRAY_DEFAULT_INT="int64")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 0 and "int64 defaults ok" in r.stdout, r.stdout + r.stderr
+    env["WEBARRAY_DEFAULT_INT"] = "int16"
+    r = subprocess.run([sys.executable, "-c", "import webarray"], capture_output=True, text=True,
+                       env=env, timeout=300)
+    assert r.returncode != 0 and "WEBARRAY_DEFAULT_INT must be int32 or int64" in r.stderr
 
 
 @pytest.mark.parametrize("bad", ["cpu", "gpu", 0, object()])

@@ -11,7 +11,7 @@ from . import _dtypes as dt
 from ._core import graph as _graph
 from ._core import storage as _storage
 from ._array_object import Array
-from ._core.device import DEFAULT_FLOAT, Device, resolve
+from ._core.device import DEFAULT_FLOAT, DEFAULT_INT, Device, resolve
 from .kernels.expr import Apply, Cast, Index, Input, Scalar
 from ._dlpack import import_dlpack
 
@@ -20,7 +20,7 @@ __all__ = [
     "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
 ]
 
-_DEFAULT_INT = dt.int32
+_DEFAULT_INT = DEFAULT_INT  # int32 unless WEBARRAY_DEFAULT_INT=int64
 _DEFAULT_FLOAT = DEFAULT_FLOAT  # float32 unless WEBARRAY_DEFAULT_FLOAT=float64
 
 
@@ -267,7 +267,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy: bool | None = None) -> Arr
             for v in flat:
                 if not lo <= v <= hi:
                     raise OverflowError(
-                        f"{v} does not fit the default integer dtype int32; pass dtype= to "
+                        f"{v} does not fit the default integer dtype {dtype.name}; pass dtype= to "
                         "choose another"
                     )
     device.check_dtype(dtype)

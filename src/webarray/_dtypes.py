@@ -25,7 +25,8 @@ class DType:
     """A data type of the standard. Compared by identity; usable as a dict key.
 
     Equality and hashing are the object defaults (identity), which stay in C: dtype checks
-    run on every op. A DType never equals a NumPy dtype or a string.
+    run on every op. A DType never equals a string or another DType; NumPy reads it as its
+    own dtype of that name (``dtype``), so NumPy's dtype comparison sees them equal.
     """
 
     __slots__ = ("name", "kind", "bits", "__weakref__")
@@ -39,6 +40,17 @@ class DType:
     @property
     def itemsize(self) -> int:
         return max(1, self.bits // 8)
+
+    @property
+    def dtype(self):
+        """NumPy's dtype of this name. NumPy reads an object's ``dtype`` attribute where it
+        expects a dtype, so ``a.astype(x.dtype)`` and ``np.asarray(a, dtype=xp.float32)``
+        work on NumPy arrays (scikit-learn with dispatch off casts NumPy arrays to its
+        input's dtype that way), and ``np.dtype("float32") == webarray.float32`` is True, as
+        for CuPy's dtypes (NumPy's dtype comparison converts the other side)."""
+        import numpy
+
+        return numpy.dtype(self.name)
 
     def __repr__(self) -> str:
         return f"webarray.{self.name}"

@@ -13,6 +13,7 @@ import math
 
 from . import _dtypes as dt
 from ._core import graph as _graph
+from ._core.device import DEFAULT_FLOAT
 from ._array_object import Array
 from .kernels.expr import Apply, Cast, Input, Node, Scalar
 from .kernels.ops import TABLE, lane_of
@@ -116,6 +117,11 @@ def _operands(name: str, args, category: str):
     return arrays, compute
 
 
+def _integers(args) -> bool:
+    """Whether every operand is an integer array or a Python int (no bool)."""
+    return all(a._dtype.kind in "iu" if isinstance(a, Array) else type(a) is int for a in args)
+
+
 def _nodes(args, compute: dt.DType):
     """Input/Scalar nodes for args, cast to the computing dtype where needed."""
     inputs, scalars, nodes = [], [], []
@@ -207,7 +213,15 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
             if result is not None:
                 return result
     op = TABLE[name]
-    arrays, compute = _operands(name, args, op.inputs)
+    if name == "divide" and _integers(args):
+        # integer by integer: the default floating quotient, as NumPy, CuPy and PyTorch
+        # give (the standard leaves it to the library); the integer operands promote (and
+        # range-check their Python ints) first, then each is cast to that float
+        arrays, ints = _operands(name, args, "integer")
+        compute = DEFAULT_FLOAT if DEFAULT_FLOAT in arrays[0]._device.dtypes else dt.float32
+    else:
+        arrays, compute = _operands(name, args, op.inputs)
+        ints = compute
     arrays[0].device.check_dtype(compute)
     if lane_of(compute) not in op.wgsl:
         have = sorted(n for n, o in TABLE.items() if lane_of(compute) in o.wgsl)
@@ -226,10 +240,10 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
                  or type(args[1]) in _SCALARS)):
         _INPLACE[(name, out._dtype,
                   args[1]._dtype if isinstance(args[1], Array) else type(args[1]))] = (
-            node, _int_range(compute) if compute.kind in "iu" else None)
+            node, _int_range(ints) if ints.kind in "iu" else None)
     if out is None and all(isinstance(a, Array) or type(a) in _SCALARS for a in args):
         _PLANS[(name,) + tuple([a._dtype if isinstance(a, Array) else type(a) for a in args])] = \
-            (compute, node, _int_range(compute) if compute.kind in "iu" else None,
+            (compute, node, _int_range(ints) if ints.kind in "iu" else None,
              _graph.apply if all(type(x) in (Input, Scalar) for x in node.args)
              else _lazy_or_run)
     return _graph.execute(arrays[0].device, shape, [(node, out)], inputs, scalars)[0]

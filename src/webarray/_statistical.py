@@ -17,11 +17,14 @@ from __future__ import annotations
 from . import _dtypes as dt
 from ._core.algorithms import reduce as _reduce
 from ._array_object import Array
+from ._core.device import DEFAULT_INT
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum",
            "var"]
 
-_DEFAULT_INT = {"i": dt.int32, "u": dt.uint32}
+# the accumulators of narrower integers: the default integer dtype, or the unsigned one of
+# its width (the standard's rule for sum, prod and the cumulative functions)
+_DEFAULT_INT = {"i": DEFAULT_INT, "u": dt.uint64 if DEFAULT_INT is dt.int64 else dt.uint32}
 
 
 def _array(x, name: str) -> Array:
@@ -39,7 +42,7 @@ def _keepdims(keepdims, name: str) -> bool:
 def _accumulating_dtype(x: Array, dtype, name: str) -> dt.DType:
     """The result dtype of sum, prod and the cumulative functions."""
     if dtype is None:
-        if x.dtype.kind in "iu" and x.dtype.bits < 32:
+        if x.dtype.kind in "iu" and x.dtype.bits < DEFAULT_INT.bits:
             return _DEFAULT_INT[x.dtype.kind]
         return x.dtype
     if not isinstance(dtype, dt.DType):

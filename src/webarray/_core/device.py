@@ -46,6 +46,20 @@ def _default_float() -> dt.DType:
 
 
 DEFAULT_FLOAT = _default_float()
+
+
+def _default_int() -> dt.DType:
+    """The default integer dtype (of Python ints, ``arange``, and the accumulator of sums and
+    products of narrower integers): int32, or int64 with WEBARRAY_DEFAULT_INT=int64, as
+    NumPy's on 64-bit platforms (scikit-learn takes ``xp.asarray(0).dtype`` for its
+    index dtype). The index dtype of argmax, argsort, nonzero and the others stays int32."""
+    name = os.environ.get("WEBARRAY_DEFAULT_INT", "int32")
+    if name not in ("int32", "int64"):
+        raise ValueError(f"WEBARRAY_DEFAULT_INT must be int32 or int64, got {name!r}")
+    return getattr(dt, name)
+
+
+DEFAULT_INT = _default_int()
 _SUPPORTED = {"native": _NARROW + _WIDE + _F64, "webgpu": _NARROW + _WIDE + _F64,
               "webgl2": _NARROW + _WIDE + _F64}
 

@@ -10,8 +10,12 @@ written back into x's buffer (the copy's bytes compared with the bytes read; not
 written where nothing changed):
 
 - at the next webarray operation of the thread that made the copy (a pending node made,
-  a kernel launched, a readback), which then also closes the lease: the copy turns
-  read-only, so a later write into it raises instead of being lost;
+  a kernel launched), which then also closes the lease: the copy turns read-only, so a
+  later write into it raises instead of being lost;
+- at a readback of a contiguous array (``np.asarray(y)``, ``float(y)``) by any thread,
+  which leaves the lease open: a library may convert its arguments one by one and only
+  then write into the first (scikit-learn's Cython kernels take writable views of every
+  argument);
 - at any kernel launch or readback of another thread (a worker thread that filled the
   copy and handed the array back): written back, but the lease stays open, since its
   thread may write more; it closes at that thread's next webarray operation or when the
@@ -52,15 +56,15 @@ def lend(executor, buffer, offset: int, raw: bytes, array, storage: str) -> None
         LEASES.append(lease)
 
 
-def settle(launch: bool = True) -> None:
-    """Close this thread's leases and those of threads that ended (write back, then
-    read-only); at a launch or readback (launch), also write back what other threads'
-    open leases changed so far."""
+def settle(launch: bool = True, close: bool = True) -> None:
+    """Close this thread's leases (close) and those of threads that ended (write back,
+    then read-only); at a launch or readback (launch), also write back what the open
+    leases changed so far."""
     me = threading.current_thread()
     with _LOCK:
-        done = [x for x in LEASES if x.thread is me or not x.thread.is_alive()]
+        done = [x for x in LEASES if (close and x.thread is me) or not x.thread.is_alive()]
         if done:
-            LEASES[:] = [x for x in LEASES if x.thread is not me and x.thread.is_alive()]
+            LEASES[:] = [x for x in LEASES if x not in done]
         others = list(LEASES) if launch else []
     for x in done:
         x.array.flags.writeable = False
