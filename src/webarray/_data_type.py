@@ -129,9 +129,7 @@ def result_type(*arrays_and_dtypes) -> dt.DType:
         raise ValueError("result_type requires at least one array or dtype")
     if len(devices) > 1:
         raise ValueError(f"result_type: arrays are on different devices {devices}")
-    res = dtypes[0]
-    for d in dtypes[1:]:
-        res = dt.promote(res, d)
+    res = dt.promote_all(dtypes)
 
     for s in scalars:
         if isinstance(s, complex) and not isinstance(s, (bool, int, float)) and res.kind == "f":

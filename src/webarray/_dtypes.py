@@ -198,16 +198,55 @@ promotion_table = {
 }
 
 
+def _mixed(d1: DType, d2: DType) -> DType | None:
+    """NumPy's promotion of arrays of two kinds, which the standard leaves to the library:
+    bool gives way to any other kind; an integer with a floating dtype gives the smallest
+    floating dtype of that kind holding both exactly (8- and 16-bit integers fit float32,
+    wider ones need float64), as NumPy's. None for uint64 with a signed integer (NumPy's
+    float64 would round them)."""
+    if d1.kind == "b" or d2.kind == "b":
+        return d2 if d1.kind == "b" else d1
+    if d1.kind in "iu" and d2.kind in "iu":
+        return None
+    i, f = (d1, d2) if d1.kind in "iu" else (d2, d1)
+    r = promotion_table[float32 if i.bits <= 16 else float64, real_of(f)]
+    return complex_of(r) if f.kind == "c" else r
+
+
 def promote(d1: DType, d2: DType) -> DType:
-    """Result dtype of a binary operation on arrays of dtypes d1 and d2."""
+    """Result dtype of a binary operation on arrays of dtypes d1 and d2: the standard's
+    table, and between kinds NumPy's promotion (``_mixed``)."""
     try:
         return promotion_table[d1, d2]
     except KeyError:
-        raise TypeError(
-            f"{d1.name} and {d2.name} cannot be type promoted together: the standard "
-            "defines no promotion between these kinds (mixed bool/integer/floating, or "
-            "uint64 with a signed integer)"
-        ) from None
+        r = _mixed(d1, d2)
+        if r is None:
+            raise TypeError(
+                f"{d1.name} and {d2.name} cannot be type promoted together: the standard "
+                "defines no promotion between them, and NumPy's float64 would round "
+                "them; cast one with astype"
+            ) from None
+        return r
+
+
+def promote_all(dtypes) -> DType:
+    """The result dtype of many: ``promote`` in an order that makes it independent of theirs
+    (the floating dtypes first, then the integers, bools last), as NumPy's result_type of
+    all at once; int8, uint64, float32 is float64 in every order."""
+    ordered = sorted(dtypes, key=lambda d: "cfiub".index(d.kind))
+    out = ordered[0]
+    for d in ordered[1:]:
+        out = promote(out, d)
+    return out
+
+
+def check_operand(dtype: DType, compute: DType, category: str, what: str) -> None:
+    """Raise TypeError unless an operand of dtype can enter an operation of the named
+    category that computes in compute: dtype is of the category, or it is converted to
+    compute, another kind that is (NumPy's atan2 of an integer and a float array)."""
+    cats = categories[category]
+    if dtype not in cats and (compute.kind == dtype.kind or compute not in cats):
+        check_category(dtype, category, what)
 
 
 def check_category(dtype: DType, category: str, what: str) -> None:

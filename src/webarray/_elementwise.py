@@ -99,11 +99,17 @@ def _operands(name: str, args, category: str):
                 f"{name}: arrays are on different devices ({device!r} and {a.device!r}); "
                 "move one with to_device"
             )
-    for a in arrays:
-        dt.check_category(a.dtype, category, name)
     compute = arrays[0].dtype
     for a in arrays[1:]:
         compute = dt.promote(compute, a.dtype)
+    for a in arrays:
+        dt.check_operand(a.dtype, compute, category, name)
+        if a.dtype.kind != compute.kind and compute not in device.dtypes:
+            raise TypeError(
+                f"{name}: {' with '.join(b.dtype.name for b in arrays)} computes in "
+                f"{compute.name} (NumPy's promotion between kinds), which {device!r} does "
+                "not store; cast an operand with astype"
+            )
     for a in args:
         if not isinstance(a, Array):
             if isinstance(a, complex) and not isinstance(a, (bool, int, float)):

@@ -89,12 +89,10 @@ def _array_sequence(arrays, what: str) -> list[Array]:
 
 
 def _result_dtype(arrays, what: str) -> dt.DType:
-    dtype = arrays[0].dtype
-    for a in arrays[1:]:
-        try:
-            dtype = dt.promote(dtype, a.dtype)
-        except TypeError as e:
-            raise TypeError(f"{what}: {e}") from None
+    try:
+        dtype = dt.promote_all([a.dtype for a in arrays])
+    except TypeError as e:
+        raise TypeError(f"{what}: {e}") from None
     arrays[0].device.check_dtype(dtype)
     return dtype
 
