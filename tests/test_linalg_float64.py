@@ -125,7 +125,10 @@ def test_special_matrices(dev):
     # QR squares the entries for its norms: past 1e154 they overflowed (R was NaN), below
     # 1e-154 they underflowed (a reflection skipped: Q·R lost the entries below R's diagonal)
     for a in (np.array([[3e200], [1e200]]), np.array([[1e300, 1.0], [1e300, 2.0]]),
-              np.array([[1e-170, 2e-170], [3e-170, 1e-171]]), np.array([[9.5e153j], [0j]])):
+              np.array([[1e-170, 2e-170], [3e-170, 1e-171]]), np.array([[9.5e153j], [0j]]),
+              # a subnormal diagonal entry: its phase by a complex quotient was inf + inf j
+              # (R NaN), from a 44-bit |x0| ~40 ulps off
+              np.array([[1e-310 + 1e-310j, 1], [1, 1]]), np.array([[3e-320j, 2], [1, 1j]])):
         q, r = (host(v) for v in xp.linalg.qr(xp.asarray(a, device=dev)))
         assert np.isfinite(r).all() and _norm(q @ r - a) <= 8 * EPS * _norm(a), (a, q, r)
         assert _norm(np.abs(r) - np.abs(np.linalg.qr(a)[1])) <= 8 * EPS * _norm(a)

@@ -31,6 +31,20 @@ def _conj(a: Array) -> Array:
     return ew.conj(a) if a.dtype.kind == "c" else a
 
 
+def _phase(z: Array, keep: Array) -> Array:
+    """z/|z| where keep, else 1, divided by parts: a complex quotient by the real |z|
+    (Smith's, as NumPy's) takes the reciprocal of a subnormal |z|, which overflows (inf +
+    inf j for 1e-310 + 1e-310j). A subnormal z is first scaled by a power of two into the
+    normal range (exact), so that |z| is rounded once at full precision and the phase is
+    a unit to the last bits (a 44-bit |1e-310 + 1e-310j| left R off by ~40 ulps)."""
+    bits = 24 if z.dtype is dt.complex64 else 53
+    tiny = 2.0 ** (-126 if bits == 24 else -1022)
+    z = where(ew.less(ew.abs(z), tiny), ew.multiply(z, 2.0 ** bits), z)
+    den = where(keep, ew.abs(z), 1.0)
+    return where(keep, ew.add(ew.divide(ew.real(z), den), ew.multiply(ew.divide(ew.imag(z), den), 1j)),
+                 1.0)
+
+
 def _index(n: int, device, column: bool = False) -> Array:
     """0..n-1 as int32, as a row (n,) or a column (n, 1)."""
     i = arange(n, dtype=dt.int32, device=device)
@@ -104,8 +118,7 @@ def qr(a: Array, q: Array):
         norm = ew.sqrt(ew.add(rest, _abs2(x0)))
         if a.dtype.kind == "c":
             m0 = ew.abs(x0)
-            phase = where(ew.equal(m0, 0.0), 1.0, ew.divide(x0, where(ew.equal(m0, 0.0), 1.0, m0)))
-            beta = ew.multiply(ew.negative(phase), norm)
+            beta = ew.multiply(ew.negative(_phase(x0, ew.greater(m0, 0.0))), norm)
         else:
             beta = where(ew.less(x0, 0.0), norm, ew.negative(norm))
         v = where(ew.equal(rows, k), ew.subtract(x0, beta), x)
@@ -176,11 +189,7 @@ def jacobi(w: Array, vt: Array, max_sweeps: int, tol: float, stop: float) -> Non
             far = ew.logical_and(live, ew.greater(ew.abs(dots), ew.multiply(stop, nn)))
             if complex_:  # each row's partner turned by its phase (p: e^{iφ}, q: e^{−iφ})
                 mag = ew.abs(dots)
-                # by parts: a complex quotient (Smith's, as NumPy's) takes the reciprocal of
-                # a subnormal |w_p·w̄_q|, which overflows (-inf + NaN j)
-                den = where(rotate, mag, 1.0)
-                phase = ew.add(ew.divide(ew.real(dots), den),
-                               ew.multiply(ew.divide(ew.imag(dots), den), 1j))[..., None]
+                phase = _phase(dots, rotate)[..., None]
                 dots = mag
             # ζ = (‖w_q‖² − ‖w_p‖²)/(2 w_p·w_q) seen from the pair's first row on both rows
             zeta = ew.divide(ew.multiply(sd, ew.subtract(other, norms)),
