@@ -3,6 +3,7 @@
 
     python -m benchmarks.float64                  # 2^20 and 2^22 elements (2^20 on a CPU adapter)
     python -m benchmarks.float64 --sizes 24 --quick
+    python -m benchmarks.float64 --browser webgpu,webgl2   # and in Chromium (Pyodide)
 
 Per op and size, million elements per second of: ``a * b + c`` (one fused kernel on
 webarray), ``a / b`` and ``sqrt(a)``, on float32 and float64 arrays of positive values, and
@@ -10,6 +11,13 @@ GFLOP/s of square matrix products,
 for webarray (float64 opted in with ``Device(..., float64=True)``, once per lane), NumPy, and CuPy/PyTorch
 where present. webarray's float64 results are checked bit for bit against NumPy's (one
 rounding per op: the fused ``a * b + c`` rounds the product and the sum, as NumPy does).
+
+With ``--browser``, the same ops (and matmul at the smallest side) also run in headless
+Chromium through Pyodide (``python -m webarray.browser run``) on each named backend, with
+float64 opted in: the software lane (WebGPU and WebGL2 have no 64-bit floats), checked bit
+for bit against Python's own floats on the first elements (Pyodide has no NumPy here),
+next to NumPy measured natively in the same run. Without a GPU the browser's adapter is
+SwiftShader, a CPU: compare ratios.
 
 The table goes to stdout, the record to ``benchmarks/results/float64-<gpu>.json``.
 """
@@ -122,12 +130,115 @@ def measure_matmul(backends, sides, rounds, target_s, log) -> list[dict]:
     return rows
 
 
+BROWSER_SCRIPT = r'''
+import json, math, random, statistics, sys, time
+import webarray as xp
+from webarray import fusion
+from webarray._core.device import Device
+
+cfg = json.loads(sys.argv[1])
+ex = xp.__array_namespace_info__().default_device().executor
+dev = Device(ex, float64=True)
+now = time.perf_counter
+OPS = {"a*b+c": lambda a, b, c: a * b + c, "a/b": lambda a, b, c: a / b,
+       "sqrt(a)": lambda a, b, c: xp.sqrt(a)}
+REF = {"a*b+c": lambda a, b, c: a * b + c, "a/b": lambda a, b, c: a / b,
+       "sqrt(a)": lambda a, b, c: math.sqrt(a)}
+bits = lambda v: v.hex()
+
+
+def timed(fn):
+    fusion.flush(fn())
+    ex.sync()
+    t = now()
+    fusion.flush(fn())
+    ex.sync()
+    iters = max(1, min(100, round(cfg["target_s"] / max(now() - t, 1e-6))))
+    per = []
+    for _ in range(cfg["rounds"]):
+        t = now()
+        for _ in range(iters):
+            fusion.flush(fn())
+        ex.sync()
+        per.append((now() - t) / iters)
+    return statistics.median(per), per
+
+
+rng = random.Random(64)
+for n in cfg["sizes"]:
+    host = [[rng.random() + 0.5 for _ in range(n)] for _ in range(3)]
+    for label, dtype, d in (("float32", xp.float32, None), ("float64 software", xp.float64, dev)):
+        args = [xp.asarray(h, dtype=dtype, device=d) for h in host]
+        for op, f in OPS.items():
+            exact = None
+            if dtype is xp.float64:
+                k = 2048
+                got = f(*[a[:k] for a in args])._host_nested()
+                exact = all(bits(g) == bits(REF[op](*v)) for g, v in zip(got, zip(*[h[:k] for h in host])))
+            t, per = timed(lambda f=f: f(*args))
+            print("F64ROW " + json.dumps({"dtype": label, "op": op, "n": n, "seconds": t, "rounds": per,
+                                          "melem_per_s": n / t / 1e6, "bit_exact_vs_numpy": exact}), flush=True)
+for m in cfg["sides"]:
+    rows = [[rng.gauss(0, 1) for _ in range(m * m)]
+            for _ in range(2)]
+    for label, dtype, d in (("float32", xp.float32, None), ("float64 software", xp.float64, dev)):
+        a, b = (xp.reshape(xp.asarray(r, dtype=dtype, device=d), (m, m)) for r in rows)
+        ok = None
+        if dtype is xp.float64:  # the first rows within BLAS's rounding bound
+            got = (a[:2] @ b)._host_nested()
+            A = [rows[0][i * m:(i + 1) * m] for i in range(2)]
+            B = [rows[1][j::m] for j in range(m)]
+            ok = all(abs(got[i][j] - math.fsum(p * q for p, q in zip(A[i], B[j])))
+                     <= 2 * m * 2.0 ** -52 * math.fsum(abs(p * q) for p, q in zip(A[i], B[j]))
+                     for i in range(2) for j in range(m))
+        t, per = timed(lambda a=a, b=b: a @ b)
+        print("F64ROW " + json.dumps({"dtype": label, "op": "matmul", "n": m, "seconds": t, "rounds": per,
+                                      "gflops": 2 * m ** 3 / t / 1e9, "within_blas_rounding": ok}), flush=True)
+print("adapter " + json.dumps(dict(ex.adapter_info)))
+'''
+
+
+def measure_browser(backend: str, sizes, sides, rounds, target_s, log) -> list[dict]:
+    """The rows of BROWSER_SCRIPT, run in Chromium on ``backend`` (webgpu or webgl2)."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    cfg = {"sizes": sizes, "sides": sides, "rounds": rounds, "target_s": target_s}
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "float64_browser.py"
+        script.write_text(BROWSER_SCRIPT)
+        cmd = [sys.executable, "-m", "webarray.browser", "run", str(script), "--backend", backend,
+               "--env", "WEBARRAY_FLOAT64=1", "--timeout", "2400", "--", json.dumps(cfg)]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=2500, cwd=c.ROOT,
+                           env={**os.environ, "PYTHONPATH": str(c.ROOT / "src")})
+    rows, adapter = [], {}
+    for line in r.stdout.splitlines():
+        if line.startswith("F64ROW "):
+            row = {"backend": f"browser {backend}", **json.loads(line[7:])}
+            rows.append(row)
+            rate = (f"{row['melem_per_s']:10.1f} Melem/s" if "melem_per_s" in row
+                    else f"{row['gflops']:10.2f} GFLOP/s")
+            log(f"  browser {backend} {row['dtype']:16s} {row['op']:8s} {c.size_label(row['n']):>5s}: {rate}")
+        elif line.startswith("adapter "):
+            adapter = json.loads(line[8:])
+    if r.returncode != 0 or not rows:
+        tail = (r.stderr.strip().splitlines() or r.stdout.strip().splitlines() or ["?"])[-1]
+        log(f"  browser {backend}: failed (status {r.returncode}): {tail[:300]}")
+    for row in rows:
+        row["adapter"] = adapter.get("description") or adapter.get("device") or adapter.get("vendor")
+    return rows
+
+
 def report(rows) -> str:
     labels = list(dict.fromkeys((r["backend"], r["dtype"]) for r in rows))
     keys = list(dict.fromkeys((r["op"], r["n"]) for r in rows))
     by = {(r["backend"], r["dtype"], r["op"], r["n"]): r.get("melem_per_s", r.get("gflops"))
           for r in rows}
-    body = [[op, c.size_label(n)] + [f"{by[(b, d, op, n)]:.1f}" if (b, d, op, n) in by else "-"
+    body = [[op, str(n) if op == "matmul" else c.size_label(n)]
+            + [f"{by[(b, d, op, n)]:.4g}" if (b, d, op, n) in by else "-"
                                      for b, d in labels] for op, n in keys]
     return c.table(["op", "n"] + [f"{b} {d}" for b, d in labels], body,
                    "million elements per second; matmul: GFLOP/s (higher is better)")
@@ -139,6 +250,8 @@ def main(argv=None) -> int:
     p.add_argument("--sizes", type=c.parse_sizes, help="comma-separated sizes (powers of two up to 40)")
     p.add_argument("--matmul", help="comma-separated matrix sides (default 256,1024; 128 on a "
                                     "CPU adapter; 0: none)")
+    p.add_argument("--browser", default="", help="comma-separated browser backends to run the "
+                   "ops in too (webgpu, webgl2; default: none)")
     c.add_common_args(p, "float64")
     args = p.parse_args(argv)
     backends, skipped = c.open_backends(args.backends)
@@ -149,6 +262,9 @@ def main(argv=None) -> int:
              else [128] if cpu else [256, 1024])
     rows = measure(backends, sizes, rounds, target, c.log)
     rows += measure_matmul(backends, sides, rounds, target, c.log)
+    for backend in [b.strip() for b in args.browser.split(",") if b.strip()]:
+        c.log(f"browser: {backend} ...")
+        rows += measure_browser(backend, sizes, sides[:1], rounds, target, c.log)
     rec = c.record("float64", backends, skipped,
                    method={"rounds": rounds, "round_target_s": target, "statistic": "median",
                            "sync": c.SYNC, "values": "uniform in [0.5, 1.5)"},
