@@ -420,6 +420,25 @@ def test_cross_val_predict():
     np.testing.assert_allclose(_host(got), want, rtol=RTOL, atol=ATOL)
 
 
+@pytest.mark.parametrize("dispatch", [False, True])
+def test_copying_estimators_leave_their_input_alone(dispatch):
+    """With dispatch off, check_array(copy=True) copies only where
+    np.may_share_memory(np.asarray(X), X) says so: for a webarray X that is a second host
+    copy, so False. The first copy must then not be writable into X: MaxAbsScaler's
+    in-place scaling once reached the caller's X (values 2-3x NumPy's on the next call)."""
+    from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+
+    a = np.random.default_rng(3).standard_normal((30, 4)).astype(np.float32)
+    for est in (MaxAbsScaler(), StandardScaler()):
+        x = xp.asarray(a)
+        with config_context(array_api_dispatch=dispatch):
+            first = _host(est.fit(x).transform(x))
+            again = _host(est.transform(x))
+        np.testing.assert_array_equal(_host(x), a)
+        np.testing.assert_array_equal(again, first)
+        np.testing.assert_allclose(first, clone(est).fit(a).transform(a), rtol=RTOL, atol=ATOL)
+
+
 def test_check_consistent_length():
     from sklearn.utils import check_consistent_length
 

@@ -132,6 +132,8 @@ class Array(Tensor):
                 "can only get a copy; use copy=None or copy=True"
             )
         raw = self._raw()
+        if _lease.LEASES:  # an earlier lent copy of this buffer turns read-only (close_buffer)
+            _lease.close_buffer(self._buf)
         storage = _storage.numpy_storage(self._dtype)
         own = dtype is None or np.dtype(dtype) == np.dtype(self._dtype.name)
         lent = (not copy and own and self.size > 0

@@ -15,7 +15,7 @@ written where nothing changed):
 - at a readback of a contiguous array (``np.asarray(y)``, ``float(y)``) by any thread,
   which leaves the lease open: a library may convert its arguments one by one and only
   then write into the first (scikit-learn's Cython kernels take writable views of every
-  argument);
+  argument); but a new host copy of the same buffer closes it (``close_buffer``);
 - at any kernel launch or readback of another thread (a worker thread that filled the
   copy and handed the array back): written back, but the lease stays open, since its
   thread may write more; it closes at that thread's next webarray operation or when the
@@ -54,6 +54,21 @@ def lend(executor, buffer, offset: int, raw: bytes, array, storage: str) -> None
     lease.array, lease.storage, lease.thread = array, storage, threading.current_thread()
     with _LOCK:
         LEASES.append(lease)
+
+
+def close_buffer(buffer) -> None:
+    """Close the open leases of copies of buffer (any thread's): a second ``np.asarray(x)``
+    ends the first copy's lease. NumPy code that tests ``np.may_share_memory(np.asarray(x),
+    x)`` to decide whether it must copy before writing (scikit-learn's ``check_array(copy=
+    True)``) gets False, so the first copy must not stay writable: its in-place writes
+    would reach x, the caller's input."""
+    with _LOCK:
+        done = [x for x in LEASES if x.buffer is buffer]
+        if done:
+            LEASES[:] = [x for x in LEASES if x.buffer is not buffer]
+    for x in done:
+        x.array.flags.writeable = False
+        x.write_back()
 
 
 def settle(launch: bool = True, close: bool = True) -> None:
