@@ -112,8 +112,8 @@ def test_implicit_host_copies_are_lent_or_read_only(case):
         flat[0] = flat[-1]
         want = a.copy()
         want.reshape(-1)[0] = want.reshape(-1)[-1]
-        # a new copy of the same buffer ends the lease (another array's readback would not)
         np.testing.assert_array_equal(np.asarray(xp.reshape(x, (-1,))).reshape(a.shape), want)
+        x == x  # an operation ends the lease
         _assert_refuses_writes(h)
     np.testing.assert_array_equal(np.from_dlpack(x), np.asarray(x))
 
@@ -147,16 +147,35 @@ def test_a_lease_stays_open_while_other_arrays_are_read():
     _assert_refuses_writes(hx)
 
 
-def test_a_second_copy_of_the_same_array_ends_the_first_lease():
-    """np.may_share_memory(np.asarray(x), x) makes a second copy and says False (they are
-    two copies): code that then writes into the first, believing it its own, must not
-    reach x, so the first copy turns read-only (scikit-learn's check_array(copy=True))."""
-    x = xp.asarray(np.arange(4, dtype=np.float32))
+def test_asarray_twice_gives_the_same_copy():
+    """np.asarray(x) again, while its lease is open, gives the same NumPy array, as NumPy's
+    asarray of an array does: np.may_share_memory(np.asarray(x), x) is then True, so code
+    that copies before writing into its input (scikit-learn's check_array(copy=True)) does,
+    and SciPy sees x passed as both input and output. A copy of another view of the same
+    buffer ends the first lease (two writable copies would undo each other's writes)."""
+    x = xp.asarray(np.arange(6, dtype=np.float32))
     h = np.asarray(x)
     h[0] = 7.0
-    assert not np.may_share_memory(h, x)
+    assert np.asarray(x) is h and np.may_share_memory(h, x)
+    np.testing.assert_array_equal(np.asarray(x[:3]), [7, 1, 2])  # another view: h ends
     _assert_refuses_writes(h)
-    np.testing.assert_array_equal(np.asarray(x + 0), [7, 1, 2, 3])  # the write before counts
+    np.testing.assert_array_equal(np.asarray(x + 0), [7, 1, 2, 3, 4, 5])
+    g = np.asarray(x)
+    assert g is not h and g.flags.writeable
+    x[1] = 9.0  # the array changed on the device: a new copy, the old one read-only
+    k = np.asarray(x)
+    assert k is not g and k[1] == 9.0 and not g.flags.writeable
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_one_array_as_input_and_output(fused):
+    """SciPy's minimum_filter(a, shape, output=a): NumPy sees the input and the output
+    share memory (one copy), copies the input, and the result reaches a."""
+    a = np.array([[3, 2, 5, 1, 4], [7, 6, 9, 3, 5], [5, 8, 3, 7, 1]], dtype=np.int32)
+    with xp.fusion.enabled(fused):
+        x = xp.asarray(a)
+        ndi.minimum_filter(x, (2, 3), output=x)
+        np.testing.assert_array_equal(np.asarray(x + 0), ndi.minimum_filter(a, (2, 3)))
 
 
 def test_a_copy_nothing_wrote_is_not_written_back(monkeypatch):

@@ -122,8 +122,9 @@ class Array(Tensor):
         a copy of its own. The implicit ``np.asarray(x)`` (copy=None) of a C-contiguous x
         in its own dtype gets a lent copy (_core/lease.py): what NumPy writes into it
         reaches x at the next webarray operation, after which it is read-only, as SciPy's
-        ``output=`` arrays need; any other implicit copy is read-only, so a library that
-        writes into it raises instead of writing into a copy that is then thrown away."""
+        ``output=`` arrays need, and until then ``np.asarray(x)`` gives that same copy; any
+        other implicit copy is read-only, so a library that writes into it raises instead
+        of writing into a copy that is then thrown away."""
         import numpy as np
 
         if copy is False:
@@ -132,12 +133,16 @@ class Array(Tensor):
                 "can only get a copy; use copy=None or copy=True"
             )
         raw = self._raw()
-        if _lease.LEASES:  # an earlier lent copy of this buffer turns read-only (close_buffer)
-            _lease.close_buffer(self._buf)
         storage = _storage.numpy_storage(self._dtype)
         own = dtype is None or np.dtype(dtype) == np.dtype(self._dtype.name)
         lent = (not copy and own and self.size > 0
                 and _tensor.is_contiguous(self._shape, self._strides))
+        width = _storage.element_bytes(self._dtype)
+        if lent and _lease.LEASES:  # the open lease of these bytes again, as NumPy would
+            same = _lease.reuse(self._buf, self._offset * width, raw, self._shape,
+                                self._dtype.name)
+            if same is not None:
+                return same
         out = np.frombuffer(bytearray(raw) if copy or lent else raw, dtype=storage)
         out = out.astype(self._dtype.name, copy=False).reshape(self._shape)
         if not own:
@@ -147,7 +152,6 @@ class Array(Tensor):
             # write into it: they were written before those writes (later ones wait for
             # the write-back, lease.settle)
             _graph.compute_readers(self._buf)
-            width = _storage.element_bytes(self._dtype)
             _lease.lend(self._device.executor, self._buf, self._offset * width, raw, out, storage)
         elif not copy:
             out.flags.writeable = False

@@ -15,7 +15,8 @@ written where nothing changed):
 - at a readback of a contiguous array (``np.asarray(y)``, ``float(y)``) by any thread,
   which leaves the lease open: a library may convert its arguments one by one and only
   then write into the first (scikit-learn's Cython kernels take writable views of every
-  argument); but a new host copy of the same buffer closes it (``close_buffer``);
+  argument); ``np.asarray(x)`` again gives the same copy (``reuse``), and a copy of
+  another view of the same buffer closes it;
 - at any kernel launch or readback of another thread (a worker thread that filled the
   copy and handed the array back): written back, but the lease stays open, since its
   thread may write more; it closes at that thread's next webarray operation or when the
@@ -56,19 +57,28 @@ def lend(executor, buffer, offset: int, raw: bytes, array, storage: str) -> None
         LEASES.append(lease)
 
 
-def close_buffer(buffer) -> None:
-    """Close the open leases of copies of buffer (any thread's): a second ``np.asarray(x)``
-    ends the first copy's lease. NumPy code that tests ``np.may_share_memory(np.asarray(x),
-    x)`` to decide whether it must copy before writing (scikit-learn's ``check_array(copy=
-    True)``) gets False, so the first copy must not stay writable: its in-place writes
-    would reach x, the caller's input."""
+def reuse(buffer, offset: int, raw: bytes, shape: tuple, dtype: str):
+    """The NumPy array of an open lease of exactly these bytes of buffer (byte offset, shape
+    and dtype), or None after closing the open leases of other copies of buffer.
+
+    ``np.asarray(x)`` twice gives one array, as NumPy's own ``asarray`` of an array does:
+    code that tests ``np.may_share_memory(np.asarray(x), x)`` before writing into the first
+    (scikit-learn's ``check_array(copy=True)``), or that passes x as both input and output
+    (SciPy's ``minimum_filter(a, ..., output=a)``), sees the sharing and copies. Two
+    writable copies of one buffer must not coexist: the write-back of one would undo the
+    other's writes."""
     with _LOCK:
+        for x in LEASES:
+            if (x.buffer is buffer and x.offset == offset and x.raw == raw
+                    and x.array.shape == shape and x.array.dtype.name == dtype):
+                return x.array
         done = [x for x in LEASES if x.buffer is buffer]
         if done:
             LEASES[:] = [x for x in LEASES if x.buffer is not buffer]
     for x in done:
         x.array.flags.writeable = False
         x.write_back()
+    return None
 
 
 def settle(launch: bool = True, close: bool = True) -> None:
