@@ -423,9 +423,10 @@ def test_cross_val_predict():
 @pytest.mark.parametrize("dispatch", [False, True])
 def test_copying_estimators_leave_their_input_alone(dispatch):
     """With dispatch off, check_array(copy=True) copies only where
-    np.may_share_memory(np.asarray(X), X) says so: for a webarray X that is a second host
-    copy, so False. The first copy must then not be writable into X: MaxAbsScaler's
-    in-place scaling once reached the caller's X (values 2-3x NumPy's on the next call)."""
+    np.may_share_memory(np.asarray(X), X) says so: True for a webarray X, whose lent copy
+    np.asarray gives again. When a second copy said False and the first stayed writable,
+    MaxAbsScaler's in-place scaling reached the caller's X (values 2-3x NumPy's on the
+    next call)."""
     from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 
     a = np.random.default_rng(3).standard_normal((30, 4)).astype(np.float32)
