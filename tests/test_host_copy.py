@@ -212,6 +212,29 @@ def test_writes_from_threads_reach_the_array():
         np.testing.assert_array_equal(np.asarray(xp.sum(out2, axis=1)), [50, 60, 70, 80])
 
 
+def test_a_thread_filling_its_copy_keeps_its_lease_while_another_lends():
+    """SciPy's TestThreading: four threads each fill a row of one output through
+    np.asarray(out[i]), in compiled code that holds a writable view of its copy while it
+    runs. Another thread's copy of another row must not end that lease (its writes would
+    be lost: rows of zeros, found by SciPy's test_correlate)."""
+    out = xp.zeros((2, 8), dtype=xp.float32)
+    lent, go = threading.Event(), threading.Event()
+
+    def fill():
+        view = memoryview(np.asarray(out[0]))  # as Cython's typed memoryview, held
+        lent.set()
+        go.wait(10)
+        view[:4] = memoryview(np.full(4, 3.0, np.float32))
+
+    t = threading.Thread(target=fill)
+    t.start()
+    lent.wait(10)
+    np.asarray(out[1])[:] = 5.0  # this thread's copy of another row, meanwhile
+    go.set()
+    t.join()
+    np.testing.assert_array_equal(np.asarray(out + 0), [[3, 3, 3, 3, 0, 0, 0, 0], [5] * 8])
+
+
 @given(CASES)
 def test_requested_host_copies_are_writable_and_their_own(case):
     a, x = case

@@ -15,8 +15,8 @@ written where nothing changed):
 - at a readback of a contiguous array (``np.asarray(y)``, ``float(y)``) by any thread,
   which leaves the lease open: a library may convert its arguments one by one and only
   then write into the first (scikit-learn's Cython kernels take writable views of every
-  argument); ``np.asarray(x)`` again gives the same copy (``reuse``), and a copy of
-  another view of the same buffer closes it;
+  argument); ``np.asarray(x)`` again gives the same copy (``reuse``), and this thread's
+  copy of another view that overlaps it closes it;
 - at any kernel launch or readback of another thread (a worker thread that filled the
   copy and handed the array back): written back, but the lease stays open, since its
   thread may write more; it closes at that thread's next webarray operation or when the
@@ -59,22 +59,27 @@ def lend(executor, buffer, offset: int, raw: bytes, array, storage: str) -> None
 
 def reuse(buffer, offset: int, raw: bytes, shape: tuple, dtype: str):
     """The NumPy array of an open lease of exactly these bytes of buffer (byte offset, shape
-    and dtype), or None after closing the open leases of other copies of buffer.
+    and dtype), or None after closing this thread's open leases of copies that overlap them.
 
     ``np.asarray(x)`` twice gives one array, as NumPy's own ``asarray`` of an array does:
     code that tests ``np.may_share_memory(np.asarray(x), x)`` before writing into the first
     (scikit-learn's ``check_array(copy=True)``), or that passes x as both input and output
     (SciPy's ``minimum_filter(a, ..., output=a)``), sees the sharing and copies. Two
-    writable copies of one buffer must not coexist: the write-back of one would undo the
-    other's writes."""
+    writable copies of overlapping bytes must not coexist: the write-back of one would
+    undo the other's writes. Other threads' leases stay open (a thread may be writing
+    into its copy right now, SciPy's TestThreading fills disjoint rows of one array from
+    four threads): overlapping writes from two threads race, as they do in NumPy."""
+    me = threading.current_thread()
+    end = offset + len(raw)
     with _LOCK:
         for x in LEASES:
             if (x.buffer is buffer and x.offset == offset and x.raw == raw
                     and x.array.shape == shape and x.array.dtype.name == dtype):
                 return x.array
-        done = [x for x in LEASES if x.buffer is buffer]
+        done = [x for x in LEASES if x.buffer is buffer and x.thread is me
+                and x.offset < end and offset < x.offset + len(x.raw)]
         if done:
-            LEASES[:] = [x for x in LEASES if x.buffer is not buffer]
+            LEASES[:] = [x for x in LEASES if x not in done]
     for x in done:
         x.array.flags.writeable = False
         x.write_back()
