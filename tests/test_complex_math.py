@@ -689,14 +689,18 @@ def _scaled_divisor(c, d):
 
 def _smith(x, y, dividend_one=False):
     """Smith's algorithm in float32 as wa_cdiv computes x / y (or wa_creciprocal 1 / y, x
-    unused): the divisor scaled into [1, 2), a dividend above 2^125 halved, quotients
-    divided, scaled back."""
+    unused): the divisor scaled into [1, 2), a dividend above 2^125 halved, one below 2^-100
+    scaled up by up to 2^64 of the divisor's scale, quotients divided, scaled back."""
     c0, d0 = _f32(y.real), _f32(y.imag)
     a, b = (np.ones_like(c0), np.zeros_like(c0)) if dividend_one else (_f32(x.real), _f32(x.imag))
     c, d, e, ok = _scaled_divisor(c0, d0)
-    big = ok & (np.maximum(np.abs(a), np.abs(b)) > 2.0**125) & (not dividend_one)
+    m = np.maximum(np.abs(a), np.abs(b))
+    big = ok & (m > 2.0**125) & (not dividend_one)
     a, b = (np.where(big, v * np.float32(0.5), v) for v in (a, b))
     k = -e + big
+    up = np.where(ok & ~big & (k > 0) & (m < 2.0**-100) & (not dividend_one), np.minimum(k, 64), 0)
+    a, b = (np.ldexp(v, up).astype(np.float32) for v in (a, b))
+    k = k - up
     big_c = np.abs(c) >= np.abs(d)
     r = np.where(big_c, d / c, c / d)
     den = np.where(big_c, c + d * r, c * r + d)
@@ -711,6 +715,19 @@ def _smith(x, y, dividend_one=False):
     if dividend_one:
         return cplx(np.where(zero, INF, re), np.where(zero, NAN, im))
     return cplx(np.where(zero, a / np.abs(c0), re), np.where(zero, b / np.abs(c0), im))
+
+
+def test_tiny_dividends():
+    """A dividend in or near the subnormal range over a small divisor: Smith's quotients were
+    divided as subnormals before the divisor's scale came back, (1e-45j) / (1e-5j) gave
+    1.84e-40 for 1.40e-40 (found by test_random_against_numpy)."""
+    parts = np.float32([0.0, 2.0**-149, 3 * 2.0**-149, 1e-44, 2.0**-127, 1e-38, 2.0**-101])
+    x = cplx(*np.array([(p, q) for p in parts for q in parts[::-1]]).T)
+    for d in (1e-5, 3e-12, 2.0**-70, 1e-30, 0.75):
+        for y in (cplx([0.0], [d]), cplx([d], [0.0]), cplx([d], [d / 3])):
+            y = np.broadcast_to(y, x.shape).copy()
+            err = measure("divide", (x, y))
+            assert err.max() <= TOLERANCE["divide"], (d, x[err.argmax()], y[0], err.max())
 
 
 def test_multiply_divide_square_reciprocal_on_edges():

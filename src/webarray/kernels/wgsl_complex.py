@@ -68,7 +68,10 @@ fn wa_cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
 # its larger part is in [1, 2) and the quotient by 2^e afterwards (exactly, once rounded):
 # no intermediate overflows or underflows where the quotient does not, and every divisor
 # is in [1, 4), where WGSL bounds the error of division (GPUs divide through a reciprocal
-# that flushes above 2^126). A dividend above 2^125 is halved for the same reason.
+# that flushes above 2^126). A dividend above 2^125 is halved for the same reason; one
+# below 2^-100 is scaled up by up to 2^64 of the 2^e, so that the quotients are divided in
+# the normal range: divided there as subnormals, (1e-45j) / (1e-5j) kept one bit and came
+# back as 1.84e-40 instead of 1.40e-40.
 _def("""
 fn wa_cdiv(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     var c = b.x;
@@ -81,9 +84,14 @@ fn wa_cdiv(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
         c = wa_ldexp(c, -e);
         d = wa_ldexp(d, -e);
         k = -e;
-        if (max(abs(x.x), abs(x.y)) > 0x1p125) {
+        let m = max(abs(x.x), abs(x.y));
+        if (m > 0x1p125) {
             x = 0.5 * x;
             k = k + 1;
+        } else if (k > 0 && m < 0x1p-100) {
+            let s = min(k, 64);
+            x = vec2<f32>(wa_ldexp(x.x, s), wa_ldexp(x.y, s));
+            k = k - s;
         }
     }
     var q: vec2<f32>;
