@@ -24,8 +24,8 @@ generators (webarray with float64 and float32, the dtypes array_api_strict is te
 its docstring lists exactly what. No installed file is changed, and the array_api_strict runs
 patch nothing. Both backends run with ``SCIPY_ARRAY_API=1`` (SciPy's reference run with
 ``SCIPY_ARRAY_API='["array_api_strict"]'``, as its ``-b`` option sets it) and webarray with
-``WEBARRAY_FLOAT64=1``, ``WEBARRAY_DEFAULT_FLOAT=float64`` and ``WEBARRAY_DEFAULT_INT=int64``:
-its device has float64 and makes it the default real floating dtype, and int64 the default
+``WEBARRAY_DEFAULT_FLOAT=float64`` and ``WEBARRAY_DEFAULT_INT=int64`` (and ``WEBARRAY_FLOAT64=1``,
+over a caller's ``0``): float64, on every device, becomes the default real floating dtype, and int64 the default
 integer dtype, as NumPy and array_api_strict do and as both libraries' tests expect
 (``xp.asarray([0.5])`` is float64 there; with float32 defaults, SciPy's signal tests compare
 float32 coefficients at float64 tolerances; scikit-learn's index dtype is

@@ -81,8 +81,9 @@ def device_facts(target: str) -> dict:
 
 
 def label(target: str, supported: list[str]) -> str:
-    """The report's name: the target, and "-float64" where the device had float64 (opt-in:
-    WEBARRAY_FLOAT64=1), so both runs of a target keep a report and a row of their own."""
+    """The report's name: the target, and "-float64" where the device had float64 (the
+    default; WEBARRAY_FLOAT64=0 leaves it out), so both runs of a target keep a report and a
+    row of their own."""
     return f"{target}-float64" if "float64" in supported else target
 
 

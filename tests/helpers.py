@@ -174,3 +174,27 @@ def launches_during(fn):
     before = launch.launches
     out = fn()
     return out, launch.launches - before
+
+
+def check_switch(tmp_path, variable: str, value: str, script: str, printed: str,
+                 refused: str | None = None, message: str | None = None, unset=()) -> None:
+    """An environment switch read once, at import: ``script`` run in a fresh interpreter with
+    ``variable=value`` (and ``unset`` removed) prints ``printed``; with ``variable=refused``
+    ``import webarray`` fails saying ``message``."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / f"{variable.lower()}.py"
+    path.write_text(script)
+    env = dict(os.environ, **{variable: value})
+    for name in unset:
+        env.pop(name, None)
+    r = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 0 and printed in r.stdout, r.stdout + r.stderr
+    if refused is not None:
+        env[variable] = refused
+        r = subprocess.run([sys.executable, "-c", "import webarray"], capture_output=True,
+                           text=True, env=env, timeout=300)
+        assert r.returncode != 0 and message in r.stderr, r.stderr[-2000:]

@@ -54,8 +54,8 @@ LEFT = {
         "the cuDNN path of group_normalization (after cudnn.batch_normalization_forward_"
         "training); without cuDNN Chainer computes it with array operations",
     "gradient_check.py:153":
-        "numerical_grad accumulates in float64 (xp.zeros(shape, numpy.float64)); the device "
-        "has no float64",
+        "numerical_grad accumulates in float64 (xp.zeros(shape, numpy.float64)) through a "
+        "kernel with a float64 parameter: user kernels have 32-bit registers only",
     "gradient_check.py:158": "as gradient_check.py:153",
     "functions/pooling/max_pooling_nd.py:371":
         "second derivative of max pooling after cuDNN (it recomputes the indexes cuDNN "

@@ -171,11 +171,11 @@ def test_setitem_getitem_numpy_style():
     assert_same(x[x > 5], a[a > 5])
 
 
-def test_float64_is_refused_and_numpy_float64_data_arrives_as_float32():
-    with pytest.raises(TypeError, match="float64"):
-        cp.zeros(3, dtype=cp.float64)
-    with pytest.raises(TypeError, match="float64"):
-        cp.zeros(3).astype(np.float64)
+def test_float64_where_asked_and_numpy_float64_data_arrives_as_float32():
+    assert cp.zeros(3, dtype=cp.float64).dtype == np.float64
+    y = cp.asarray(np.linspace(0, 1, 4), dtype=np.float64)
+    assert y.dtype == np.float64 and (y.get() == np.linspace(0, 1, 4)).all()
+    assert (cp.zeros(3) + 0.1).astype(np.float64).dtype == np.float64
     x = cp.asarray(np.linspace(0, 1, 4))
     assert x.dtype == cp.float32
     assert cp.asarray(np.arange(3)).dtype == cp.int64  # NumPy's int64 is on the device

@@ -30,9 +30,9 @@ informative features: full rank, unlike scikit-learn's check data (2 redundant f
 on which PCA's trailing components and GaussianMixture's precisions are not determined
 to float32 precision (scikit-learn itself xfails PCA there).
 
-webarray's device has no float64: scikit-learn sees that through
-``__array_namespace_info__().dtypes()`` and computes in float32; where it converts a
-float64 host result with ``xp.asarray`` webarray raises ``TypeError`` naming the device.
+The input is float32; the device also has float64 (``__array_namespace_info__().dtypes()``
+lists it), so where scikit-learn computes in the widest float the device offers, or sends a
+float64 host result back with ``xp.asarray``, webarray computes in float64 as NumPy does.
 Every case that does not work is listed in ``EXPECTED_FAILURES`` with the exception and
 message it raises, so a change either way fails a test. ``test_support_table_in_docs``
 renders the support table of docs/ecosystem.md from these lists.
@@ -91,11 +91,8 @@ ATOL = float(np.finfo(np.float32).eps) * 1000  # scikit-learn's _atol_for_type(f
 class Failure(NamedTuple):
     exc: type[BaseException]
     match: str  # regular expression the message must contain
-    kind: str  # "webarray: no float64" | "webarray: int32 indices" | "scikit-learn" | "webarray bug"
+    kind: str  # "webarray: int32 indices" | "scikit-learn" | "webarray bug"
     why: str  # one line for the support table
-
-
-FLOAT64_FROM_HOST = "float64 is not supported on Device"
 
 
 # -- the lists ---------------------------------------------------------------------------------
@@ -170,24 +167,7 @@ METRIC_CASES = {
 USER_GUIDE_METRICS = ["precision_recall_fscore_support", "contingency_matrix"]
 TOOLS = ["train_test_split", "cross_val_predict", "check_consistent_length"]
 
-_CONFUSION = Failure(
-    TypeError, FLOAT64_FROM_HOST, "webarray: no float64",
-    "with sample_weight only: the confusion matrix is counted on the host (NumPy/SciPy "
-    "sparse, float64 with weights) and sent back with xp.asarray(cm, device=...)",
-)
-_BINCOUNT = Failure(
-    TypeError, FLOAT64_FROM_HOST, "webarray: no float64",
-    "with sample_weight only: sklearn.utils._array_api._bincount counts with "
-    "numpy.bincount (float64 with weights) and sends it back with xp.asarray(...)",
-)
 EXPECTED_FAILURES: dict[str, Failure] = {
-    **{f"{m}-{c}": _CONFUSION
-       for m in ("balanced_accuracy_score", "cohen_kappa_score", "confusion_matrix")
-       for c in ("binary_classification_metric", "multiclass_classification_metric")},
-    **{f"{m}-{c}": _BINCOUNT
-       for m in ("f1_score", "fbeta_score", "jaccard_score", "multilabel_confusion_matrix",
-                 "precision_score", "recall_score")
-       for c in ("binary_classification_metric", "multiclass_classification_metric")},
     "CalibratedClassifierCV(cv=3,estimator=LogisticRegression(),method='temperature')": Failure(
         AttributeError, "'Array' object has no attribute 'reshape'", "scikit-learn",
         "_fit_classifier_calibrator_pair reshapes binary decision values with the "
@@ -232,13 +212,21 @@ def _assert_webarray(value, what: str):
     assert value.device == DEVICE, f"{what} is on {value.device}"
 
 
+# results that scikit-learn divides integer counts for (tp_sum / pred_sum): NumPy's
+# quotient is float64, webarray's the default float (docs/ecosystem.md, integer division)
+INTEGER_QUOTIENTS = {"precision_recall_fscore_support"}
+
+
 def _compare(got, want, what: str, sign_free: bool):
     got = _host(got)
     if sign_free:
         got = _align_signs(got, want)
     if want.dtype.kind == "f":
-        # NumPy's result may be float64 (counts, priors); webarray's is the device's float
-        assert got.dtype == np.float32, (what, got.dtype)
+        # NumPy's result may be float64 (counts, priors) from float32 input; so is webarray's,
+        # but for quotients of integer counts: the default float's (float32) here
+        assert got.dtype == want.dtype or (
+            what.split("[")[0] in INTEGER_QUOTIENTS and got.dtype == np.float32), (
+            what, got.dtype, want.dtype)
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg=what)
     else:
         np.testing.assert_array_equal(got, want, err_msg=what)
@@ -325,8 +313,8 @@ def test_vendored_array_api_compat_finds_webarray():
     with config_context(array_api_dispatch=True):
         ns, is_array_api = get_namespace(x)
     assert is_array_api and ns.__name__ == "webarray"
-    # float64 absent from the device's dtypes: scikit-learn computes in float32
-    assert _max_precision_float_dtype(xp, DEVICE) == xp.float32
+    # float64 is on the device: scikit-learn's accumulations use it, as with NumPy
+    assert _max_precision_float_dtype(xp, DEVICE) == xp.float64
 
 
 def test_estimator_list_is_what_sklearn_declares():

@@ -1,7 +1,6 @@
 """float64 arrays (issue #20): stored as their IEEE bits in word pairs, computed by software
-binary64 (kernels/wgsl_f64.py), bit for bit against NumPy's float64, on a device that opts
-in (Device(..., float64=True) or WEBARRAY_FLOAT64=1) while the lane covers part of the
-namespace. Edge values (±0, subnormals, the largest finite values, ±inf, NaN), random bit
+binary64 (kernels/wgsl_f64.py) or the adapter's own 64-bit floats, bit for bit against NumPy's
+float64, on every device (WEBARRAY_FLOAT64=0 switches them off). Edge values (±0, subnormals, the largest finite values, ±inf, NaN), random bit
 patterns, broadcasting, Python scalars, non-contiguous views, promotion with float32;
 fusion on and off (./test.sh runs the suite both ways)."""
 
@@ -16,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 import webarray as xp
 from webarray._core.device import Device, default_device
+from helpers import check_switch
 
 EDGE = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072009e-308, 2.2250738585072014e-308,
         -2.2250738585072014e-308, 1.7976931348623157e308, -1.7976931348623157e308,
@@ -55,7 +55,7 @@ values = st.lists(st.one_of(doubles, st.sampled_from(EDGE), st.floats(-1e6, 1e6)
                   min_size=1, max_size=64)
 
 
-def test_float64_is_listed_only_where_opted_in(dev):
+def test_float64_is_listed_on_every_device(dev):
     assert xp.float64 in xp.__array_namespace_info__().dtypes(device=dev).values()
     assert xp.float64 not in Device(dev.executor, float64=False).dtypes
     assert xp.__array_namespace_info__().default_dtypes(device=dev)["real floating"] == xp.float32
@@ -307,18 +307,27 @@ print("defaults ok", float(xp.asarray(0.1)) == 0.1)
 def test_float64_as_the_default_float(tmp_path):
     """WEBARRAY_DEFAULT_FLOAT=float64: Python floats and every creation function default to
     float64 (and devices offer it), as NumPy does; any other value is refused by name."""
-    import os
-    import subprocess
-    import sys
+    check_switch(tmp_path, "WEBARRAY_DEFAULT_FLOAT", "float64", DEFAULTS, "defaults ok True",
+                 "float16", "WEBARRAY_DEFAULT_FLOAT must be float32 or float64",
+                 unset=("WEBARRAY_FLOAT64",))
 
-    script = tmp_path / "defaults.py"
-    script.write_text(DEFAULTS)
-    env = dict(os.environ, WEBARRAY_DEFAULT_FLOAT="float64")
-    env.pop("WEBARRAY_FLOAT64", None)
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
-                       timeout=300)
-    assert r.returncode == 0 and "defaults ok True" in r.stdout, r.stdout + r.stderr
-    env["WEBARRAY_DEFAULT_FLOAT"] = "float16"
-    r = subprocess.run([sys.executable, "-c", "import webarray"], capture_output=True, text=True,
-                       env=env, timeout=300)
-    assert r.returncode != 0 and "WEBARRAY_DEFAULT_FLOAT must be float32 or float64" in r.stderr
+
+OFF = r'''
+import webarray as xp
+info = xp.__array_namespace_info__()
+assert "float64" not in info.dtypes() and "complex128" not in info.dtypes(), info.dtypes()
+assert info.default_dtypes()["real floating"] == xp.float32
+try:
+    xp.ones(2, dtype=xp.float64)
+except TypeError as e:
+    assert "float64 is not supported" in str(e) and "WEBARRAY_FLOAT64=0" in str(e), e
+else:
+    raise AssertionError("float64 made with WEBARRAY_FLOAT64=0")
+print("float64 off ok")
+'''
+
+
+def test_float64_can_be_switched_off(tmp_path):
+    """float64 and complex128 are listed on every device; WEBARRAY_FLOAT64=0 leaves them out
+    (a TypeError naming the switch), for a page that must never compile a float64 kernel."""
+    check_switch(tmp_path, "WEBARRAY_FLOAT64", "0", OFF, "float64 off ok")

@@ -287,7 +287,7 @@ function othersSection(data: Data): HTMLElement {
           el("td", {}, modules(l.by_module)),
           el("td", {}, l.note ?? "")))))),
     el("p", { class: "muted" }, "Not a like-for-like score: the suites' versions, hypothesis settings and dtypes differ ",
-      "(float64 is opt-in on webarray's devices and the reports above ran without it, so those cases are not drawn), and a list entry may stand for several cases."));
+      "(the reports named -float64 draw float64 and complex128 cases too; the others ran with WEBARRAY_FLOAT64=0), and a list entry may stand for several cases."));
   return section;
 }
 

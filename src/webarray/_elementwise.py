@@ -219,10 +219,9 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
             if result is not None:
                 return result
     op = TABLE[name]
-    if name == "divide" and _integers(args):
-        # integer by integer: the default floating quotient, as NumPy, CuPy and PyTorch
-        # give (the standard leaves it to the library); the integer operands promote (and
-        # range-check their Python ints) first, then each is cast to that float
+    if op.integers == "float" and _integers(args):
+        # the integer operands promote (and range-check their Python ints) first, then each
+        # is cast to the default float (kernels/ops.py: OpDef.integers)
         arrays, ints = _operands(name, args, "integer")
         compute = DEFAULT_FLOAT if DEFAULT_FLOAT in arrays[0]._device.dtypes else dt.float32
     else:

@@ -22,11 +22,10 @@ _NARROW = (dt.bool, dt.int8, dt.int16, dt.int32, dt.uint8, dt.uint16, dt.uint32,
 # Stored as word pairs (storage.py). WEBARRAY_WIDE_DTYPES=0 (or Device(...,
 # wide_dtypes=False)) leaves them out, e.g. to compare with the one-word world.
 _WIDE = (dt.int64, dt.uint64, dt.complex64)
-# float64 as software binary64 on word pairs (kernels/wgsl_f64.py), opted into with
-# WEBARRAY_FLOAT64=1 (or Device(..., float64=True)) while its lane covers only part of the
-# namespace (issue #20): with it, float64 arrays exist, convert, and run the ops whose
-# table entries have a float64 lane; the others raise TypeError saying so. complex128 is
-# two such float64 parts (kernels/wgsl_complex128.py) and comes with it.
+# float64 as binary64 on word pairs (kernels/wgsl_f64.py), on every device and backend: the
+# whole namespace runs in it. complex128 is two such float64 parts (kernels/wgsl_complex128.py).
+# WEBARRAY_FLOAT64=0 (or Device(..., float64=False)) leaves both out, for a device that
+# should never compile a float64 kernel (SwiftShader takes minutes for an elementary one).
 _F64 = (dt.float64, dt.complex128)
 # Which arithmetic float64 kernels use: the software lane everywhere, or the device's own
 # 64-bit floats where the executor offers them to shaders (kernels/wgsl_f64_hw.py) and a
@@ -92,7 +91,7 @@ class Device:
         if wide_dtypes is None:
             wide_dtypes = os.environ.get("WEBARRAY_WIDE_DTYPES") != "0"
         if float64 is None:
-            float64 = os.environ.get("WEBARRAY_FLOAT64") == "1" or DEFAULT_FLOAT is dt.float64
+            float64 = os.environ.get("WEBARRAY_FLOAT64") != "0" or DEFAULT_FLOAT is dt.float64
         self.dtypes = tuple(d for d in _SUPPORTED[executor.backend]
                             if (wide_dtypes or d not in _WIDE) and (float64 or d not in _F64))
         self._kernels: dict = {}
@@ -210,7 +209,7 @@ class Device:
             names = ", ".join(d.name for d in self.dtypes)
             why = ""
             if dtype in _F64:
-                why = " (float64 is opt-in: WEBARRAY_FLOAT64=1 or Device(..., float64=True))"
+                why = " (float64 and complex128 are off: WEBARRAY_FLOAT64=0 or Device(..., float64=False))"
             elif dtype in _WIDE:
                 why = " (64-bit and complex dtypes are off: WEBARRAY_WIDE_DTYPES=0)"
             raise TypeError(

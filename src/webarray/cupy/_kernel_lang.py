@@ -5,7 +5,7 @@ the input registers returning the outputs (``UserFunction``).
 Bodies come in three forms, told apart only by the type names they use (the front end's
 grammar accepts the union): WGSL (``f32 x`` parameters), GLSL (``float x``) and CuPy's own
 (``float32 x``, NumPy dtype names, with a C-like body). Registers are ``bool``, ``i32``,
-``u32`` and ``f32`` (``double`` in a body means f32: the device has no float64). Names in
+``u32`` and ``f32`` (``double`` in a body means f32: user kernels compute in 32-bit registers). Names in
 the emitted code get a ``u_`` prefix, so a user name never collides with a keyword of either
 language (``out``, ``input``, ``filter``). Math calls are C's, computed by the op table's
 helpers (``kernels/shader/emit.py``: ``CALLS``).

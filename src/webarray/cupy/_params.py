@@ -61,8 +61,7 @@ def parse_params(text: str, kernel: str, what: str) -> list[Param]:
 def register_of(dtype: dt.DType, kernel: str, param: str) -> str:
     reg = REGISTER.get(dtype.name)
     if reg is None:
-        why = ("this device has no float64" if dtype in (dt.float64, dt.complex128)
-               else "user kernels take bool, (u)int8/16/32 and float32")
+        why = "user kernels take bool, (u)int8/16/32 and float32 registers"
         raise TypeError(f"kernel {kernel!r}: parameter {param!r} is {dtype.name}; {why}")
     return reg
 

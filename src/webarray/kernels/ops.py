@@ -34,6 +34,10 @@ class OpDef:
     # names of CUDA math calls that compute this op's float lane in the C-like bodies of
     # CuPy kernels (webarray.cupy._kernel_lang takes them from here)
     c: tuple = ()
+    # "float": operands that are all integers (arrays or Python ints) compute in the default
+    # float, as NumPy, CuPy and PyTorch divide them (the standard leaves it to the library);
+    # "": they compute in the dtype the op's input category allows, or raise
+    integers: str = ""
 
 
 def _lanes(spec: dict) -> dict:
@@ -47,9 +51,9 @@ def _lanes(spec: dict) -> dict:
     return out
 
 
-def _op(name, arity, inputs, result, wgsl, numpy=None, c=()) -> OpDef:
+def _op(name, arity, inputs, result, wgsl, numpy=None, c=(), integers="") -> OpDef:
     return OpDef(name, arity, inputs, result, _lanes(wgsl), (name,) if numpy is None else numpy,
-                 c)
+                 c, integers)
 
 
 TABLE: dict[str, OpDef] = {
@@ -80,7 +84,7 @@ TABLE: dict[str, OpDef] = {
         _op("divide", 2, "floating-point", "same", {"f": "({0} / {1})", "c": "wa_cdiv({0}, {1})",
                                                     "D": "wa_f64_div({0}, {1})",
                                                     "Z": "wa_z_div({0}, {1})"},
-            numpy=("divide", "true_divide")),
+            numpy=("divide", "true_divide"), integers="float"),
         _op("floor_divide", 2, "real numeric", "same",
             {"i": "wa_floordiv_i({0}, {1})", "u": "select(0u, {0} / {1}, {1} != 0u)",
              "f": "wa_floordiv_f({0}, {1})", "I": "wa_floordiv_i64({0}, {1})",
