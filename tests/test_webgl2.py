@@ -425,7 +425,8 @@ info = xp.__array_namespace_info__()
 dev = info.default_device()
 assert dev.backend == "webgl2", dev
 assert [d for d in info.dtypes()] == ["bool", "int8", "int16", "int32", "uint8", "uint16",
-                                      "uint32", "float32", "int64", "uint64", "complex64"], info.dtypes()
+                                      "uint32", "float32", "int64", "uint64", "complex64",
+                                      "float64", "complex128"], info.dtypes()
 assert info.devices() == (dev,)
 
 
