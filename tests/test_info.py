@@ -186,7 +186,7 @@ DEFAULT_INT64 = r'''
 import numpy as np
 import webarray as xp
 dd = xp.__array_namespace_info__().default_dtypes()
-assert dd["integral"] == xp.int64 and dd["indexing"] == xp.int32, dd
+assert dd["integral"] == xp.int64 and dd["indexing"] == xp.int64, dd
 for a in (xp.asarray(0), xp.asarray([1, 2**40]), xp.arange(3), xp.full(2, 7), xp.arange(xp.asarray(2))):
     assert a.dtype == xp.int64, a.dtype
 assert int(xp.asarray(2**62)) == 2**62
@@ -196,7 +196,17 @@ for src, want in (("int8", xp.int64), ("int32", xp.int64), ("uint16", xp.uint64)
     for f in (xp.sum, xp.prod, xp.cumulative_sum, xp.cumulative_prod):
         assert f(x).dtype == want, (f, src, f(x).dtype)
     assert int(xp.sum(x)) == 127 and int(xp.prod(x)) == 2700
-assert xp.argmax(xp.asarray([1, 3])).dtype == xp.int32
+# the index dtype follows: NumPy's intp
+assert xp.__array_namespace_info__().default_dtypes()["indexing"] == xp.int64
+v = xp.asarray([3.0, 1.0, 2.0, 1.0])
+for got, want in ((xp.argmax(v), [0]), (xp.argmin(v, keepdims=True), [1]), (xp.argsort(v), [1, 3, 2, 0]),
+                  (xp.nonzero(v > 1.5)[0], [0, 2]), (xp.searchsorted(xp.sort(v), v), [3, 0, 2, 0]),
+                  (xp.count_nonzero(v > 1.5), [2]), (xp.unique_counts(v).counts, [2, 1, 1]),
+                  (xp.unique_inverse(v).inverse_indices, [2, 0, 1, 0]),
+                  (xp.unique_all(v).indices, [1, 2, 0]), (xp.nonzero(v > 5)[0], [])):
+    assert got.dtype == xp.int64, (got, got.dtype)
+    assert xp.reshape(got, (-1,))._host_nested() == want, (got, want)
+assert xp.argsort(xp.asarray([[2, 1], [0, 5]]), axis=0).dtype == xp.int64
 try:
     xp.asarray(2**63)
 except OverflowError as e:
@@ -209,8 +219,9 @@ print("int64 defaults ok")
 
 def test_int64_as_the_default_integer(tmp_path):
     """WEBARRAY_DEFAULT_INT=int64: Python ints, arange and the accumulators of narrower
-    integers default to int64 (and uint64), as NumPy's on 64-bit platforms; the index dtype
-    stays int32; any other value is refused by name."""
+    integers default to int64 (and uint64), as NumPy's on 64-bit platforms, and so does the
+    index dtype of argmax, argsort, nonzero, searchsorted, count_nonzero and the unique
+    functions (NumPy's intp); any other value is refused by name."""
     check_switch(tmp_path, "WEBARRAY_DEFAULT_INT", "int64", DEFAULT_INT64, "int64 defaults ok",
                  "int16", "WEBARRAY_DEFAULT_INT must be int32 or int64")
 

@@ -11,7 +11,7 @@ from . import _dtypes as dt
 from ._core import graph as _graph
 from ._core import storage as _storage
 from ._array_object import Array
-from ._core.device import DEFAULT_FLOAT, DEFAULT_INT, Device, resolve
+from ._core.device import DEFAULT_FLOAT, DEFAULT_INT, INDEX, Device, resolve
 from .kernels.expr import Apply, Cast, Index, Input, Scalar
 from ._dlpack import import_dlpack
 
@@ -55,6 +55,16 @@ def _dtype_arg(dtype) -> dt.DType | None:
     if dtype is None or isinstance(dtype, dt.DType):
         return dtype
     raise TypeError(f"dtype must be a webarray dtype such as webarray.float32, got {dtype!r}")
+
+
+def as_index(x: Array) -> Array:
+    """x, int32 indices or counts as the kernels make them, in the default index dtype
+    (``_core.device.INDEX``: int64 with WEBARRAY_DEFAULT_INT=int64, else x itself)."""
+    if x._dtype is INDEX:
+        return x
+    if x.size == 0:
+        return Array._empty(x.shape, INDEX, x.device)
+    return _graph.copy_of(x, INDEX)
 
 
 def _fill(shape, dtype: dt.DType, value, device: Device) -> Array:

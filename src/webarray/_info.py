@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import _dtypes as dt
-from ._core.device import DEFAULT_FLOAT, DEFAULT_INT, Device, all_devices, default_device, resolve
+from ._core.device import DEFAULT_FLOAT, DEFAULT_INT, INDEX, Device, all_devices, default_device, resolve
 
 __all__ = ["__array_namespace_info__"]
 
@@ -65,7 +65,7 @@ class Info:
             "real floating": DEFAULT_FLOAT,
             "complex floating": dt.complex_of(DEFAULT_FLOAT),
             "integral": DEFAULT_INT,
-            "indexing": dt.int32,
+            "indexing": INDEX,
         }
 
     def dtypes(self, *, device=None, kind=None) -> dict:

@@ -13,7 +13,7 @@ from ._array_object import Array
 from .kernels.expr import Apply, Index, Input, Scalar
 from ._core import graph as _graph
 from ._core.algorithms import sort as impl
-from ._creation import asarray
+from ._creation import as_index, asarray
 from ._elementwise import (_SCALARS, _int_range, _nodes, _operands, broadcast_shapes,
                            scalar_dtype_check)
 
@@ -33,7 +33,7 @@ def _arg(x, axis, keepdims, name: str) -> Array:
     dt.check_category(x.dtype, "real numeric", name)
     if axis is not None:
         axis = _reduce.normalize_axis(axis, x.ndim, name, "an int or None")
-    return _reduce.argreduce(x, axis, name, keepdims)
+    return as_index(_reduce.argreduce(x, axis, name, keepdims))
 
 
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
@@ -53,7 +53,7 @@ def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None,
     """Any dtype; NaN counts as nonzero, -0.0 as zero."""
     x = _check(x, keepdims, "count_nonzero")
     axes = _reduce.normalize_axes(axis, x.ndim, "count_nonzero")
-    return _reduce.reduce(x, axes, "count_nonzero", dt.int32, keepdims)
+    return as_index(_reduce.reduce(x, axes, "count_nonzero", dt.int32, keepdims))
 
 
 # -- nonzero, searchsorted, where ------------------------------------------------------------
@@ -94,7 +94,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
         )
     i32, n, device = dt.int32, x.size, x.device
     if n == 0:
-        return tuple(Array._empty((0,), i32, device) for _ in range(x.ndim))
+        return tuple(as_index(Array._empty((0,), i32, device)) for _ in range(x.ndim))
     if n > _reduce.MAX_INDEX:
         # the flags, their int32 prefix sum and the element index are n long
         raise MemoryError(
@@ -115,7 +115,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     outputs = [(c, (Array._empty((count + 1,), i32, device), dst)) for c in coords]
     scan_view = Array._view(scan._buf, i32, x.shape, flags._strides, scan._offset, device)
     res = _graph.execute(device, x.shape, outputs, [flags, scan_view], scalars)
-    return tuple(r[:count] for r in res)
+    return tuple(as_index(r[:count]) for r in res)
 
 
 def searchsorted(x1: Array, x2: Array | int | float, /, *, side: str = "left",
@@ -157,7 +157,7 @@ def searchsorted(x1: Array, x2: Array | int | float, /, *, side: str = "left",
     b = _graph.copy_of(x2, dtype) if x2.dtype is not dtype else x2
     q = impl.contiguous(reshape(b, (-1,)))
     out = impl.search(a, q, sorted_keys=False, right=side == "right")
-    return reshape(out, x2.shape)
+    return as_index(reshape(out, x2.shape))
 
 
 # where's checked form per (x1 kind, x2 kind), as _elementwise._PLANS keeps the table ops':

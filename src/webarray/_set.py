@@ -29,7 +29,7 @@ from ._array_object import Array
 from ._manipulation import _array, reshape
 from .kernels.expr import Apply, Gather, Index, Input, Node, Scalar
 from .kernels.specs.sort import NAN_KEY
-from ._creation import asarray, full
+from ._creation import as_index, asarray, full
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -138,17 +138,18 @@ def _sorted_values(flat: Array, idx: Array) -> Array:
 
 def unique_all(x: Array, /) -> UniqueAllResult:
     r = _unique(x, "unique_all", indices=True, inverse=True, counts=True)
-    return UniqueAllResult(r["values"], r["indices"], r["inverse"], r["counts"])
+    return UniqueAllResult(r["values"], as_index(r["indices"]), as_index(r["inverse"]),
+                           as_index(r["counts"]))
 
 
 def unique_counts(x: Array, /) -> UniqueCountsResult:
     r = _unique(x, "unique_counts", counts=True)
-    return UniqueCountsResult(r["values"], r["counts"])
+    return UniqueCountsResult(r["values"], as_index(r["counts"]))
 
 
 def unique_inverse(x: Array, /) -> UniqueInverseResult:
     r = _unique(x, "unique_inverse", inverse=True)
-    return UniqueInverseResult(r["values"], r["inverse"])
+    return UniqueInverseResult(r["values"], as_index(r["inverse"]))
 
 
 def unique_values(x: Array, /) -> Array:

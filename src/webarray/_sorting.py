@@ -20,7 +20,7 @@ from ._core.algorithms import sort as impl
 from ._array_object import Array
 from ._manipulation import _array, moveaxis, normalize_axis
 from .kernels.expr import Apply, Gather, Input, Scalar
-from ._creation import zeros
+from ._creation import as_index, zeros
 
 __all__ = ["argsort", "sort"]
 
@@ -77,12 +77,12 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False,
     ax = _check(x, axis, descending, stable, "argsort")
     if ax < 0 or x.size == 0 or x.shape[ax] == 1:
 
-        return zeros(x.shape, dtype=_I32, device=x.device)
+        return as_index(zeros(x.shape, dtype=_I32, device=x.device))
     xc, idx, n = _sorted_pairs(x, ax, descending)
     if xc.size == n and ax == x.ndim - 1:  # one row: its indices are the positions
-        return Array._view(idx._buf, _I32, x.shape, idx._strides, idx._offset, x.device)
+        return as_index(Array._view(idx._buf, _I32, x.shape, idx._strides, idx._offset, x.device))
     out = Array._empty(x.shape, _I32, x.device)
     # an index is row * n + position: the position is what argsort returns
     node = Apply("remainder", (Input(0, _I32), Scalar(0, _I32)), _I32, _I32)
     _graph.execute(x.device, idx.shape, [(node, moveaxis(out, ax, -1))], [idx], [(_I32, n)])
-    return out
+    return as_index(out)

@@ -51,7 +51,7 @@ def _default_int() -> dt.DType:
     """The default integer dtype (of Python ints, ``arange``, and the accumulator of sums and
     products of narrower integers): int32, or int64 with WEBARRAY_DEFAULT_INT=int64, as
     NumPy's on 64-bit platforms (scikit-learn takes ``xp.asarray(0).dtype`` for its
-    index dtype). The index dtype of argmax, argsort, nonzero and the others stays int32."""
+    index dtype). The index dtype follows it (INDEX)."""
     name = os.environ.get("WEBARRAY_DEFAULT_INT", "int32")
     if name not in ("int32", "int64"):
         raise ValueError(f"WEBARRAY_DEFAULT_INT must be int32 or int64, got {name!r}")
@@ -59,6 +59,10 @@ def _default_int() -> dt.DType:
 
 
 DEFAULT_INT = _default_int()
+# the default index dtype (argmax, argmin, argsort, nonzero, searchsorted, count_nonzero and
+# the unique functions' indices and counts): int32, what the kernels count in, or int64 with
+# WEBARRAY_DEFAULT_INT=int64, as NumPy's intp (the int32 results are cast at the end)
+INDEX = dt.int64 if DEFAULT_INT is dt.int64 else dt.int32
 _SUPPORTED = {"native": _NARROW + _WIDE + _F64, "webgpu": _NARROW + _WIDE + _F64,
               "webgl2": _NARROW + _WIDE + _F64}
 
