@@ -816,6 +816,18 @@ def test_eig_special_matrices():
         xp.linalg.eigvals(xp.asarray(np.ones((2, 3), np.float32)))
 
 
+def test_eig_of_a_defective_matrix_converges_to_its_double_eigenvalue():
+    """The companion matrix of (x + 1)^2 (SciPy's roots of a filter section): its Wilkinson
+    shift is the double eigenvalue itself, so one step deflates. The shift once centred on
+    d - (a - d)/2 instead of (a + d)/2: QR crept towards -1 and stopped 3.2e-4 away."""
+    for a in (np.array([[-2.0, -1.0], [1.0, 0.0]]), np.array([[6.0, -9.0], [1.0, 0.0]]),
+              np.array([[1.0, -0.25], [1.0, 0.0]])):
+        a = a.astype(np.float32)
+        w = np.asarray(xp.linalg.eigvals(xp.asarray(a)))
+        want = np.linalg.eigvals(a.astype(np.float64))
+        assert _match(w, want) <= 8 * np.finfo(np.float32).eps * np.abs(want).max(), (w, want)
+
+
 def test_eig_large():
     a = np.random.default_rng(3).standard_normal((70, 70)).astype(np.float32)
     w, v = xp.linalg.eig(xp.asarray(a))

@@ -844,7 +844,7 @@ fn givens(f: T, g: T) -> vec4<f32> {{
                     }} else {{
                         let hd = 0.5 * (a - d);
                         let r = csqrt(mul(hd, hd) + mul(b, c));
-                        let m1 = d - hd + r; let m2 = d - hd - r;  // the eigenvalues of the 2×2
+                        let m1 = d + hd + r; let m2 = d + hd - r;  // the eigenvalues of the 2×2
                         mu = select(m2, m1, length(m1 - d) <= length(m2 - d));
                     }}
                     gv = givens(H[a0 + l * n + l] - mu, H[a0 + (l + 1u) * n + l]);
