@@ -420,10 +420,6 @@ EXPECTED_FAILURES: dict[str, Failure] = {
         TypeError, "in-place divide would change x's dtype from complex64 to complex128", "SciPy",
         "ifht (fft/_fftlog_backend.py) updates its complex64 transform in place with the "
         "complex128 coefficients `u` it builds with NumPy (array-api-strict refuses it too)"),
-    "signal.sos2zpk": Failure(
-        AssertionError, r"result\[1\]", "SciPy",
-        "compares the poles in order: webarray's eigvals gives the conjugate pair as "
-        "(-j, +j), LAPACK's as (+j, -j); the standard leaves the order unspecified"),
     "signal.bode": Failure(
         AssertionError, r"result\[0\] is numpy.ndarray, not a webarray array", "SciPy",
         "returns NumPy arrays for array-API input (the same on array-api-strict)"),

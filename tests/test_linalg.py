@@ -828,6 +828,24 @@ def test_eig_of_a_defective_matrix_converges_to_its_double_eigenvalue():
         assert _match(w, want) <= 8 * np.finfo(np.float32).eps * np.abs(want).max(), (w, want)
 
 
+def test_conjugate_pairs_of_a_real_matrix_come_in_lapacks_order():
+    """The member with the positive imaginary part first (lower index), as LAPACK's real
+    Schur form lists a pair: SciPy's sos2zpk compares poles in that order."""
+    rng = np.random.default_rng(5)
+    for a in [np.array([[0.0, -1.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [-1.0, 0.0]]),
+              *rng.standard_normal((4, 6, 6))]:
+        for dtype in (np.float32, np.float64):
+            w = np.asarray(xp.linalg.eigvals(xp.asarray(a.astype(dtype))))
+            v = np.asarray(xp.linalg.eig(xp.asarray(a.astype(dtype))).eigenvectors)
+            for i in range(len(w)):
+                j = [k for k in range(len(w)) if k != i and w[k] == np.conj(w[i]) and w[i].imag]
+                if j:
+                    assert (w[i].imag > 0) == (i < j[0]), w
+                    assert np.array_equal(v[:, j[0]], np.conj(v[:, i])), (i, j)
+            scale = np.abs(a).max() * len(a)
+            assert np.abs(a @ v - v * w).max() <= 4e-6 * scale
+
+
 def test_eig_large():
     a = np.random.default_rng(3).standard_normal((70, 70)).astype(np.float32)
     w, v = xp.linalg.eig(xp.asarray(a))

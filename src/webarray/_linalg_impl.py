@@ -1017,6 +1017,8 @@ def _eig(x: Array, vectors: bool, name: str):
     if real_input:
         partner, alone, paired = _conjugate_partners(w)
         w = _conjugate_pairs(w, partner, alone, paired, axis=-1)
+        flip = _conjugated_in_lapack_order(w, partner, paired)
+        w = where(flip, ew.conj(w), w)
     if not vectors:
         return w, None
     xv = _identities(n, batch, x.device, c64)
@@ -1033,6 +1035,7 @@ def _eig(x: Array, vectors: bool, name: str):
     if real_input:
         vec = _conjugate_pairs(vec, partner[..., None, :], alone[..., None, :],
                                paired[..., None, :], axis=-1)
+        vec = where(flip[..., None, :], ew.conj(vec), vec)
     return w, vec
 
 
@@ -1062,9 +1065,12 @@ def _eig_host(x: Array, vectors: bool, name: str):
     if x.dtype.kind != "c" and n:
         partner, alone, paired = _conjugate_partners(w)
         w = _conjugate_pairs(w, partner, alone, paired, axis=-1)
+        flip = _conjugated_in_lapack_order(w, partner, paired)
+        w = where(flip, ew.conj(w), w)
         if vectors:
             vec = _conjugate_pairs(vec, partner[..., None, :], alone[..., None, :],
                                    paired[..., None, :], axis=-1)
+            vec = where(flip[..., None, :], ew.conj(vec), vec)
     return w, vec
 
 
@@ -1085,6 +1091,15 @@ def _conjugate_partners(w: Array):
     paired = ew.logical_and(mutual, ew.logical_not(
         ew.logical_or(alone, take_along_axis(alone, partner, axis=-1))))
     return partner, alone, paired
+
+
+def _conjugated_in_lapack_order(w: Array, partner: Array, paired: Array) -> Array:
+    """Where a member of a mutual pair of exact conjugates is to be conjugated (and so its
+    eigenvector) to list the pair as LAPACK's real Schur form does: the member with the
+    positive imaginary part at the lower index (SciPy compares roots in that order).
+    Conjugating both members of a pair swaps them."""
+    idx = mp.broadcast_to(arange(w.shape[-1], dtype=partner.dtype, device=w.device), partner.shape)
+    return ew.logical_and(paired, ew.equal(ew.less(idx, partner), ew.less(ew.imag(w), 0.0)))
 
 
 def _conjugate_pairs(v: Array, partner: Array, alone: Array, paired: Array, axis: int):
