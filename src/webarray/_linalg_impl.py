@@ -1015,10 +1015,7 @@ def _eig(x: Array, vectors: bool, name: str):
     w = where(ew.not_equal(stalled, 0), astype(ew.multiply(ew.abs(w), math.nan), c64), w)
     real_input = x.dtype.kind != "c"
     if real_input:
-        partner, alone, paired = _conjugate_partners(w)
-        w = _conjugate_pairs(w, partner, alone, paired, axis=-1)
-        flip = _conjugated_in_lapack_order(w, partner, paired)
-        w = where(flip, ew.conj(w), w)
+        w, as_pairs = _real_pairs(w)
     if not vectors:
         return w, None
     xv = _identities(n, batch, x.device, c64)
@@ -1033,9 +1030,7 @@ def _eig(x: Array, vectors: bool, name: str):
     ph = ew.divide(ew.conj(big), astype(where(ew.equal(mag, 0.0), 1.0, mag), c64))
     vec = ew.multiply(vec, ph)
     if real_input:
-        vec = _conjugate_pairs(vec, partner[..., None, :], alone[..., None, :],
-                               paired[..., None, :], axis=-1)
-        vec = where(flip[..., None, :], ew.conj(vec), vec)
+        vec = as_pairs(vec)
     return w, vec
 
 
@@ -1063,14 +1058,9 @@ def _eig_host(x: Array, vectors: bool, name: str):
         vec = asarray(vs, dtype=c128, device=x.device) if vs else Array._empty((0,), c128, x.device)
         vec = mp.reshape(vec, batch + (n, n))
     if x.dtype.kind != "c" and n:
-        partner, alone, paired = _conjugate_partners(w)
-        w = _conjugate_pairs(w, partner, alone, paired, axis=-1)
-        flip = _conjugated_in_lapack_order(w, partner, paired)
-        w = where(flip, ew.conj(w), w)
+        w, as_pairs = _real_pairs(w)
         if vectors:
-            vec = _conjugate_pairs(vec, partner[..., None, :], alone[..., None, :],
-                                   paired[..., None, :], axis=-1)
-            vec = where(flip[..., None, :], ew.conj(vec), vec)
+            vec = as_pairs(vec)
     return w, vec
 
 
@@ -1091,6 +1081,22 @@ def _conjugate_partners(w: Array):
     paired = ew.logical_and(mutual, ew.logical_not(
         ew.logical_or(alone, take_along_axis(alone, partner, axis=-1))))
     return partner, alone, paired
+
+
+def _real_pairs(w: Array):
+    """The eigenvalues w (..., n) of real matrices as LAPACK gives them (real ones real,
+    complex ones as exact conjugate pairs in its order), and the function that does the
+    same to their eigenvectors (in columns)."""
+    partner, alone, paired = _conjugate_partners(w)
+    w = _conjugate_pairs(w, partner, alone, paired, axis=-1)
+    flip = _conjugated_in_lapack_order(w, partner, paired)
+
+    def as_pairs(vec: Array) -> Array:
+        vec = _conjugate_pairs(vec, partner[..., None, :], alone[..., None, :],
+                               paired[..., None, :], axis=-1)
+        return where(flip[..., None, :], ew.conj(vec), vec)
+
+    return where(flip, ew.conj(w), w), as_pairs
 
 
 def _conjugated_in_lapack_order(w: Array, partner: Array, paired: Array) -> Array:
