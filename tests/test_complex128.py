@@ -460,6 +460,23 @@ def test_cumulative_sum_and_any(dev):
     assert host(xp.nonzero(x)[0]).tolist() == [0, 1, 2]
 
 
+@pytest.mark.parametrize("n", [600, 5000])
+def test_long_cumulative_sum_of_several_chunks(dev, n):
+    """Rows longer than one chunk (a chunk's totals, their scan, the carries): the scan kernel
+    for complex128 fits the workgroup memory that a browser offers (32 KiB; it took 37 before),
+    and each prefix is within a float64 scan's bound of the exact one, part by part."""
+    rng = np.random.default_rng(n)
+    a = rng.random((3, n)) * 100 + 1j * (rng.random((3, n)) - 0.5)
+    rows = host(xp.cumulative_sum(up(a, dev), axis=1))
+    cols = host(xp.cumulative_sum(up(a.T, dev), axis=0)).T  # column layout: other groups
+    for got in (rows, cols):
+        assert got.dtype == np.complex128
+        for part in (np.real, np.imag):
+            exact = np.cumsum(part(a).astype(np.longdouble), axis=1).astype(np.float64)
+            bound = 64 * np.finfo(np.float64).eps * np.cumsum(np.abs(part(a)), axis=1)
+            assert (np.abs(part(got) - exact) <= bound).all()
+
+
 # -- fusion on and off --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fused", [True, False])

@@ -179,6 +179,29 @@ def test_a_malformed_kernel_raises_kernel_error_with_numbered_source_and_the_dev
     assert_equal(xp.arange(5) * 2, np.arange(5, dtype=np.int32) * 2)
 
 
+def test_a_kernel_over_the_browsers_workgroup_memory_is_refused_natively_too():
+    """wgpu-native compiles a kernel that declares more workgroup memory than the device's
+    limit (a browser refuses it): the launch layer counts the bytes as WebGPU does (aliases,
+    vectors, atomics, each variable rounded to 16) and raises, and the device keeps working."""
+    dev = xp.__array_namespace_info__().default_device()
+    limit = dev.executor.max_workgroup_storage
+    assert 0 < limit <= 32768
+    words = limit // 16  # vec4<u32>s: exactly the limit, then one atomic more
+    src = ("alias T = vec4<u32>;\n"
+           "@group(0) @binding(0) var<storage, read> U: array<u32>;\n"
+           "@group(0) @binding(1) var<storage, read_write> B: array<u32>;\n"
+           f"var<workgroup> big: array<T, {words}>;\n{{extra}}"
+           "@compute @workgroup_size(64)\nfn main(@builtin(local_invocation_index) l: u32) {\n"
+           "    big[l] = vec4<u32>(l);\n    workgroupBarrier();\n    B[l] = big[63u - l].x + U[0];\n}\n")
+    dev.kernel(("test", "at the limit"), lambda: src.replace("{extra}", ""))
+    over = src.replace("{extra}", "var<workgroup> one: atomic<u32>;\n")
+    with pytest.raises(KernelError, match=f"declares {limit + 16} bytes of workgroup memory, "
+                                          f"more than the {limit}"):
+        dev.kernel(("test", "over"), lambda: over)
+    assert ("test", "over") not in dev._kernels
+    assert_equal(xp.arange(5) * 2, np.arange(5, dtype=np.int32) * 2)
+
+
 @pytest.mark.parametrize("chunk", [None, 3])
 def test_dispatch_many_runs_every_round_in_order_across_submits(monkeypatch, chunk):
     # a Jacobi sweep's rounds go through dispatch_many: one entry per submit, its uniforms

@@ -24,6 +24,8 @@ export interface BackendInfo {
   /** buffers one kernel may bind (WebGL2: textures one draw may sample) */
   max_storage_buffers: number;
   max_workgroups_per_dim: number;
+  /** bytes of workgroup memory one kernel may declare (WebGL2: 0, it has none) */
+  max_workgroup_storage: number;
   binding_alignment: number;
 }
 

@@ -228,6 +228,7 @@ export class WebGL2Backend implements Backend {
         gl.getParameter(gl.MAX_VERTEX_TEXTURE_IMAGE_UNITS) as number,
       ),
       max_workgroups_per_dim: 65535,
+      max_workgroup_storage: 0,
       binding_alignment: 4,
     };
     [this.vao, this.pbo] = this.makeObjects();

@@ -140,6 +140,7 @@ export class WebGPUBackend implements Backend {
       max_binding_size: l.maxStorageBufferBindingSize,
       max_storage_buffers: l.maxStorageBuffersPerShaderStage,
       max_workgroups_per_dim: l.maxComputeWorkgroupsPerDimension,
+      max_workgroup_storage: l.maxComputeWorkgroupStorageSize,
       binding_alignment: l.minStorageBufferOffsetAlignment,
     };
     this.arena = new Uint8Array(ARENA_BYTES);

@@ -14,7 +14,9 @@ import sys
 from .. import _dtypes as dt
 from ..executors.guard import LOCK
 from ..executors.pool import BufferPool
+from ..executors.protocol import KernelError
 from ..kernels import wgsl_f64_hw
+from ..kernels.shader.types import workgroup_bytes
 from . import launch, lease
 
 # dtypes each backend stores exactly today; the info API and every dtype check read this
@@ -137,6 +139,13 @@ class Device:
                 lane = self._f64_lane or self._choose_f64_lane()
                 if lane != "software":
                     source = wgsl_f64_hw.lower(source, lane[1])
+            limit = self.executor.max_workgroup_storage
+            if limit and workgroup_bytes(source) > limit:
+                # (wgpu-native does not check this limit; a browser refuses the kernel)
+                raise KernelError(
+                    f"kernel {key!r} declares {workgroup_bytes(source)} bytes of workgroup "
+                    f"memory, more than the {limit} that this device (and a browser) offers"
+                )
             kid = self.executor.compile(source)
             self._kernels[key] = kid
         return kid

@@ -175,6 +175,7 @@ class BrowserExecutor:
         self.max_binding_size = int(info["max_binding_size"])
         self.max_storage_buffers = int(info.get("max_storage_buffers", 8))
         self.max_workgroups_per_dim = int(info["max_workgroups_per_dim"])
+        self.max_workgroup_storage = int(info["max_workgroup_storage"])
         self.binding_alignment = int(info["binding_alignment"])
 
     # -- buffers -------------------------------------------------------------------------

@@ -120,6 +120,10 @@ def _pass_calls(cpass, calls):
             lambda x, y, z: dispatch(p, x, y, z))
 
 
+# the most workgroup memory that Chrome's WebGPU offers (its limit tiers: 16 or 32 KiB)
+BROWSER_WORKGROUP_STORAGE = 32768
+
+
 class NativeExecutor:
     backend = "native"
     binding_ranges = True
@@ -146,6 +150,10 @@ class NativeExecutor:
                 "max-compute-workgroup-size-x",
             )
         }
+        # no more workgroup memory than a browser offers (lavapipe offers 64 KiB, Chrome with
+        # SwiftShader 32), so that a kernel that compiles here compiles in the browser too
+        wanted["max-compute-workgroup-storage-size"] = min(
+            wanted["max-compute-workgroup-storage-size"], BROWSER_WORKGROUP_STORAGE)
         # 64-bit floats (and the 64-bit integers that carry their bits) for the hardware
         # float64 lane (kernels/wgsl_f64_hw.py), where the adapter has them
         f64 = {"shader-f64", "shader-int64"} <= set(adapter.features)
@@ -162,6 +170,7 @@ class NativeExecutor:
             "adapter_type": info.get("adapter_type", ""),
         }
         self.max_buffer_size = int(wanted["max-buffer-size"])
+        self.max_workgroup_storage = int(wanted["max-compute-workgroup-storage-size"])
         self.max_binding_size = int(wanted["max-storage-buffer-binding-size"])
         self.max_storage_buffers = int(wanted["max-storage-buffers-per-shader-stage"])
         self.max_workgroups_per_dim = int(limits["max-compute-workgroups-per-dimension"])

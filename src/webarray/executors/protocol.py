@@ -48,6 +48,9 @@ class Executor(Protocol):
     max_buffer_size: int
     max_binding_size: int
     max_workgroups_per_dim: int
+    #: bytes of workgroup memory one kernel may declare (checked by ``_core/device.py``:
+    #: wgpu-native does not); the native executor asks for no more than a browser offers
+    max_workgroup_storage: int
     #: alignment (bytes) of a storage buffer binding offset
     binding_alignment: int
     #: whether ``dispatch`` takes ``(handle, offset, size)`` bindings

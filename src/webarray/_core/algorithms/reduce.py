@@ -178,7 +178,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
             and all(s % 4 == 0 for _, s in rows.dims)
         )
         div = 4 if vec4 else 1
-        per_thread = sk.P if chunk_group else rk.P  # the device's kernels' own
+        per_thread = sk.per_thread(acc) if chunk_group else rk.P  # the device's kernels' own
         if combine == "add" and chunk_group is None:
             # sums: more columns per thread (up to the generator's P_ADD) while the grid
             # keeps _BUSY workgroups (2^26 on an H200: 1,441-1,730 -> 2,668 GB/s at 64;
@@ -558,8 +558,9 @@ def _scan_rows(buf, in_dtype, offset, dims, n, stride, out, out_offset, out_stri
     rk, sk = device.kernels.reduction, device.kernels.scan  # this device's generators
     acc = out.dtype
     colmode = bool(dims) and abs(stride) != 1 and abs(dims[-1][1]) < abs(stride)
-    group = _group_size(n, sk.P, _COL_GROUP_CAP if colmode else rk.WORKGROUP)
-    chunks = -(-n // (group * sk.P))
+    p = sk.per_thread(acc)
+    group = _group_size(n, p, _COL_GROUP_CAP if colmode else rk.WORKGROUP)
+    chunks = -(-n // (group * p))
     m = math.prod(d[0] for d in dims)
     carry = None
     if chunks > 1:
@@ -571,7 +572,7 @@ def _scan_rows(buf, in_dtype, offset, dims, n, stride, out, out_offset, out_stri
     spec = sspec.ScanSpec(combine, in_dtype, acc, carry is not None)
     bindings = [buf] + ([carry._buf] if carry is not None else []) + [out._buf]
     uniforms = sspec.pack_uniforms(m, n, chunks, group, colmode, offset, stride,
-                                out._offset + out_offset, out_stride, n_out, shift, dims)
+                                out._offset + out_offset, out_stride, n_out, shift, dims, p)
     device.launch(spec.key, lambda: sk.generate(spec), bindings, uniforms,
                   rk.grid(m * chunks, group, ex.max_workgroups_per_dim))
 

@@ -48,6 +48,37 @@ def array_parts(t: str):
     return (m.group(1), int(m.group(2))) if m else None
 
 
+_SCALAR_BYTES = {"f16": 2, "f32": 4, "i32": 4, "u32": 4, "bool": 4, "f64": 8, "i64": 8, "u64": 8}
+_WORKGROUP_VAR = re.compile(r"var<workgroup>\s*\w+\s*:\s*([^;]+);")
+_ALIAS = re.compile(r"alias\s+(\w+)\s*=\s*([^;]+);")
+
+
+def _size_align(t: str, aliases: dict[str, str]) -> tuple[int, int]:
+    """WGSL's (size, alignment) in bytes of a workgroup variable's type."""
+    t = aliases.get(t, t)
+    if t.startswith("atomic<"):
+        t = t[7:-1]
+    if t in _SCALAR_BYTES:
+        return _SCALAR_BYTES[t], _SCALAR_BYTES[t]
+    v = vec_parts(t)
+    if v:
+        b = _SCALAR_BYTES[v[1]]
+        return v[0] * b, (2 if v[0] == 2 else 4) * b
+    a = array_parts(t)
+    if a:
+        size, align = _size_align(a[0], aliases)
+        return a[1] * -(-size // align) * align, align
+    raise ValueError(f"workgroup memory: no size known for the WGSL type {t!r}")
+
+
+def workgroup_bytes(source: str) -> int:
+    """Bytes of workgroup memory that a WGSL kernel declares, counted as WebGPU does against
+    maxComputeWorkgroupStorageSize (each variable rounded up to 16 bytes)."""
+    aliases = {k: v.replace(" ", "") for k, v in _ALIAS.findall(source)}
+    return sum(-(-_size_align(t.replace(" ", ""), aliases)[0] // 16) * 16
+               for t in _WORKGROUP_VAR.findall(source))
+
+
 def scalar_of(t: str) -> str:
     """A vector's component register; a scalar type itself."""
     v = vec_parts(t)

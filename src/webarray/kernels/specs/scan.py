@@ -9,14 +9,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..._dtypes import DType
+from .. import lanes
 from ..uniforms import UniformOverflow, pack
 from .reduction import WORKGROUP
 
 U_DIMS = 18
-P = 8  # elements per thread: a chunk of WORKGROUP·P fits workgroup memory
-# workgroup memory holds a chunk, padded one word per 32 so that a thread reading its P
-# consecutive elements meets no bank conflicts
-_SH = WORKGROUP * P + WORKGROUP * P // 32
+P = 8  # elements per thread for one-word elements: a chunk of WORKGROUP·P fits workgroup memory
+
+
+def per_thread(dtype: DType) -> int:
+    """Elements per thread for a scan accumulating in ``dtype``: P words' worth, so that a
+    chunk takes the same workgroup memory whatever the element's size (10 KiB with the
+    totals, inside the 16 KiB that every WebGPU adapter offers; complex128 at P elements
+    needed 37 KiB, which SwiftShader refuses)."""
+    return max(1, P // lanes.words(dtype))
+
+
+def shared_size(dtype: DType) -> int:
+    """Elements of the workgroup array holding one chunk, padded one per 32 so that a thread
+    reading its consecutive elements meets no bank conflicts."""
+    n = WORKGROUP * per_thread(dtype)
+    return n + n // 32
 
 
 @dataclass(frozen=True)
@@ -29,20 +42,21 @@ class ScanSpec:
     @property
     def key(self):
         return ("scan", self.combine, self.in_dtype.name, self.out_dtype.name, self.carry,
-                WORKGROUP, P)
+                WORKGROUP, per_thread(self.out_dtype))
 
 
 def pack_uniforms(rows: int, cols: int, chunks: int, group: int, colmode: bool,
                   in_offset: int, in_stride: int, out_offset: int, out_stride: int,
-                  out_cols: int, shift: int, row_dims) -> bytes:
-    """row_dims: (size, input stride, output stride) per row dimension, outermost first."""
+                  out_cols: int, shift: int, row_dims, p: int) -> bytes:
+    """row_dims: (size, input stride, output stride) per row dimension, outermost first;
+    p: elements per thread."""
     log_s = group.bit_length() - 1
     per_wg = WORKGROUP // group
     log_r = per_wg.bit_length() - 1
     if colmode:
         ls, gs, es, gsh = log_r, 0, per_wg, 1
     else:
-        ls, gs, es, gsh = 0, log_s, 1, group * P
+        ls, gs, es, gsh = 0, log_s, 1, group * p
     words = [rows, cols, chunks, group, ls, group - 1, gs, per_wg - 1, 1 if colmode else 0,
              in_offset, in_stride, out_offset, out_stride, out_cols, shift, es, gsh,
              len(row_dims)]

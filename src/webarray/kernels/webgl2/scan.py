@@ -20,6 +20,12 @@ from .reduction import SCAN_P, extra_functions
 from .program import draw, load, to_word
 
 P = SCAN_P
+
+
+def per_thread(dtype) -> int:
+    """Columns per point, whatever the dtype (the driver's counterpart of webgpu/scan.py's)."""
+    return P
+
 _W = "U[(k) >> 2u][(k) & 3u]"
 
 

@@ -103,36 +103,45 @@ def generate(spec: ReduceSpec) -> str:
         means = f"B{bnum['means']}"
         w(f"    let mean = {lanes.load(acc, means, 'U[12] + r / U[11]')};")
 
-    vals = []
-    for k in range(loads):
-        w(f"    let j{k} = jb + {k}u * S;")
-        w(f"    let ok{k} = live && j{k} < N;")
-        w(f"    let a{k} = u32(base + i32(min(j{k}, N - 1u)) * stride);")
-        i = None
-        if spec.vec4:
-            w(f"    let q{k} = B{bnum['values']}[a{k}];")
-            comps = []
-            for ci, comp in enumerate("xyzw"):
-                # a vector's component by index reads like a buffer element
-                e = _mapped(spec, lanes.load(spec.in_dtype, f"q{k}", f"{ci}u"))
-                w(f"    let e{k}{comp}: {at} = {e};")
-                comps.append((f"e{k}{comp}", f"(flat0 + j{k} * 4u + {ci}u)" if arg else None))
-            # the four are elements or padding together (N counts vec4 loads)
-            value, i = _pairwise(w, comps, spec, f"c{k}", "index" if arg else None)
-        else:
-            value = _mapped(spec, lanes.load(spec.in_dtype, f"B{bnum['values']}", f"a{k}"))
+    # software float64 and complex128 combines are long functions, which SwiftShader inlines
+    # at every call: straight-line code of P loads and a 2P-call tree took it 15 s to compile
+    # for float64 and lost the device for complex128, so they loop over one call site
+    # instead (the same pairs in the same order: the same bits)
+    looped = lane_of(acc) in "DZ" and not (arg or flagged or spec.vec4)
+    if looped:
+        _looped_loads(w, spec, loads, bnum, ident)
+        v, i = "v[0]", None
+    else:
+        vals = []
+        for k in range(loads):
+            w(f"    let j{k} = jb + {k}u * S;")
+            w(f"    let ok{k} = live && j{k} < N;")
+            w(f"    let a{k} = u32(base + i32(min(j{k}, N - 1u)) * stride);")
+            i = None
+            if spec.vec4:
+                w(f"    let q{k} = B{bnum['values']}[a{k}];")
+                comps = []
+                for ci, comp in enumerate("xyzw"):
+                    # a vector's component by index reads like a buffer element
+                    e = _mapped(spec, lanes.load(spec.in_dtype, f"q{k}", f"{ci}u"))
+                    w(f"    let e{k}{comp}: {at} = {e};")
+                    comps.append((f"e{k}{comp}", f"(flat0 + j{k} * 4u + {ci}u)" if arg else None))
+                # the four are elements or padding together (N counts vec4 loads)
+                value, i = _pairwise(w, comps, spec, f"c{k}", "index" if arg else None)
+            else:
+                value = _mapped(spec, lanes.load(spec.in_dtype, f"B{bnum['values']}", f"a{k}"))
+                if arg:
+                    i = (f"B{bnum['indices']}[a{k}]" if spec.mapping == "pairs"
+                         else f"(flat0 + j{k})")
+            if flagged:
+                w(f"    let v{k}: {at} = {value};")
+                vals.append((f"v{k}", f"ok{k}"))
+                continue
+            w(f"    let v{k}: {at} = select({ident}, {value}, ok{k});")
             if arg:
-                i = (f"B{bnum['indices']}[a{k}]" if spec.mapping == "pairs"
-                     else f"(flat0 + j{k})")
-        if flagged:
-            w(f"    let v{k}: {at} = {value};")
-            vals.append((f"v{k}", f"ok{k}"))
-            continue
-        w(f"    let v{k}: {at} = select({ident}, {value}, ok{k});")
-        if arg:
-            w(f"    let i{k}: u32 = select({NONE}, {i}, ok{k});")
-        vals.append((f"v{k}", f"i{k}" if arg else None))
-    v, i = _pairwise(w, vals, spec, "p", second)
+                w(f"    let i{k}: u32 = select({NONE}, {i}, ok{k});")
+            vals.append((f"v{k}", f"i{k}" if arg else None))
+        v, i = _pairwise(w, vals, spec, "p", second)
 
     # tree over the S lanes of each group in workgroup memory
     w(f"    var acc: {at} = {v};")
@@ -144,7 +153,17 @@ def generate(spec: ReduceSpec) -> str:
         w(f"    var accf: bool = {i};")
         w("    shf[lid] = accf;")
     w("    workgroupBarrier();")
-    s = WORKGROUP // 2
+    s = 0 if looped else WORKGROUP // 2
+    if looped:
+        w(f"    for (var s = {WORKGROUP // 2}u; s >= 1u; s = s >> 1u) {{")
+        w("        if (S > s) {")
+        w("            if (lane < s) {")
+        w(f"                acc = {_combine(spec, 'acc', 'shv[lid + (s << ls)]')};")
+        w("                shv[lid] = acc;")
+        w("            }")
+        w("            workgroupBarrier();")
+        w("        }")
+        w("    }")
     while s >= 1:
         w(f"    if (S > {s}u) {{")
         w(f"        if (lane < {s}u) {{")
@@ -255,6 +274,24 @@ def _post_map(w, spec: ReduceSpec, bnum: dict) -> None:
         w(f"        {lanes.store(d, f'B{bnum[o]}', 'r', lanes.wrap(d, f'pm.o{k}'))}")
     if post.checked:
         w(f"        atomicMax(&B{bnum['cut']}[0], pm.o{len(outs)});")
+
+
+def _looped_loads(w, spec: ReduceSpec, loads: int, bnum: dict, ident: str) -> None:
+    """A thread's loads into v[0..loads) and their pairwise combination into v[0], each a loop
+    around one call site (``loads`` a power of two: the pairs of ``_pairwise``)."""
+    at = lanes.wgsl_type(spec.acc_dtype)
+    value = _mapped(spec, lanes.load(spec.in_dtype, f"B{bnum['values']}", "a"))
+    w(f"    var v: array<{at}, {loads}>;")
+    w(f"    for (var k = 0u; k < {loads}u; k = k + 1u) {{")
+    w("        let j = jb + k * S;")
+    w("        let a = u32(base + i32(min(j, N - 1u)) * stride);")
+    w(f"        v[k] = select({ident}, {value}, live && j < N);")
+    w("    }")
+    w(f"    for (var h = 1u; h < {loads}u; h = h * 2u) {{")
+    w(f"        for (var k = 0u; k + h < {loads}u; k = k + 2u * h) {{")
+    w(f"            v[k] = {_combine(spec, 'v[k]', 'v[k + h]')};")
+    w("        }")
+    w("    }")
 
 
 def _mapped(spec: ReduceSpec, raw: str) -> str:

@@ -3,7 +3,8 @@ strided view.
 
 Rows and groups are cut as in ``reduction.py``: M rows of L columns, groups of S threads
 (a uniform power of two), each group scanning one chunk of S·P consecutive columns of one
-row, in row or column layout. Within a group:
+row, in row or column layout (P: ``specs.scan.per_thread``, fewer for wider elements, so
+that a chunk always takes the same workgroup memory). Within a group:
 
 1. the threads load the chunk coalesced (lane, lane + S, ...) into workgroup memory, then
    each takes P consecutive elements back and scans them in named registers;
@@ -28,12 +29,19 @@ outermost first.
 from __future__ import annotations
 
 from .. import lanes
-from ..specs.scan import _SH, P, U_DIMS, ScanSpec
+from ..ops import lane_of
+from ..specs.scan import U_DIMS, ScanSpec, per_thread, shared_size
 from ..specs.reduction import scan_neutral
 from .reduction import ROW_LAYOUT, WORKGROUP, cast, combine_expr, identity, ra_helpers
 
+def _powers(top: int) -> list[int]:
+    """1, 2, 4, ..., top."""
+    return [1 << k for k in range(top.bit_length())]
+
+
 def generate(spec: ScanSpec) -> str:
     acc = spec.out_dtype
+    P = per_thread(acc)
     at = lanes.wgsl_type(acc)
     ident = identity(spec.combine, acc)  # written as the initial element
     # padding and the first prefix (-0.0 for float64 sums, which keeps -0.0 prefixes)
@@ -68,27 +76,45 @@ def generate(spec: ScanSpec) -> str:
         w(f"    sh[wpad(sb + e{k} * es)] = x{k};")
     w("    workgroupBarrier();")
     w(f"    let own = sb + lane * {P}u * es;")
-    for k in range(P):
-        v = f"sh[wpad(own + {k}u * es)]"
-        w(f"    let t{k}: {at} = {v if k == 0 else comb(f't{k - 1}', v)};")
-    w(f"    tsh[lid] = t{P - 1};")
+    # software float64 and complex128 combines loop around one call site (SwiftShader inlines
+    # each call: the straight-line complex128 scan took it 19 s to compile); same steps
+    looped = lane_of(acc) in "DZ"
+    if looped:
+        w(f"    var t: array<{at}, {P}>;")
+        w("    t[0] = sh[wpad(own)];")
+        w(f"    for (var k = 1u; k < {P}u; k = k + 1u) {{")
+        w(f"        t[k] = {comb('t[k - 1u]', 'sh[wpad(own + k * es)]')};")
+        w("    }")
+        w(f"    tsh[lid] = t[{P - 1}];")
+    else:
+        for k in range(P):
+            v = f"sh[wpad(own + {k}u * es)]"
+            w(f"    let t{k}: {at} = {v if k == 0 else comb(f't{k - 1}', v)};")
+        w(f"    tsh[lid] = t{P - 1};")
     w("    workgroupBarrier();")
-    d = 1
-    while d < WORKGROUP:
-        w(f"    if (S > {d}u) {{")
-        w(f"        if (((lane + 1u) & {2 * d - 1}u) == 0u) {{")
-        w(f"            tsh[lid] = {comb(f'tsh[lid - ({d}u << ls)]', 'tsh[lid]')};")
+    up = [f"{d}u" for d in _powers(WORKGROUP // 2)]
+    if looped:  # the same steps, d a loop variable
+        w(f"    for (var d = 1u; d < {WORKGROUP}u; d = d << 1u) {{")
+        up = ["d"]
+    for d in up:
+        w(f"    if (S > {d}) {{")
+        w(f"        if (((lane + 1u) & (2u * {d} - 1u)) == 0u) {{")
+        w(f"            tsh[lid] = {comb(f'tsh[lid - ({d} << ls)]', 'tsh[lid]')};")
         w("        }")
         w("        workgroupBarrier();")
         w("    }")
-        d *= 2
+    if looped:
+        w("    }")
     w(f"    if (lane == S - 1u) {{ tsh[lid] = {neutral}; }}")
     w("    workgroupBarrier();")
-    d = WORKGROUP // 2
-    while d >= 1:
-        w(f"    if (S > {d}u) {{")
-        w(f"        if (((lane + 1u) & {2 * d - 1}u) == 0u) {{")
-        w(f"            let o = lid - ({d}u << ls);")
+    down = [f"{d}u" for d in reversed(_powers(WORKGROUP // 2))]
+    if looped:
+        w(f"    for (var d = {WORKGROUP // 2}u; d >= 1u; d = d >> 1u) {{")
+        down = ["d"]
+    for d in down:
+        w(f"    if (S > {d}) {{")
+        w(f"        if (((lane + 1u) & (2u * {d} - 1u)) == 0u) {{")
+        w(f"            let o = lid - ({d} << ls);")
         w("            let left = tsh[o];")
         w("            let mine = tsh[lid];")
         w("            tsh[o] = mine;")
@@ -96,15 +122,21 @@ def generate(spec: ScanSpec) -> str:
         w("        }")
         w("        workgroupBarrier();")
         w("    }")
-        d //= 2
+    if looped:
+        w("    }")
     w(f"    var pre: {at} = tsh[lid];")
     if spec.carry and neutral != ident:
         # chunk 0's carry is the initial element, not the neutral one: it has none
         w(f"    if (c > 0u) {{ pre = {comb(lanes.load(acc, 'B2', 'r * C + c'), 'pre')}; }}")
     elif spec.carry:
         w(f"    pre = {comb(lanes.load(acc, 'B2', 'r * C + c'), 'pre')};")
-    for k in range(P):
-        w(f"    sh[wpad(own + {k}u * es)] = {comb('pre', f't{k}')};")
+    if looped:
+        w(f"    for (var k = 0u; k < {P}u; k = k + 1u) {{")
+        w(f"        sh[wpad(own + k * es)] = {comb('pre', 't[k]')};")
+        w("    }")
+    else:
+        for k in range(P):
+            w(f"    sh[wpad(own + {k}u * es)] = {comb('pre', f't{k}')};")
     w("    workgroupBarrier();")
     w("    let shift = U[14]; let nout = U[13];")
     for k in range(P):
@@ -121,7 +153,7 @@ def generate(spec: ScanSpec) -> str:
     if spec.carry:
         decls.append("@group(0) @binding(2) var<storage, read> B2: array<u32>;")
     decls.append(f"@group(0) @binding({out_b}) var<storage, read_write> B{out_b}: array<u32>;")
-    decls.append(f"var<workgroup> sh: array<{at}, {_SH}>;")
+    decls.append(f"var<workgroup> sh: array<{at}, {shared_size(acc)}>;")
     decls.append(f"var<workgroup> tsh: array<{at}, {WORKGROUP}>;")
     decls.append("fn wpad(i: u32) -> u32 { return i + (i >> 5u); }")
     code = "\n".join(L)
