@@ -101,9 +101,13 @@ _RAW = {"set_pipeline": 0, "set_bind_group": 1, "dispatch_workgroups": 2}
 def _inject(monkeypatch, cls, name, nth, how, executor=None):
     """Make the nth call of cls.name raise KeyboardInterrupt ("raise") or send SIGINT to
     this process before it runs ("signal"); returns a list that records the firing. A pass
-    call the executor makes through wgpu-native's function is injected there."""
+    call the executor makes through wgpu-native's function, and its bind group maker, are
+    injected there."""
     raw = executor is not None and executor._calls is not None and name in _RAW
-    original = executor._calls[_RAW[name]] if raw else getattr(cls, name)
+    # bind groups are made by the executor's own maker (_bind_group_maker), or wgpu-py's
+    own = executor is not None and name == "create_bind_group"
+    original = (executor._calls[_RAW[name]] if raw else executor._create_bind_group if own
+                else getattr(cls, name))
     fired = []
     calls = [0]
 
@@ -116,7 +120,9 @@ def _inject(monkeypatch, cls, name, nth, how, executor=None):
             signal.raise_signal(signal.SIGINT)
         return original(*args, **kwargs)
 
-    if raw:
+    if own:
+        monkeypatch.setattr(executor, "_create_bind_group", wrapper)
+    elif raw:
         replaced = list(executor._calls)
         replaced[_RAW[name]] = wrapper
         monkeypatch.setattr(executor, "_calls", tuple(replaced))
