@@ -149,3 +149,26 @@ def test_views_of_a_buffer_above_the_piece_size_bind_only_their_range(start_a, s
         np.asarray(got)  # computed while the pieces are small
     _check(name, got, g(host[sl_a], host[sl_b]))
     assert not too_big, f"{name} bound {too_big} bytes of one buffer, above the {PIECE}-byte piece"
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_a_gather_into_an_output_above_the_piece_size_runs_in_pieces(fused):
+    """A gather (take, integer-array indexing) reads its source at indices it computes, so
+    the source is bound whole in every piece (it fits one binding); its indices, the other
+    operands and the output are cut into pieces like any operand (SciPy's bootstrap gathers a
+    small sample into resamples larger than a binding)."""
+    rng = np.random.default_rng(5)
+    src = rng.standard_normal(700).astype(np.float32)  # 2.8 KiB: one piece
+    idx = rng.integers(0, 700, size=9000).astype(np.int32)  # 36 KiB: nine pieces
+    other = rng.standard_normal(9000).astype(np.float32)
+    x, i, y = xp.asarray(src), xp.asarray(idx), xp.asarray(other)
+    with xp.fusion.enabled(fused), small_pieces_checked() as too_big:
+        taken = xp.take(x, i)
+        mixed = x[i] * 2.0 + y
+        rows = xp.take(xp.reshape(x, (7, 100)), i[:3000] % 100, axis=1)  # (7, 3000)
+        for a in (taken, mixed, rows):
+            np.asarray(a)  # computed while the pieces are small
+    assert_equal(taken, src[idx])
+    assert_equal(mixed, src[idx] * np.float32(2.0) + other)
+    assert_equal(rows, np.take(src.reshape(7, 100), idx[:3000] % 100, axis=1))
+    assert not too_big, f"bound {too_big} bytes of one buffer, above the {PIECE}-byte piece"

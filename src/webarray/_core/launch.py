@@ -19,8 +19,8 @@ byte range its piece touches and with offsets rebased to that range:
 - elementwise (``kernels/webgpu/elementwise.py``): the output is cut along one dimension
   into blocks (the outermost dimension whose slab still fits), every operand's footprint
   over a block is bound, its offset rebased; a kernel that reads the element index gets
-  the index of the piece's first element. Kernels that gather or scatter through raw
-  buffers are bound whole.
+  the index of the piece's first element. A buffer that a kernel gathers from or scatters
+  into (at indices it computes) is bound whole in every piece, so it must fit one binding.
 - reductions (``kernels/webgpu/reduction.py``): many rows are cut into blocks of rows (a
   multiple of 8, so the output range stays aligned); one long row is cut into blocks of
   chunks whose partial results land in the matching range of the partials array; rows
@@ -467,8 +467,11 @@ def _plan_elementwise(device, key, buffers, uniforms: bytes, cap: int):
     ex = device.executor
     spec_key = key[1]
     inputs, _scalars, outputs, _writable, ndim, vec4 = spec_key[:6]
-    if any(o.raw for _, o in inputs) or any(o[1].raw for o in outputs):
-        return "it gathers or scatters through whole buffers"
+    # a buffer gathered from or scattered into (at indices the kernel computes) is bound
+    # whole in every piece; the other operands are cut as usual
+    raw = {o.binding for _, o in inputs if o.raw} | {o[1].binding for o in outputs if o[1].raw}
+    if any(buffers[b - 1].nbytes > ex.max_binding_size for b in raw):
+        return "it gathers or scatters through a buffer above one binding"
     uses_shape = ew._USES_SHAPE.get(spec_key)
     has_index = ew._USES_INDEX.get(spec_key)
     if uses_shape is None or has_index is None:
@@ -485,10 +488,13 @@ def _plan_elementwise(device, key, buffers, uniforms: bytes, cap: int):
     pad = int(not shape)  # a 0-d launch: one dimension of size 1 that its uniforms lack
     if pad:
         shape = [1]
-    operands = []  # (binding, unit bytes, offset, strides) over ``shape``
+    operands = []  # (binding, unit bytes, offset, strides) over ``shape``; raw: strides None
     for opnd, dtype in [(o, d) for d, o in inputs] + [(o[1], _node_dtype(o[0])) for o in outputs]:
         off = words[pos]
         pos += 1
+        if opnd.raw:
+            operands.append((opnd.binding, 4 * _dtype_words(dtype), off, None))
+            continue
         if opnd.strided or pad:
             strides = [_signed(w) for w in words[pos:pos + ndim]] + [0] * pad
             pos += ndim if opnd.strided else 0
@@ -505,6 +511,8 @@ def _plan_elementwise(device, key, buffers, uniforms: bytes, cap: int):
     for dim in range(len(shape)):
         best = shape[dim]
         for _, unit, _off, strides in operands:
+            if strides is None:
+                continue
             lo, hi = _span([(1, 0)] + [(shape[e], strides[e]) for e in range(dim + 1, len(shape))])
             room = (cap - align) // unit - (hi - lo + 1)
             if room < 0:
@@ -542,6 +550,9 @@ def _plan_elementwise(device, key, buffers, uniforms: bytes, cap: int):
         bases = []
         ranges: dict[int, list[int]] = {}
         for binding, unit, off, strides in operands:
+            if strides is None:  # raw: its words stay, its buffer is bound whole
+                bases.append(off)
+                continue
             base = off + sum(c * s for c, s in zip(coords, strides)) + b0 * strides[d]
             lo, hi = _span([(n_, s) for n_, s in zip(sub, strides)])
             r = ranges.setdefault(binding, [base + lo, base + hi, unit])
@@ -551,12 +562,14 @@ def _plan_elementwise(device, key, buffers, uniforms: bytes, cap: int):
         for binding, (lo, hi, unit) in ranges.items():
             buf = buffers[binding - 1]
             windows[binding] = _window(lo, hi, unit, align, buf.nbytes)
+        for binding in raw:
+            windows[binding] = (0, buffers[binding - 1].nbytes)
         new = [count]
         if uses_shape:
             new += shape_words if vec4 else sub[pad:]
         for (binding, unit, _off, strides), (opnd, base) in zip(
                 operands, zip([o for _, o in inputs] + [o[1] for o in outputs], bases)):
-            new.append(base - windows[binding][0] // unit)
+            new.append(base if opnd.raw else base - windows[binding][0] // unit)
             if opnd.strided:
                 new += strides[pad:]
         new += tail
