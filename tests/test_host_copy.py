@@ -147,6 +147,23 @@ def test_a_lease_stays_open_while_other_arrays_are_read():
     _assert_refuses_writes(hx)
 
 
+@pytest.mark.parametrize("fused", [True, False])
+def test_a_lease_stays_open_while_a_pending_array_is_computed_for_a_readback(fused):
+    """SciPy's sosfilt: np.asarray of sos, then of a pending zi (computing it launches a
+    kernel, part of that readback), then Cython takes writable views of both. The launch
+    wrote sos's copy back but left it lent; the next webarray operation closes it."""
+    with xp.fusion.enabled(fused):
+        sos = xp.asarray(np.arange(6, dtype=np.float32))
+        zi = xp.zeros((3, 2)) + 1.0  # pending where fused
+        hs = np.asarray(sos)
+        hz = np.asarray(zi)
+        memoryview(hs)[0] = 7.0
+        memoryview(hz)[0, 0] = 2.0
+        np.testing.assert_array_equal(np.asarray(sos * 1), [7, 1, 2, 3, 4, 5])
+        np.testing.assert_array_equal(np.asarray(zi)[0], [2, 1])
+        _assert_refuses_writes(hs)
+
+
 def test_asarray_twice_gives_the_same_copy():
     """np.asarray(x) again, while its lease is open, gives the same NumPy array, as NumPy's
     asarray of an array does: np.may_share_memory(np.asarray(x), x) is then True, so code

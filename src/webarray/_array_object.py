@@ -150,8 +150,9 @@ class Array(Tensor):
         if lent:
             # pending expressions that read x's buffer are computed now, before NumPy can
             # write into it: they were written before those writes (later ones wait for
-            # the write-back, lease.settle)
-            _graph.compute_readers(self._buf)
+            # the write-back, lease.settle); part of the readback, so other copies stay lent
+            with _lease.reading():
+                _graph.compute_readers(self._buf)
             _lease.lend(self._device.executor, self._buf, self._offset * width, raw, out, storage)
         elif not copy:
             out.flags.writeable = False

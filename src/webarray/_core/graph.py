@@ -215,6 +215,12 @@ def host_bytes(t) -> bytes:
     """The stored bytes of t's values, flat in C order (storage.py): one readback."""
     if lease.LEASES:  # written back, but a readback leaves this thread's leases open
         lease.settle(close=False)
+        with lease.reading():
+            return _host_bytes(t)
+    return _host_bytes(t)
+
+
+def _host_bytes(t) -> bytes:
     src = t if is_contiguous(t._shape, t._strides) else copy_of(t)
     width = storage.element_bytes(t._dtype)
     return t._device.executor.read(src._buf.handle, src._offset * width, t.size * width)

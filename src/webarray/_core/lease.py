@@ -12,8 +12,8 @@ written where nothing changed):
 - at the next webarray operation of the thread that made the copy (a pending node made,
   a kernel launched), which then also closes the lease: the copy turns read-only, so a
   later write into it raises instead of being lost;
-- at a readback of a contiguous array (``np.asarray(y)``, ``float(y)``) by any thread,
-  which leaves the lease open: a library may convert its arguments one by one and only
+- at a readback (``np.asarray(y)``, ``float(y)``, and the kernels that compute y for it) by
+  any thread, which leaves the lease open: a library may convert its arguments one by one and only
   then write into the first (scikit-learn's Cython kernels take writable views of every
   argument); ``np.asarray(x)`` again gives the same copy (``reuse``), and this thread's
   copy of another view that overlaps it closes it;
@@ -86,10 +86,34 @@ def reuse(buffer, offset: int, raw: bytes, shape: tuple, dtype: str):
     return None
 
 
+class _Reading(threading.local):
+    depth = 0
+
+
+_READING = _Reading()
+
+
+class reading:
+    """``with reading():`` around a readback (``np.asarray(y)``, ``float(y)``): the kernels
+    it launches to compute y write the open leases back but close none of them, as the
+    readback itself does (SciPy's ``sosfilt`` converts sos, x and a pending zi one by one,
+    then hands all three to Cython, which wants every buffer writable)."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        _READING.depth += 1
+
+    def __exit__(self, *exc):
+        _READING.depth -= 1
+
+
 def settle(launch: bool = True, close: bool = True) -> None:
-    """Close this thread's leases (close) and those of threads that ended (write back,
-    then read-only); at a launch or readback (launch), also write back what the open
-    leases changed so far."""
+    """Close this thread's leases (close, unless within ``reading``) and those of threads
+    that ended (write back, then read-only); at a launch or readback (launch), also write
+    back what the open leases changed so far."""
+    if close and _READING.depth:
+        close = False
     me = threading.current_thread()
     with _LOCK:
         done = [x for x in LEASES if (close and x.thread is me) or not x.thread.is_alive()]
