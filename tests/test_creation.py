@@ -229,6 +229,15 @@ def test_arange_float_dtype_with_int_args(start, stop, step, neg):
                  np.arange(start, stop, step, dtype=np.float32))
 
 
+@given(st.integers(-100, 100), st.integers(-100, 100), st.sampled_from([1, 3, -2, 0.5, -0.25]),
+       st.sampled_from(["complex64", "complex128"]))
+def test_arange_of_a_complex_dtype_is_the_real_ramp_as_in_numpy(start, stop, step, name):
+    # NumPy and array_api_strict take a complex dtype (SciPy's convolve tests use one)
+    got = xp.arange(start, stop, step, dtype=D(name))
+    assert got.dtype == D(name)
+    assert_equal(got, np.arange(start, stop, step, dtype=name))
+
+
 def test_range_bounds_may_be_0d_arrays_as_in_numpy():
     # NumPy and array_api_strict take 0-D arrays as arange's and linspace's bounds (SciPy
     # passes them: signal.freqs, stats.cramervonmises); their values are read back, and their
