@@ -164,6 +164,30 @@ def test_a_lease_stays_open_while_a_pending_array_is_computed_for_a_readback(fus
         _assert_refuses_writes(hs)
 
 
+@pytest.mark.parametrize("fused", [True, False])
+def test_a_lease_stays_open_through_operations_on_other_arrays(fused):
+    """SciPy's ndimage lends ``output=``, compares the elements of a size array, then writes
+    into the copy: operations that neither read nor write x leave its copy lent; the first
+    that reads x, or writes into it, takes NumPy's writes first and closes the lease."""
+    with xp.fusion.enabled(fused):
+        x = xp.asarray(np.arange(4, dtype=np.float32))
+        s = xp.asarray([2.0, 3.0])
+        hx = np.asarray(x)
+        assert [bool(v > 1) for v in s] == [True, True]
+        t = s * 2 + 1
+        hx[0] = 8.0
+        np.testing.assert_array_equal(np.asarray(t), [5, 7])
+        hx[1] = 9.0  # still lent
+        y = x + 0  # reads x: NumPy's writes first, then the copy turns read-only
+        _assert_refuses_writes(hx)
+        np.testing.assert_array_equal(np.asarray(y), [8, 9, 2, 3])
+        hx2 = np.asarray(x)
+        hx2[2] = 7.0
+        x[3] = 6.0  # writes into x: the copy's write lands first, then it closes
+        _assert_refuses_writes(hx2)
+        np.testing.assert_array_equal(np.asarray(x), [8, 9, 7, 6])
+
+
 def test_asarray_twice_gives_the_same_copy():
     """np.asarray(x) again, while its lease is open, gives the same NumPy array, as NumPy's
     asarray of an array does: np.may_share_memory(np.asarray(x), x) is then True, so code

@@ -206,7 +206,7 @@ class Device:
     def launch(self, key, make_source, buffers, uniforms: bytes, grid) -> None:
         """Enqueue the kernel of a generator key over Buffer objects (bindings 1..n)."""
         if lease.LEASES:
-            lease.settle()
+            lease.settle(buffers=buffers)
         limit = self._piece_bytes
         for b in buffers:
             if b.nbytes > limit:

@@ -56,6 +56,9 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     Gather nodes when their slot is in raw_inputs). scalars: (dtype, value) per Scalar slot.
     """
     shape = tuple(shape)
+    if lease.LEASES:  # NumPy's writes into lent copies of what this op writes into come first
+        lease.settle(launch=False, buffers=lease.buffers_of(
+            [o[0] if isinstance(o, tuple) else o for _, o in outputs if o is not None]))
     LOCK.acquire()  # not `with` (half the cost); @critical defers a SIGINT before the try
     try:
         if _fusion and len(outputs) == 1 and not raw_inputs and 0 not in shape:
@@ -301,8 +304,8 @@ class Lazy:
                  "error", "seq")
 
     def __init__(self, kind, dtype, args=(), op=None, compute=None, value=None):
-        if lease.LEASES:  # NumPy's writes into this thread's lent copies come first
-            lease.settle(launch=False)
+        if lease.LEASES:  # NumPy's writes into this thread's lent copies of what it reads first
+            lease.settle(launch=False, buffers=_leaf_buffers(kind, args, value))
         self.seq = next(_SEQ)
         self.expr = None  # a one-op node over computed arrays: the op's own expression
         self.error = None  # why computing it failed (flush leaves it pending)
@@ -342,6 +345,13 @@ class View:
     @property
     def shape(self):
         return self._shape
+
+
+def _leaf_buffers(kind, args, value) -> list:
+    """The Buffers a new node reads directly: its own (a leaf), or its leaf arguments'."""
+    if kind == "leaf":
+        return [value._b]
+    return [a.value._b for a in args if getattr(a, "kind", None) == "leaf"]
 
 
 def _leaf(arr) -> Lazy:

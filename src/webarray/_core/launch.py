@@ -75,7 +75,8 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     those of ``graph.execute``; inputs are computed records or graph leaves' views)."""
     global launches
     if lease.LEASES:  # NumPy's writes into lent copies first (eager ops make no pending node)
-        lease.settle()
+        lease.settle(buffers=lease.buffers_of(
+            list(inputs) + [o[0] if isinstance(o, tuple) else o for _, o in outputs if o is not None]))
     if not raw_inputs:
         results = _plain(device, shape, outputs, inputs, scalars)
         if results is not None:
@@ -349,9 +350,9 @@ def repeat(device, key, make_source, records, uniforms, grid) -> None:
     """One kernel over the same whole records' buffers once per entry of ``uniforms``, in
     order (the rounds of a Jacobi sweep): the kernel, the buffers and the piece check are
     looked up once, the dispatches recorded by one ``dispatch_many``."""
-    if lease.LEASES:
-        lease.settle()
     buffers = [r._buf for r in records]
+    if lease.LEASES:
+        lease.settle(buffers=buffers)
     limit = device._piece_bytes
     if any(b.nbytes > limit for b in buffers):
         for u in uniforms:
@@ -373,7 +374,7 @@ def piece_bytes(executor) -> int:
 
 def pieces(device, key, make_source, buffers, uniforms: bytes, grid) -> None:
     if lease.LEASES:
-        lease.settle()
+        lease.settle(buffers=buffers)
     ex = device.executor
     if recording is not None:
         recording.hold(buffers)

@@ -9,9 +9,11 @@ computed, so none of them reads what NumPy writes): it is writable, and what Num
 written back into x's buffer (the copy's bytes compared with the bytes read; nothing is
 written where nothing changed):
 
-- at the next webarray operation of the thread that made the copy (a pending node made,
-  a kernel launched), which then also closes the lease: the copy turns read-only, so a
-  later write into it raises instead of being lost;
+- at the next webarray operation of the thread that made the copy that reads or writes x's
+  buffer (a pending node with a leaf over it made, a kernel that binds it launched), which
+  then also closes the lease: the copy turns read-only, so a later write into it raises
+  instead of being lost. Operations on other arrays leave it lent (SciPy's ndimage compares
+  a size array's elements between lending ``output=`` and writing into it);
 - at a readback (``np.asarray(y)``, ``float(y)``, and the kernels that compute y for it) by
   any thread, which leaves the lease open: a library may convert its arguments one by one and only
   then write into the first (scikit-learn's Cython kernels take writable views of every
@@ -86,6 +88,19 @@ def reuse(buffer, offset: int, raw: bytes, shape: tuple, dtype: str):
     return None
 
 
+def _among(buffer, buffers) -> bool:
+    for b in buffers:
+        if b is buffer:
+            return True
+    return False
+
+
+def buffers_of(records) -> list:
+    """The Buffers of computed records and views (a pending record has none yet: it reads
+    no lent buffer that its expression's leaves do not)."""
+    return [r._b for r in records if getattr(r, "_b", None) is not None]
+
+
 class _Reading(threading.local):
     depth = 0
 
@@ -108,15 +123,18 @@ class reading:
         _READING.depth -= 1
 
 
-def settle(launch: bool = True, close: bool = True) -> None:
-    """Close this thread's leases (close, unless within ``reading``) and those of threads
-    that ended (write back, then read-only); at a launch or readback (launch), also write
-    back what the open leases changed so far."""
+def settle(launch: bool = True, close: bool = True, buffers=None) -> None:
+    """Close this thread's leases of ``buffers`` (the Buffers that an operation reads or
+    writes; None: every one) unless within ``reading``, and those of threads that ended
+    (write back, then read-only); at a launch or readback (launch), also write back what
+    the open leases changed so far."""
     if close and _READING.depth:
         close = False
     me = threading.current_thread()
     with _LOCK:
-        done = [x for x in LEASES if (close and x.thread is me) or not x.thread.is_alive()]
+        done = [x for x in LEASES
+                if (close and x.thread is me and (buffers is None or _among(x.buffer, buffers)))
+                or not x.thread.is_alive()]
         if done:
             LEASES[:] = [x for x in LEASES if x not in done]
         others = list(LEASES) if launch else []

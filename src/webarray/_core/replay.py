@@ -208,7 +208,7 @@ def replay(rec: Recording, arrays) -> list:
     """The outputs of rec's call for argument records of the same layout (computed)."""
     device = rec.device
     if lease.LEASES:
-        lease.settle()
+        lease.settle(buffers=lease.buffers_of(arrays) + [b for _, b in rec.held])
     with LOCK:
         handles = [0] * rec.slots
         buffers: list = [None] * rec.slots
