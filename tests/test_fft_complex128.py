@@ -146,3 +146,26 @@ def test_complex64_stays_complex64(dev):
     x = up(np.arange(8, dtype=np.float32), dev)
     assert host(xp.fft.fft(x)).dtype == np.complex64
     assert host(xp.fft.rfft(x)).dtype == np.complex64
+
+
+@pytest.fixture(scope="module")
+def soft():
+    """A device whose float64 is the software lane, as in every browser."""
+    return Device(default_device().executor, float64=True, float64_lane="software")
+
+
+@pytest.mark.parametrize("n", [8, 12, 30, 77, 97, 105, 128])
+def test_software_float64_passes_are_radix_2_and_the_generic_pass(soft, n):
+    """In software float64 (the browser's), complex128 transforms take radix-2 passes and
+    the odd primes by the generic pass's loops: SwiftShader inlines every software float64
+    operation, and the straight-line radix-4 pass lost Chromium's GPU process while it
+    compiled. Within twice pocketfft's error of the exact DFT, as the other passes are."""
+    rng = np.random.default_rng(300 + n)
+    x = rng.standard_normal((2, n)) + 1j * rng.standard_normal((2, n))
+    got, inv = host(xp.fft.fft(up(x, soft))), host(xp.fft.ifft(up(x, soft)))
+    assert _err_exact(got, x) <= 2 * _err_exact(np.fft.fft(x), x) + 2 * EPS
+    assert _rel(inv, np.fft.ifft(x)) <= 8 * EPS * max(1.0, math.log2(n))
+    radices = {k[1] for k in soft._kernels if k[0] == "fft" and k[3] is xp.complex128}
+    assert radices and radices <= {2, 3, 5, 7, 11, 97}, radices
+    generic = {k[1] for k in soft._kernels if k[0] == "fft" and k[-1] == "generic"}
+    assert generic == radices - {2}

@@ -241,7 +241,7 @@ def test_every_op_and_astype_on_webgl2_matches_webgpu_bit_for_bit(tmp_path):
 # out: their software binary64 shaders take SwiftShader minutes to compile on either backend
 # (they are checked natively, tests/test_float64_math.py, both lanes bit for bit).
 WIDE_DUMP = r"""
-import json, math, random, struct
+import cmath, json, math, random, struct
 import webarray as xp
 from webarray import _dtypes as dt
 from webarray.kernels.ops import TABLE, lane_of
@@ -389,6 +389,12 @@ ok(xp.asarray([[2**40, 3]], dtype=xp.int64) @ xp.asarray([[5], [7]], dtype=xp.in
 ok(xp.asarray([[1 + 2j, 3 - 1j]], dtype=xp.complex64) @ xp.asarray([[1j], [2]], dtype=xp.complex64), [[(4 - 1j)]])
 sq = xp.asarray([[4.0, 2.0, 0.6], [2.0, 5.0, 1.0], [0.6, 1.0, 3.0]], dtype=xp.float64)
 near(xp.linalg.det(sq), 44.6, 1e-15)
+# complex128 transforms (WebGPU: radix-2 and generic passes in software float64)
+ok(xp.fft.fft(xp.asarray([1, 2j, -1, 0.5], dtype=xp.complex128)), [0.5 + 2j, 4 + 0.5j, -0.5 - 2j, -0.5j])
+v6 = [complex(k, 1 - k / 3) for k in range(6)]
+f6 = xp.fft.fft(xp.asarray(v6, dtype=xp.complex128))._host_nested()
+dft = [sum(v * cmath.exp(-2j * math.pi * j * q / 6) for j, v in enumerate(v6)) for q in range(6)]
+assert max(abs(a - b) for a, b in zip(f6, dft)) < 1e-14 * 20, (f6, dft)
 print("WIDE OK")
 """
 

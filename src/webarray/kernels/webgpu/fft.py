@@ -225,7 +225,8 @@ def generate(radix: int, inverse: bool, dtype: DType = complex64) -> str:
 
 
 def generate_prime(p: int, inverse: bool, dtype: DType = complex64) -> str:
-    """One pass of an odd prime radix p beyond 7 (uniforms as generate's), the p-point DFT
+    """One pass of an odd prime radix p beyond 7 (from 3 for complex128 in software float64:
+    specs.fft.RADICES_LEAN; uniforms as generate's), the p-point DFT
     by its definition as pocketfft's generic pass computes it: with x_a the twiddled
     inputs and h = (p − 1)/2, s_a = x_a + x_(p−a) and d_a = x_a − x_(p−a) (a ≤ h),
     X_q = x_0 + Σ_a c_(aq)·s_a ± i·Σ_a s_(aq)·d_a for q and p − q together, (c_m, s_m) = ω^m
