@@ -19,9 +19,10 @@ P = 8  # elements per thread for one-word elements: a chunk of WORKGROUP·P fits
 
 def per_thread(dtype: DType) -> int:
     """Elements per thread for a scan accumulating in ``dtype``: P words' worth, so that a
-    chunk takes the same workgroup memory whatever the element's size (10 KiB with the
-    totals, inside the 16 KiB that every WebGPU adapter offers; complex128 at P elements
-    needed 37 KiB, which SwiftShader refuses)."""
+    chunk takes the same workgroup memory whatever the element's size (with the threads'
+    totals, 9.25 KiB for one-word elements to 12.25 for complex128, inside the 16 KiB that
+    every WebGPU adapter offers; complex128 at P elements needed 37 KiB, which SwiftShader
+    refuses)."""
     return max(1, P // lanes.words(dtype))
 
 
