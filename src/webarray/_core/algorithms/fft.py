@@ -82,9 +82,7 @@ def rows(x: Tensor, inverse: bool) -> Tensor | None:
 def _plan(device, n: int, batch: int, dtype, inverse: bool, offset: int) -> tuple | None:
     """The passes of a transform of batch rows of n: (kernel key, its generator, uniforms,
     grid) each, or None where n has a prime factor beyond kfft.PRIME_MAX."""
-    wide = dtype is dt.complex128
-    lean = wide and device.float64_lane == "software"
-    radices = kfft.factor(n, wide=wide, lean=lean)
+    radices = kfft.factor(n, wide=dtype is dt.complex128)
     if radices is None:
         return None
     limit = device.executor.max_workgroups_per_dim
@@ -96,9 +94,6 @@ def _plan(device, n: int, batch: int, dtype, inverse: bool, offset: int) -> tupl
             g, first = kfft.BIG_GROUP, ns == 1
             key, grid = ("fft", r, inverse, dtype, g, first), kfft.grid_big(total, limit)
             make = lambda g=g, first=first: device.kernels.fft.generate_big(inverse, g, first)  # noqa: E731
-        elif lean and r != 2:  # the generic pass's loops (kfft.RADICES_LEAN)
-            key, grid = ("fft", r, inverse, dtype, "generic"), kfft.grid(total, limit)
-            make = lambda r=r: device.kernels.fft.generate_prime(r, inverse, dtype)  # noqa: E731
         else:
             key, grid = ("fft", r, inverse, dtype), kfft.grid(total, limit)
             make = lambda r=r: device.kernels.fft.generate(r, inverse, dtype)  # noqa: E731

@@ -15,13 +15,11 @@ WORKGROUP = 64
 # 8 is left out: on an H100 seven passes of 8 and 4 took twice as long as ten of 4, while
 # four of 32 took 0.09 ms against 0.10 for five of 16 and 0.15 for ten of 4 (2^20 points)
 RADICES = (32, 16, 4, 2, 3, 5, 7)
-# complex128's (webgpu/fft.py): no 16 or 32, whose DFTs written out in software float64
-# would be shaders of thousands of operations, and no pass of 1024 by workgroups
-RADICES_Z = (4, 2, 3, 5, 7)
-# complex128 where float64 is software (every browser): radix 2, and the odd primes from 3 by
-# the generic pass (loops): SwiftShader inlines every software float64 operation, and the
-# straight-line radix-4 DFT (some 50 of them) lost Chromium's GPU process at compile time
-RADICES_LEAN = (2,)
+# complex128's (webgpu/fft.py): radix 2, then every odd prime from 3 by the generic pass
+# (loops): SwiftShader inlines every software float64 operation, and a straight-line radix-4
+# DFT (some 50 of them) lost Chromium's GPU process at compile time; the hardware lane takes
+# the same passes, so the two lanes agree bit for bit
+RADICES_Z = (2,)
 
 
 # Primes 11..PRIME_MAX run as one generic pass (webgpu/fft.py: generate_prime) instead of
@@ -35,22 +33,21 @@ RADICES_LEAN = (2,)
 PRIME_MAX = 127
 
 
-def factor(n: int, wide: bool = False, lean: bool = False) -> list[int] | None:
+def factor(n: int, wide: bool = False) -> list[int] | None:
     """The radices of the passes for length n (1024 by workgroups where n has it 16
     times over, then 32s: every pass is a full read and write of the data; then primes
     from 11 to PRIME_MAX by the generic pass), or None if n has a larger prime. ``wide``:
-    complex128's radices (RADICES_Z); ``lean``: complex128's in software float64
-    (RADICES_LEAN, then the primes from 3 by the generic pass)."""
+    complex128's radices (RADICES_Z, then the primes from 3 by the generic pass)."""
     out = []
     full = n
     while not wide and n % BIG == 0 and full >= BIG * 16:  # at least 16 transforms per row
         out.append(BIG)
         n //= BIG
-    for r in (RADICES_LEAN if lean else RADICES_Z if wide else RADICES):
+    for r in (RADICES_Z if wide else RADICES):
         while n % r == 0:
             out.append(r)
             n //= r
-    p = 3 if lean else 11
+    p = 3 if wide else 11
     while n > 1 and p <= PRIME_MAX:
         while n % p == 0:
             out.append(p)

@@ -20,9 +20,9 @@ fft([inf, 0, 0, 0]) was all NaN where NumPy (and exact arithmetic) gives inf.
 
 complex128 (issue #20) runs the same passes with the float64 helpers (lane Z: a ``vec4<u32>``
 of the parts' words, ``wgsl_complex128.py``; the device's own 64-bit floats where it has
-them), twiddles and DFT constants as float64 words; its radices are 4, 2, 3, 5, 7 and the
-generic prime pass (specs.fft.RADICES_Z): a software radix-16 or -32 DFT written out would be
-a shader of thousands of float64 operations.
+them), twiddles and DFT constants as float64 words; its passes are radix 2 and the generic
+prime pass from 3 (specs.fft.RADICES_Z): SwiftShader inlines every software float64
+operation, and a straight-line radix-4 DFT lost Chromium's GPU process while compiling.
 
 Uniform words: n, Ns, number of butterflies (rows * T), element offset of the input.
 """
@@ -225,8 +225,8 @@ def generate(radix: int, inverse: bool, dtype: DType = complex64) -> str:
 
 
 def generate_prime(p: int, inverse: bool, dtype: DType = complex64) -> str:
-    """One pass of an odd prime radix p beyond 7 (from 3 for complex128 in software float64:
-    specs.fft.RADICES_LEAN; uniforms as generate's), the p-point DFT
+    """One pass of an odd prime radix p beyond 7 (from 3 for complex128: specs.fft.RADICES_Z;
+    uniforms as generate's), the p-point DFT
     by its definition as pocketfft's generic pass computes it: with x_a the twiddled
     inputs and h = (p − 1)/2, s_a = x_a + x_(p−a) and d_a = x_a − x_(p−a) (a ≤ h),
     X_q = x_0 + Σ_a c_(aq)·s_a ± i·Σ_a s_(aq)·d_a for q and p − q together, (c_m, s_m) = ω^m
