@@ -140,11 +140,12 @@ class Device:
                 if lane != "software":
                     source = wgsl_f64_hw.lower(source, lane[1])
             limit = self.executor.max_workgroup_storage
-            if limit and workgroup_bytes(source) > limit:
+            shared = workgroup_bytes(source) if limit else 0
+            if shared > limit:
                 # (wgpu-native does not check this limit; a browser refuses the kernel)
                 raise KernelError(
-                    f"kernel {key!r} declares {workgroup_bytes(source)} bytes of workgroup "
-                    f"memory, more than the {limit} that this device (and a browser) offers"
+                    f"kernel {key!r} declares {shared} bytes of workgroup memory, more than "
+                    f"the {limit} that this device (and a browser) offers"
                 )
             kid = self.executor.compile(source)
             self._kernels[key] = kid

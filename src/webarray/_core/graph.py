@@ -57,8 +57,7 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     """
     shape = tuple(shape)
     if lease.LEASES:  # NumPy's writes into lent copies of what this op writes into come first
-        lease.settle(launch=False, buffers=lease.buffers_of(
-            [o[0] if isinstance(o, tuple) else o for _, o in outputs if o is not None]))
+        lease.settle(launch=False, buffers=lease.buffers_of(outputs=outputs))
     LOCK.acquire()  # not `with` (half the cost); @critical defers a SIGINT before the try
     try:
         if _fusion and len(outputs) == 1 and not raw_inputs and 0 not in shape:

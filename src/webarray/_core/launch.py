@@ -75,8 +75,7 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     those of ``graph.execute``; inputs are computed records or graph leaves' views)."""
     global launches
     if lease.LEASES:  # NumPy's writes into lent copies first (eager ops make no pending node)
-        lease.settle(buffers=lease.buffers_of(
-            list(inputs) + [o[0] if isinstance(o, tuple) else o for _, o in outputs if o is not None]))
+        lease.settle(buffers=lease.buffers_of(inputs, outputs))
     if not raw_inputs:
         results = _plain(device, shape, outputs, inputs, scalars)
         if results is not None:

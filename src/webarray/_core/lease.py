@@ -88,17 +88,13 @@ def reuse(buffer, offset: int, raw: bytes, shape: tuple, dtype: str):
     return None
 
 
-def _among(buffer, buffers) -> bool:
-    for b in buffers:
-        if b is buffer:
-            return True
-    return False
-
-
-def buffers_of(records) -> list:
-    """The Buffers of computed records and views (a pending record has none yet: it reads
-    no lent buffer that its expression's leaves do not)."""
-    return [r._b for r in records if getattr(r, "_b", None) is not None]
+def buffers_of(records=(), outputs=()) -> list:
+    """The Buffers an elementwise op reads and writes: those of its computed records and
+    views (a pending record has none yet: it reads no lent buffer that its expression's
+    leaves do not), and of its ``outputs`` as ``graph.execute`` takes them ((node, out)
+    with out None, a record, or (array, index node))."""
+    outs = [o[0] if isinstance(o, tuple) else o for _, o in outputs if o is not None]
+    return [r._b for r in (*records, *outs) if getattr(r, "_b", None) is not None]
 
 
 class _Reading(threading.local):
@@ -133,7 +129,8 @@ def settle(launch: bool = True, close: bool = True, buffers=None) -> None:
     me = threading.current_thread()
     with _LOCK:
         done = [x for x in LEASES
-                if (close and x.thread is me and (buffers is None or _among(x.buffer, buffers)))
+                if (close and x.thread is me
+                    and (buffers is None or any(b is x.buffer for b in buffers)))
                 or not x.thread.is_alive()]
         if done:
             LEASES[:] = [x for x in LEASES if x not in done]

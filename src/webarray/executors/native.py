@@ -85,14 +85,16 @@ def _wgpu():
 
 
 def _native_calls():
-    """wgpu-native's (set pipeline, set bind group, dispatch) of a compute pass and wgpu-py's
-    cffi module, from the library wgpu-py binds; None where this wgpu-py does not expose them
-    (the replay then calls wgpu-py's methods)."""
+    """wgpu-native's (set pipeline, set bind group, dispatch) of a compute pass, wgpu-py's
+    cffi module, and wgpu-py's error-checked create-bind-group call and bind group class,
+    from the library wgpu-py binds; None where this wgpu-py does not expose them (the replay
+    then calls wgpu-py's methods)."""
     try:
         from wgpu.backends.wgpu_native import _api  # (wgpu is imported on first use: _wgpu)
         lib = _api.lib
         return (lib.wgpuComputePassEncoderSetPipeline, lib.wgpuComputePassEncoderSetBindGroup,
-                lib.wgpuComputePassEncoderDispatchWorkgroups, _api.ffi)
+                lib.wgpuComputePassEncoderDispatchWorkgroups, _api.ffi,
+                _api.libf.wgpuDeviceCreateBindGroup, _api.GPUBindGroup)
     except (ImportError, AttributeError):  # pragma: no cover - depends on wgpu-py's version
         return None
 
@@ -102,23 +104,17 @@ def _bind_group_maker(device, calls, bindings: int):
     one reused C descriptor and calling wgpu-native (through wgpu-py's error-checked
     wrapper) instead of building wgpu-py's structs for each entry: 8-9 µs a bind group
     on this VM's lavapipe host against 60-80 through ``create_bind_group``, which an eager
-    op that writes a new buffer pays once. None where ``calls`` is None."""
+    op that writes a new buffer pays once. ``bindings``: the most a kernel has (the device's
+    storage buffers per stage). None where ``calls`` is None."""
     if calls is None:
         return None
-    try:
-        from wgpu.backends.wgpu_native import _api
-        raw, wrap = _api.libf.wgpuDeviceCreateBindGroup, _api.GPUBindGroup
-    except (ImportError, AttributeError):  # pragma: no cover - depends on wgpu-py's version
-        return None
-    ffi = calls[3]
+    ffi, raw, wrap = calls[3:6]
     desc = ffi.new("WGPUBindGroupDescriptor *")
     slots = ffi.new(f"WGPUBindGroupEntry[{bindings}]")  # zeroed: no chain, sampler, view
     desc.entries = slots
     dev = device._internal
 
     def create(layout, entries):
-        if len(entries) > bindings:
-            return device.create_bind_group(layout=layout, entries=entries)
         for i, e in enumerate(entries):
             slot, r = slots[i], e["resource"]
             slot.binding = e["binding"]
@@ -143,7 +139,7 @@ def _pass_calls(cpass, calls):
                 lambda group, offset: cpass.set_bind_group(
                     0, group, [] if offset is None else [offset]),
                 cpass.dispatch_workgroups)
-    set_pipeline, set_group, dispatch, ffi = calls
+    set_pipeline, set_group, dispatch, ffi = calls[:4]
     p, null, offsets = cpass._internal, ffi.NULL, ffi.new("uint32_t[1]")
 
     def bind(group, offset):
@@ -214,7 +210,7 @@ class NativeExecutor:
         self.binding_alignment = int(limits["min-storage-buffer-offset-alignment"])
         self._calls = _native_calls()
         self._create_bind_group = (
-            _bind_group_maker(self._device, self._calls, self.max_storage_buffers + 1)
+            _bind_group_maker(self._device, self._calls, self.max_storage_buffers)
             or self._device.create_bind_group)
         self._usage = (
             wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST

@@ -183,6 +183,34 @@ def fold_combine(spec: ReduceSpec, a: str, b: str, call) -> str:
     return lanes.wrap(spec.acc_dtype, call(spec.user.reduce_fn, f"{a}, {b}"))
 
 
+def looped(dtype: DType) -> bool:
+    """Whether a reduction's or scan's steps over dtype loop around one call site of the
+    combine instead of being written out: float64 and complex128, whose software combines
+    are long functions that SwiftShader inlines at every call (straight-line, a float64 sum
+    took 15 s to compile, a complex128 sum or scan lost Chromium's GPU process). The loops
+    take the same steps in the same order: the same bits."""
+    return lane_of(dtype) in "DZ"
+
+
+def tree_steps(w, loop: bool, top: int, descending: bool = False) -> list[str]:
+    """The step sizes 1, 2, 4, ..., top (a power of two; or top down to 1) that a generator
+    writes a tree's steps with: their literals (straight-line), or, where ``loop``, the loop
+    variable ``d`` after opening its loop (closed by ``end_steps``)."""
+    if loop:
+        if descending:
+            w(f"    for (var d = {top}u; d >= 1u; d = d >> 1u) {{")
+        else:
+            w(f"    for (var d = 1u; d <= {top}u; d = d << 1u) {{")
+        return ["d"]
+    sizes = [f"{1 << k}u" for k in range(top.bit_length())]
+    return sizes[::-1] if descending else sizes
+
+
+def end_steps(w, loop: bool) -> None:
+    if loop:
+        w("    }")
+
+
 def combine_expr(combine: str, dtype: DType, a: str, b: str) -> str:
     """The op table's expression for the combine, except float min/max: those compare
     integer keys (below), so that no float instruction touches the value."""

@@ -23,7 +23,7 @@ def per_thread(dtype: DType) -> int:
     totals, 9.25 KiB for one-word elements to 12.25 for complex128, inside the 16 KiB that
     every WebGPU adapter offers; complex128 at P elements needed 37 KiB, which SwiftShader
     refuses)."""
-    return max(1, P // lanes.words(dtype))
+    return P // lanes.words(dtype)
 
 
 def shared_size(dtype: DType) -> int:

@@ -47,8 +47,9 @@ from ..grid import fold
 # WORKGROUP, P and P_ADD: this generator's launch shape, which _core/algorithms/reduce.py
 # reads from the registry; combine_expr and identity: scan.py's, imported from here
 from ..specs.reduction import (NONE, P, P_ADD, WORKGROUP, ReduceSpec, better_fn,  # noqa: F401
-                               cast, combine_expr, divided, fold_combine, fold_identity, identity,
-                               nonzero, ra_helpers, sqdev, sum_start)
+                               cast, combine_expr, divided, end_steps, fold_combine, fold_identity,
+                               identity, looped, nonzero, ra_helpers, sqdev, sum_start,
+                               tree_steps)
 
 # -- WGSL pieces ----------------------------------------------------------------------------
 
@@ -103,12 +104,8 @@ def generate(spec: ReduceSpec) -> str:
         means = f"B{bnum['means']}"
         w(f"    let mean = {lanes.load(acc, means, 'U[12] + r / U[11]')};")
 
-    # software float64 and complex128 combines are long functions, which SwiftShader inlines
-    # at every call: straight-line code of P loads and a 2P-call tree took it 15 s to compile
-    # for float64 and lost the device for complex128, so they loop over one call site
-    # instead (the same pairs in the same order: the same bits)
-    looped = lane_of(acc) in "DZ" and not (arg or flagged or spec.vec4)
-    if looped:
+    loop = looped(acc) and not (arg or flagged or spec.vec4)  # specs.reduction.looped
+    if loop:
         _looped_loads(w, spec, loads, bnum, ident)
         v, i = "v[0]", None
     else:
@@ -153,21 +150,10 @@ def generate(spec: ReduceSpec) -> str:
         w(f"    var accf: bool = {i};")
         w("    shf[lid] = accf;")
     w("    workgroupBarrier();")
-    s = 0 if looped else WORKGROUP // 2
-    if looped:
-        w(f"    for (var s = {WORKGROUP // 2}u; s >= 1u; s = s >> 1u) {{")
-        w("        if (S > s) {")
-        w("            if (lane < s) {")
-        w(f"                acc = {_combine(spec, 'acc', 'shv[lid + (s << ls)]')};")
-        w("                shv[lid] = acc;")
-        w("            }")
-        w("            workgroupBarrier();")
-        w("        }")
-        w("    }")
-    while s >= 1:
-        w(f"    if (S > {s}u) {{")
-        w(f"        if (lane < {s}u) {{")
-        w(f"            let o = lid + ({s}u << ls);")
+    for s in tree_steps(w, loop, WORKGROUP // 2, descending=True):
+        w(f"    if (S > {s}) {{")
+        w(f"        if (lane < {s}) {{")
+        w(f"            let o = lid + ({s} << ls);")
         if arg:
             w("            let ov = shv[o]; let oi = shi[o];")
             w("            let keep = ra_keep(acc, acci, ov, oi);")
@@ -184,7 +170,7 @@ def generate(spec: ReduceSpec) -> str:
         w("        }")
         w("        workgroupBarrier();")
         w("    }")
-        s //= 2
+    end_steps(w, loop)
 
     w("    if (live && lane == 0u) {")
     out = f"B{bnum['out']}"

@@ -29,14 +29,9 @@ outermost first.
 from __future__ import annotations
 
 from .. import lanes
-from ..ops import lane_of
 from ..specs.scan import U_DIMS, ScanSpec, per_thread, shared_size
-from ..specs.reduction import scan_neutral
+from ..specs.reduction import end_steps, looped, scan_neutral, tree_steps
 from .reduction import ROW_LAYOUT, WORKGROUP, cast, combine_expr, identity, ra_helpers
-
-def _powers(top: int) -> list[int]:
-    """1, 2, 4, ..., top."""
-    return [1 << k for k in range(top.bit_length())]
 
 
 def generate(spec: ScanSpec) -> str:
@@ -76,10 +71,8 @@ def generate(spec: ScanSpec) -> str:
         w(f"    sh[wpad(sb + e{k} * es)] = x{k};")
     w("    workgroupBarrier();")
     w(f"    let own = sb + lane * {P}u * es;")
-    # software float64 and complex128 combines loop around one call site (SwiftShader inlines
-    # each call: the straight-line complex128 scan took it 19 s to compile); same steps
-    looped = lane_of(acc) in "DZ"
-    if looped:
+    loop = looped(acc)  # around one call site (specs.reduction.looped)
+    if loop:
         w(f"    var t: array<{at}, {P}>;")
         w("    t[0] = sh[wpad(own)];")
         w(f"    for (var k = 1u; k < {P}u; k = k + 1u) {{")
@@ -92,26 +85,17 @@ def generate(spec: ScanSpec) -> str:
             w(f"    let t{k}: {at} = {v if k == 0 else comb(f't{k - 1}', v)};")
         w(f"    tsh[lid] = t{P - 1};")
     w("    workgroupBarrier();")
-    up = [f"{d}u" for d in _powers(WORKGROUP // 2)]
-    if looped:  # the same steps, d a loop variable
-        w(f"    for (var d = 1u; d < {WORKGROUP}u; d = d << 1u) {{")
-        up = ["d"]
-    for d in up:
+    for d in tree_steps(w, loop, WORKGROUP // 2):
         w(f"    if (S > {d}) {{")
         w(f"        if (((lane + 1u) & (2u * {d} - 1u)) == 0u) {{")
         w(f"            tsh[lid] = {comb(f'tsh[lid - ({d} << ls)]', 'tsh[lid]')};")
         w("        }")
         w("        workgroupBarrier();")
         w("    }")
-    if looped:
-        w("    }")
+    end_steps(w, loop)
     w(f"    if (lane == S - 1u) {{ tsh[lid] = {neutral}; }}")
     w("    workgroupBarrier();")
-    down = [f"{d}u" for d in reversed(_powers(WORKGROUP // 2))]
-    if looped:
-        w(f"    for (var d = {WORKGROUP // 2}u; d >= 1u; d = d >> 1u) {{")
-        down = ["d"]
-    for d in down:
+    for d in tree_steps(w, loop, WORKGROUP // 2, descending=True):
         w(f"    if (S > {d}) {{")
         w(f"        if (((lane + 1u) & (2u * {d} - 1u)) == 0u) {{")
         w(f"            let o = lid - ({d} << ls);")
@@ -122,15 +106,14 @@ def generate(spec: ScanSpec) -> str:
         w("        }")
         w("        workgroupBarrier();")
         w("    }")
-    if looped:
-        w("    }")
+    end_steps(w, loop)
     w(f"    var pre: {at} = tsh[lid];")
     if spec.carry and neutral != ident:
         # chunk 0's carry is the initial element, not the neutral one: it has none
         w(f"    if (c > 0u) {{ pre = {comb(lanes.load(acc, 'B2', 'r * C + c'), 'pre')}; }}")
     elif spec.carry:
         w(f"    pre = {comb(lanes.load(acc, 'B2', 'r * C + c'), 'pre')};")
-    if looped:
+    if loop:
         w(f"    for (var k = 0u; k < {P}u; k = k + 1u) {{")
         w(f"        sh[wpad(own + k * es)] = {comb('pre', 't[k]')};")
         w("    }")
