@@ -230,6 +230,36 @@ def test_dispatch_many_runs_every_round_in_order_across_submits(monkeypatch, chu
         ex.dispatch_many(kid, [buf], rounds, (ex.max_workgroups_per_dim + 1, 1, 1))
 
 
+def test_pipelines_past_the_kernel_cache_are_dropped_and_compiled_again_when_used():
+    """The native executor keeps compiled pipelines within a budget of WGSL bytes (a CPU
+    adapter's pipeline is machine code: lavapipe holds 100-270 MB for one software float64
+    kernel, and a test suite that kept them all grew past 16 GB). A dropped kernel keeps its
+    id and compiles again at its next dispatch, even one recorded before it was dropped."""
+    from webarray.executors.native import NativeExecutor
+
+    ex = NativeExecutor()
+    srcs = [("@group(0) @binding(0) var<storage, read> U: array<u32>;\n"
+             "@group(0) @binding(1) var<storage, read_write> B: array<u32>;\n"
+             f"@compute @workgroup_size(1)\nfn main() {{\n    B[0] = B[0] * {k + 2}u + U[0];\n}}\n")
+            for k in range(6)]
+    ex.kernel_cache_bytes = 2 * len(srcs[0]) + 1  # two pipelines at a time
+    buf = ex.alloc(256)
+    ex.write(buf, 0, bytes(4))
+    expect = 0
+    kids = []
+    for k, src in enumerate(srcs):  # each compile drops the least recently used one
+        kids.append(ex.compile(src))
+        assert ex.compiled_kernels() <= 2
+    assert kids == list(range(6)) and ex.compile(srcs[0]) == 0  # ids outlive pipelines
+    for k in [0, 5, 1, 0, 3, 3, 2, 5, 4, 0, 1]:  # recorded now, most dropped by the submit
+        ex.dispatch(kids[k], [buf], (k + 1).to_bytes(4, "little"), (1, 1, 1))
+        expect = (expect * (k + 2) + k + 1) % 2**32
+        ex.compile(srcs[(k + 3) % 6])  # a compile between dispatch and submit drops one
+    assert ex.compiled_kernels() <= 2
+    assert int.from_bytes(ex.read(buf, 0, 4), "little") == expect
+    assert ex.compiled_kernels() <= 2
+
+
 def test_a_pass_command_the_driver_refuses_raises_at_submit_not_silently():
     # the replay records set_pipeline/set_bind_group/dispatch through wgpu-native's own
     # functions (no wgpu-py error capture per call): their errors must still surface, at the

@@ -55,6 +55,12 @@ _BATCH_LIMIT = 4096  # dispatches recorded before a submit is forced
 # On an H100 a submit costs ~100 µs of host time, so a batch should hold ~1 ms of GPU work.
 _SUBMIT_BYTES = 2 << 30
 _BIND_GROUP_CACHE = 2048  # cached bind groups (least recently used ones are dropped)
+# WGSL bytes of the kernels whose pipelines stay compiled (least recently used ones are
+# dropped and compiled again at their next dispatch; WEBARRAY_KERNEL_CACHE overrides). A
+# CPU adapter's pipeline is machine code: lavapipe holds 100-270 MB for one software
+# float64 kernel of ~25 KB of WGSL, and a test suite that kept every pipeline grew past 16 GB.
+_KERNEL_CACHE_CPU = 512 << 10
+_KERNEL_CACHE_GPU = 4 << 20
 _ARENA_MIN = 1 << 20
 
 _BINDING = re.compile(r"@group\(\s*(\d+)\s*\)\s*@binding\(\s*(\d+)\s*\)\s*var\s*(<[^>]*>)?")
@@ -218,9 +224,16 @@ class NativeExecutor:
         self._buffers: dict[int, object] = {}
         self._next_handle = 1
         self._sizes: dict[int, int] = {}
-        # per kernel: (pipeline, bind group layout, layout key or None for an auto layout)
-        self._pipelines: list[tuple[object, object, object]] = []
+        # per kernel id: its source and layout key (None: an automatic layout); compiled
+        # ones: (pipeline, bind group layout) in least recently used order, within a budget
+        self._sources: list[str] = []
+        self._signatures: list = []
         self._kernel_ids: dict[str, int] = {}
+        self._pipelines: OrderedDict = OrderedDict()
+        self._pipeline_bytes = 0
+        on_cpu = "CPU" in self.adapter_info["adapter_type"].upper()
+        self.kernel_cache_bytes = int(os.environ.get("WEBARRAY_KERNEL_CACHE") or (
+            _KERNEL_CACHE_CPU if on_cpu else _KERNEL_CACHE_GPU))
         self._layouts: dict[tuple, object] = {}
         self._bind_groups: OrderedDict = OrderedDict()
         self._bind_groups_of: dict[int, set] = {}  # buffer handle -> cache keys using it
@@ -301,28 +314,54 @@ class NativeExecutor:
             if kid is not None:
                 return kid
             writable = storage_bindings(source)
+            kid = len(self._sources)
+            self._sources.append(source)
+            self._signatures.append(writable)
             try:
-                module = self._device.create_shader_module(code=source)
-                stage = {"module": module, "entry_point": "main"}
-                if writable is None:
-                    pipeline = self._device.create_compute_pipeline(layout="auto", compute=stage)
-                    layout = pipeline.get_bind_group_layout(0)
-                else:
-                    layout = self._layout(writable)
-                    pipeline = self._device.create_compute_pipeline(
-                        layout=self._device.create_pipeline_layout(bind_group_layouts=[layout]),
-                        compute=stage,
-                    )
-            except Exception as e:
-                self._raise_if_lost(e)
-                numbered = "\n".join(
-                    f"{i + 1:4d}  {line}" for i, line in enumerate(source.splitlines())
-                )
-                raise KernelError(f"WGSL kernel failed to compile:\n{e}\n--- source ---\n{numbered}") from None
-            kid = len(self._pipelines)
-            self._pipelines.append((pipeline, layout, writable))
+                self._pipeline(kid)
+            except BaseException:
+                self._sources.pop()
+                self._signatures.pop()
+                raise
             self._kernel_ids[source] = kid
             return kid
+
+    def _pipeline(self, kid: int):
+        """(pipeline, bind group layout) of a kernel: compiled now if it never was or was
+        dropped from the cache; the least recently used ones go past the budget."""
+        entry = self._pipelines.get(kid)
+        if entry is not None:
+            self._pipelines.move_to_end(kid)
+            return entry
+        source, writable = self._sources[kid], self._signatures[kid]
+        try:
+            module = self._device.create_shader_module(code=source)
+            stage = {"module": module, "entry_point": "main"}
+            if writable is None:
+                pipeline = self._device.create_compute_pipeline(layout="auto", compute=stage)
+                layout = pipeline.get_bind_group_layout(0)
+            else:
+                layout = self._layout(writable)
+                pipeline = self._device.create_compute_pipeline(
+                    layout=self._device.create_pipeline_layout(bind_group_layouts=[layout]),
+                    compute=stage,
+                )
+        except Exception as e:
+            self._raise_if_lost(e)
+            numbered = "\n".join(
+                f"{i + 1:4d}  {line}" for i, line in enumerate(source.splitlines())
+            )
+            raise KernelError(f"WGSL kernel failed to compile:\n{e}\n--- source ---\n{numbered}") from None
+        entry = self._pipelines[kid] = (pipeline, layout)
+        self._pipeline_bytes += len(source)
+        while self._pipeline_bytes > self.kernel_cache_bytes and len(self._pipelines) > 1:
+            old, _ = self._pipelines.popitem(last=False)
+            self._pipeline_bytes -= len(self._sources[old])
+        return entry
+
+    def compiled_kernels(self) -> int:
+        """How many kernels hold a compiled pipeline now (the rest compile again when used)."""
+        return len(self._pipelines)
 
     def _layout(self, writable: tuple[bool, ...]):
         """The bind group layout shared by kernels with this binding signature."""
@@ -409,7 +448,7 @@ class NativeExecutor:
         with LOCK:
             if self.lost is not None:
                 self._check_alive()
-            if self._pipelines[kernel][2] is None:  # an automatic layout: a bind group each
+            if self._signatures[kernel] is None:  # an automatic layout: a bind group each
                 for u in uniforms:
                     self.dispatch(kernel, bindings, u, grid)
                 return
@@ -483,8 +522,10 @@ class NativeExecutor:
         live = self._buffers
         current = None
         set_pipeline, bind, dispatch = _pass_calls(cpass, self._calls)
+        signatures = self._signatures
         for kernel, bufs, handles, start, size, window, grid in pending:
-            pipeline, layout, signature = self._pipelines[kernel]
+            pipeline, layout = self._pipeline(kernel)  # (compiled again if it was dropped)
+            signature = signatures[kernel]
             if pipeline is not current:
                 set_pipeline(pipeline)
                 current = pipeline
