@@ -524,11 +524,11 @@ class NativeExecutor:
         set_pipeline, bind, dispatch = _pass_calls(cpass, self._calls)
         signatures = self._signatures
         for kernel, bufs, handles, start, size, window, grid in pending:
-            pipeline, layout = self._pipeline(kernel)  # (compiled again if it was dropped)
-            signature = signatures[kernel]
-            if pipeline is not current:
+            if kernel != current:  # (a dropped pipeline is compiled again here)
+                pipeline, layout = self._pipeline(kernel)
                 set_pipeline(pipeline)
-                current = pipeline
+                current = kernel
+            signature = signatures[kernel]
             if signature is None:  # a kernel with an automatic layout: one group each
                 entries = [{"binding": 0, "resource": {
                     "buffer": arena_buf, "offset": start, "size": (size + 3) // 4 * 4}}]
