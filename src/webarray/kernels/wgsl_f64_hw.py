@@ -77,23 +77,15 @@ fn wa_f64_fma_fused(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
     return select(w, wa_f64_nan3(a, b, c), wa_f64_isnan(w));
 }""")
 _hw(LIB["wa_f64_fma"].replace("fn wa_f64_fma(", "fn wa_f64_fma_soft(", 1))
-# Veltkamp's split: x = hi + lo, each of 26 bits or fewer (|x| < 2^995)
-_hw("""
-fn wa_f64_split(x: vec2<u32>) -> vec4<u32> {
-    let t = wa_f64_mul(x, vec2<u32>(0x02000000u, 0x41a00000u));
-    let hi = wa_f64_sub(t, wa_f64_sub(t, x));
-    return vec4<u32>(hi, wa_f64_sub(x, hi));
-}""")
-# s + e == x + y exactly (Knuth's TwoSum), as (s, e)
-_hw("""
-fn wa_f64_two_sum(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
-    let s = wa_f64_add(x, y);
-    let bb = wa_f64_sub(s, x);
-    return vec4<u32>(s, wa_f64_add(wa_f64_sub(x, wa_f64_sub(s, bb)), wa_f64_sub(y, bb)));
-}""")
+# An f64 the compiler cannot look through (the zero of ``lower`` ORed into it): Mesa's NIR
+# would turn Veltkamp's ``t - (t - x)`` into x, and fuse a product into the sum after it
+_hw("fn wa_f64_o(x: f64) -> f64 { return bitcast<f64>(bitcast<u64>(x) | u64(wa_f64_z)); }")
 # Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using
 # rounding to odd" (IEEE TC 2008), Algorithm 5: exact where a*b's error term is a normal
-# float64 and nothing overflows, which the exponent test below ensures
+# float64 and nothing overflows, which the exponent test below ensures. Inside that range no
+# operation sees an inf or a NaN, so it runs on f64 registers, every result through
+# ``wa_f64_o``: a few dozen instructions where each op of the word lane (with its NaN rule)
+# costs as many, since every call is inlined (lavapipe compiled float64 kernels 4x slower).
 _hw("""
 fn wa_f64_fma_emulated(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
     let ea = wa_f64_biased_exp(a) - 1023;
@@ -103,24 +95,37 @@ fn wa_f64_fma_emulated(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
             || ec > 1000) {
         return wa_f64_fma_soft(a, b, c);
     }
-    // Dekker's product: uh + ul == a * b exactly
-    let uh = wa_f64_mul(a, b);
-    let sa = wa_f64_split(a);
-    let sb = wa_f64_split(b);
-    var ul = wa_f64_sub(wa_f64_mul(sa.xy, sb.xy), uh);
-    ul = wa_f64_add(ul, wa_f64_mul(sa.xy, sb.zw));
-    ul = wa_f64_add(ul, wa_f64_mul(sa.zw, sb.xy));
-    ul = wa_f64_add(ul, wa_f64_mul(sa.zw, sb.zw));
-    let t = wa_f64_two_sum(c, uh);
+    let x = wa_f64_hw(a);
+    let y = wa_f64_hw2(b);
+    let z = wa_f64_hw2(c);
+    // Dekker's product: uh + ul == x * y exactly, with Veltkamp's splits (26 bits a half)
+    let uh = wa_f64_o(x * y);
+    let k = bitcast<f64>(0x41a0000002000000lu);  // 2^27 + 1
+    let tx = wa_f64_o(x * k);
+    let xh = wa_f64_o(tx - wa_f64_o(tx - x));
+    let xl = wa_f64_o(x - xh);
+    let ty = wa_f64_o(y * k);
+    let yh = wa_f64_o(ty - wa_f64_o(ty - y));
+    let yl = wa_f64_o(y - yh);
+    var ul = wa_f64_o(wa_f64_o(xh * yh) - uh);
+    ul = wa_f64_o(ul + wa_f64_o(xh * yl));
+    ul = wa_f64_o(ul + wa_f64_o(xl * yh));
+    ul = wa_f64_o(ul + wa_f64_o(xl * yl));
+    // Knuth's TwoSum: th + tl == z + uh exactly
+    let th = wa_f64_o(z + uh);
+    let tb = wa_f64_o(th - z);
+    let tl = wa_f64_o(wa_f64_o(z - wa_f64_o(th - tb)) + wa_f64_o(uh - tb));
     // v = tl + ul rounded to odd: to nearest, then one step toward the error where that was
     // inexact and landed on an even significand
-    let v = wa_f64_two_sum(t.zw, ul);
-    var s = v.xy;
-    if (!wa_f64_is0(vec2<u32>(v.z, v.w & 0x7fffffffu)) && (s.x & 1u) == 0u) {
-        s = select(wa_sub64(s, vec2<u32>(1u, 0u)), wa_add64(s, vec2<u32>(1u, 0u)),
-                   (s.y >> 31u) == (v.w >> 31u));
+    let vh = wa_f64_o(tl + ul);
+    let vb = wa_f64_o(vh - tl);
+    let ve = wa_f64_o(wa_f64_o(tl - wa_f64_o(vh - vb)) + wa_f64_o(ul - vb));
+    var s = bitcast<u64>(vh);
+    let e = bitcast<u64>(ve);
+    if ((e << 1u) != 0lu && (s & 1lu) == 0lu) {
+        s = select(s - 1lu, s + 1lu, (s >> 63u) == (e >> 63u));
     }
-    return wa_f64_add(t.xy, s);
+    return wa_f64_bits(th + bitcast<f64>(s));
 }""")
 
 #: the primitives whose bodies the hardware lane replaces
