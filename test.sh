@@ -17,11 +17,12 @@ export GALLIVM_PERF="${GALLIVM_PERF-nopt}"
 if [ "$#" -gt 0 ]; then
     exec .venv/bin/python -m pytest -q "$@"
 fi
-# two workers (xdist), a test file each at a time: the 2-core CI machine's lavapipe compiles
-# one kernel per core, and compiling (a cold Mesa shader cache) is most of the suite's time
-.venv/bin/python -m pytest -q -n 2 --dist loadfile
+# each test file in a process of its own, two at a time (scripts/run_tests.py says why: a
+# process that ran many files grew many times slower), then the tests whose results come from
+# fused elementwise chains again with every op its own kernel
+.venv/bin/python scripts/run_tests.py
 echo "--- again without fusion (WEBARRAY_FUSION=0): the tests whose results come from fused elementwise chains ---"
-WEBARRAY_FUSION=0 exec .venv/bin/python -m pytest -q -n 2 --dist loadfile \
+WEBARRAY_FUSION=0 exec .venv/bin/python scripts/run_tests.py \
     tests/test_elementwise.py tests/test_fusion.py tests/test_loop_fusion.py tests/test_fuzz.py \
     tests/test_statistical.py tests/test_searching_reductions.py tests/test_manipulation.py \
     tests/test_indexing.py tests/test_creation.py tests/test_complex_math.py \
