@@ -63,6 +63,7 @@ def main(argv: list[str]) -> int:
             for part in summary.strip("= ").split(" in ")[0].split(", "):
                 n, _, what = part.partition(" ")
                 if n.isdigit():
+                    what = {"warning": "warnings", "error": "errors"}.get(what, what)
                     counts[what] = counts.get(what, 0) + int(n)
             # 5: nothing collected (a file whose tests this machine cannot run, all deselected)
             if rc in (0, 5):
