@@ -147,6 +147,31 @@ def test_a_lease_stays_open_while_other_arrays_are_read():
     _assert_refuses_writes(hx)
 
 
+def test_a_lease_ends_with_its_array():
+    """A lent copy does not keep its buffer alive: once the array is gone its lease ends
+    at the next operation (nothing can read what NumPy writes into the copy), and the
+    buffer goes back to the pool. Leases of dead arrays had accumulated, each launch writing
+    every one back, and a long process grew many times slower."""
+    import gc
+
+    from webarray._core import lease
+
+    dev = default_device()
+    kept = xp.asarray(np.arange(4, dtype=np.float32))
+    hk = np.asarray(kept)
+    for k in range(50):
+        x = xp.asarray(np.full(1000, k, dtype=np.float32))
+        np.asarray(x)[0] = -1.0  # lent, written into, then the array dropped
+        del x
+    gc.collect()
+    hk[0] = 7.0
+    y = xp.asarray(np.ones(3, dtype=np.float32)) + 1  # a launch settles the leases
+    np.asarray(y)
+    assert len(lease.LEASES) <= 2, len(lease.LEASES)
+    np.testing.assert_array_equal(np.asarray(kept + 0), [7, 1, 2, 3])  # the live one still lent
+    assert dev.pool.used_bytes < 50 * 4000, dev.pool.used_bytes
+
+
 @pytest.mark.parametrize("fused", [True, False])
 def test_a_lease_stays_open_while_a_pending_array_is_computed_for_a_readback(fused):
     """SciPy's sosfilt: np.asarray of sos, then of a pending zi (computing it launches a

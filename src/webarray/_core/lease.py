@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+import weakref
 
 LEASES: list = []  # the open leases, oldest first
 _LOCK = threading.Lock()
@@ -40,12 +41,19 @@ atexit.register(LEASES.clear)  # (the buffers go back to their pools before shut
 
 
 class _Lease:
+    # buffer: a weak reference. Once the arrays over it are gone nothing can read what NumPy
+    # writes into the copy, and the lease ends with them: an open lease kept the buffer (and
+    # the copy) alive, and every launch compared every open copy with its bytes, so a process
+    # that called np.asarray on many arrays grew slower with each (a test file 20x)
     __slots__ = ("executor", "buffer", "offset", "raw", "array", "storage", "thread")
 
     def write_back(self) -> None:
+        buffer = self.buffer()
+        if buffer is None:
+            return
         data = self.array.astype(self.storage).tobytes()  # (int8, bool: 4-byte words)
         if data != self.raw:
-            self.executor.write(self.buffer.handle, self.offset, data)
+            self.executor.write(buffer.handle, self.offset, data)
             self.raw = data
 
 
@@ -53,7 +61,7 @@ def lend(executor, buffer, offset: int, raw: bytes, array, storage: str) -> None
     """Lend array (a writable NumPy array of the values of raw, the bytes at byte offset of
     buffer, which hold them as the NumPy dtype storage)."""
     lease = _Lease()
-    lease.executor, lease.buffer, lease.offset, lease.raw = executor, buffer, offset, raw
+    lease.executor, lease.buffer, lease.offset, lease.raw = executor, weakref.ref(buffer), offset, raw
     lease.array, lease.storage, lease.thread = array, storage, threading.current_thread()
     with _LOCK:
         LEASES.append(lease)
@@ -75,10 +83,10 @@ def reuse(buffer, offset: int, raw: bytes, shape: tuple, dtype: str):
     end = offset + len(raw)
     with _LOCK:
         for x in LEASES:
-            if (x.buffer is buffer and x.offset == offset and x.raw == raw
+            if (x.buffer() is buffer and x.offset == offset and x.raw == raw
                     and x.array.shape == shape and x.array.dtype.name == dtype):
                 return x.array
-        done = [x for x in LEASES if x.buffer is buffer and x.thread is me
+        done = [x for x in LEASES if x.buffer() is buffer and x.thread is me
                 and x.offset < end and offset < x.offset + len(x.raw)]
         if done:
             LEASES[:] = [x for x in LEASES if x not in done]
@@ -122,16 +130,16 @@ class reading:
 def settle(launch: bool = True, close: bool = True, buffers=None) -> None:
     """Close this thread's leases of ``buffers`` (the Buffers that an operation reads or
     writes; None: every one) unless within ``reading``, and those of threads that ended
-    (write back, then read-only); at a launch or readback (launch), also write back what
-    the open leases changed so far."""
+    (write back, then read-only), and those whose arrays are gone; at a launch or readback
+    (launch), also write back what the open leases changed so far."""
     if close and _READING.depth:
         close = False
     me = threading.current_thread()
     with _LOCK:
         done = [x for x in LEASES
                 if (close and x.thread is me
-                    and (buffers is None or any(b is x.buffer for b in buffers)))
-                or not x.thread.is_alive()]
+                    and (buffers is None or any(b is x.buffer() for b in buffers)))
+                or not x.thread.is_alive() or x.buffer() is None]
         if done:
             LEASES[:] = [x for x in LEASES if x not in done]
         others = list(LEASES) if launch else []

@@ -33,7 +33,8 @@ def size_class(nbytes: int) -> int:
 class Buffer:
     """A device buffer owned by one or more arrays; back to the pool on last release."""
 
-    __slots__ = ("pool", "handle", "nbytes", "extent", "views")
+    # (__weakref__: a lent NumPy copy (_core/lease.py) must not keep its buffer alive)
+    __slots__ = ("pool", "handle", "nbytes", "extent", "views", "__weakref__")
 
     def __init__(self, pool: "BufferPool", handle: int, nbytes: int, extent: int):
         self.pool = pool
