@@ -1,10 +1,11 @@
 """Run test files each in a fresh pytest process, a few at a time, and sum up (test.sh).
 
-One process for the whole suite grew slower the longer it ran: in a cold CI run on two
-xdist workers, tests/test_linalg_float64.py took 25 minutes after 30 other files in its
-worker and 66 s in a process of its own, tests/test_float64_reductions.py 208 s and 9.5 s
-(the cause is not pinned down; what each file leaves behind, lavapipe's memory among it, goes
-with its process). A file's output is printed when it ends: one line where it passed, all of
+A process of its own keeps what one file leaves behind (lavapipe's memory for float64
+kernels, 100-270 MB each, caches, threads) from slowing the next: one process for the whole
+suite once grew 20x slower with each file (leases of lent NumPy copies that never ended,
+fixed in _core/lease.py; tests/test_linalg_float64.py took 25 minutes after 30 other files
+and 66 s alone), and a slowdown of that kind would now show as one slow file, not a slow run.
+A file's output is printed when it ends: one line where it passed, all of
 it where it failed.
 
     python scripts/run_tests.py [-j 2] [files...] [-- pytest arguments]
