@@ -17,8 +17,9 @@ export GALLIVM_PERF="${GALLIVM_PERF-nopt}"
 if [ "$#" -gt 0 ]; then
     exec .venv/bin/python -m pytest -q "$@"
 fi
-# each test file in a process of its own, two at a time (scripts/run_tests.py says why), then the tests whose results come from
-# fused elementwise chains again with every op its own kernel
+# each test file in a process of its own, two at a time (scripts/run_tests.py says why),
+# then the tests whose results come from fused elementwise chains again with every op its
+# own kernel
 .venv/bin/python scripts/run_tests.py
 echo "--- again without fusion (WEBARRAY_FUSION=0): the tests whose results come from fused elementwise chains ---"
 WEBARRAY_FUSION=0 exec .venv/bin/python scripts/run_tests.py \
