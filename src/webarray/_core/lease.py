@@ -136,10 +136,13 @@ def settle(launch: bool = True, close: bool = True, buffers=None) -> None:
         close = False
     me = threading.current_thread()
     with _LOCK:
-        done = [x for x in LEASES
-                if (close and x.thread is me
-                    and (buffers is None or any(b is x.buffer() for b in buffers)))
-                or not x.thread.is_alive() or x.buffer() is None]
+        done = []
+        for x in LEASES:
+            buffer = x.buffer()
+            if (buffer is None or not x.thread.is_alive()
+                    or (close and x.thread is me
+                        and (buffers is None or any(b is buffer for b in buffers)))):
+                done.append(x)
         if done:
             LEASES[:] = [x for x in LEASES if x not in done]
         others = list(LEASES) if launch else []

@@ -86,6 +86,20 @@ _hw("fn wa_f64_o(x: f64) -> f64 { return bitcast<f64>(bitcast<u64>(x) | u64(wa_f
 # operation sees an inf or a NaN, so it runs on f64 registers, every result through
 # ``wa_f64_o``: a few dozen instructions where each op of the word lane (with its NaN rule)
 # costs as many, since every call is inlined (lavapipe compiled float64 kernels 4x slower).
+# Veltkamp's split of x into two halves of 26 bits (x = .x + .y exactly)
+_hw("""
+fn wa_f64_hw_split(x: f64) -> vec2<f64> {
+    let t = wa_f64_o(x * bitcast<f64>(0x41a0000002000000lu));  // x * (2^27 + 1)
+    let h = wa_f64_o(t - wa_f64_o(t - x));
+    return vec2<f64>(h, wa_f64_o(x - h));
+}""")
+# Knuth's TwoSum: .x = a + b rounded, .x + .y == a + b exactly
+_hw("""
+fn wa_f64_hw_two_sum(a: f64, b: f64) -> vec2<f64> {
+    let s = wa_f64_o(a + b);
+    let bb = wa_f64_o(s - a);
+    return vec2<f64>(s, wa_f64_o(wa_f64_o(a - wa_f64_o(s - bb)) + wa_f64_o(b - bb)));
+}""")
 _hw("""
 fn wa_f64_fma_emulated(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
     let ea = wa_f64_biased_exp(a) - 1023;
@@ -95,37 +109,27 @@ fn wa_f64_fma_emulated(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
             || ec > 1000) {
         return wa_f64_fma_soft(a, b, c);
     }
-    let x = wa_f64_hw(a);
-    let y = wa_f64_hw2(b);
+    let fa = wa_f64_hw(a);
+    let fb = wa_f64_hw2(b);
     let z = wa_f64_hw2(c);
-    // Dekker's product: uh + ul == x * y exactly, with Veltkamp's splits (26 bits a half)
-    let uh = wa_f64_o(x * y);
-    let k = bitcast<f64>(0x41a0000002000000lu);  // 2^27 + 1
-    let tx = wa_f64_o(x * k);
-    let xh = wa_f64_o(tx - wa_f64_o(tx - x));
-    let xl = wa_f64_o(x - xh);
-    let ty = wa_f64_o(y * k);
-    let yh = wa_f64_o(ty - wa_f64_o(ty - y));
-    let yl = wa_f64_o(y - yh);
-    var ul = wa_f64_o(wa_f64_o(xh * yh) - uh);
-    ul = wa_f64_o(ul + wa_f64_o(xh * yl));
-    ul = wa_f64_o(ul + wa_f64_o(xl * yh));
-    ul = wa_f64_o(ul + wa_f64_o(xl * yl));
-    // Knuth's TwoSum: th + tl == z + uh exactly
-    let th = wa_f64_o(z + uh);
-    let tb = wa_f64_o(th - z);
-    let tl = wa_f64_o(wa_f64_o(z - wa_f64_o(th - tb)) + wa_f64_o(uh - tb));
-    // v = tl + ul rounded to odd: to nearest, then one step toward the error where that was
-    // inexact and landed on an even significand
-    let vh = wa_f64_o(tl + ul);
-    let vb = wa_f64_o(vh - tl);
-    let ve = wa_f64_o(wa_f64_o(tl - wa_f64_o(vh - vb)) + wa_f64_o(ul - vb));
-    var s = bitcast<u64>(vh);
-    let e = bitcast<u64>(ve);
+    // Dekker's product: uh + ul == a * b exactly
+    let uh = wa_f64_o(fa * fb);
+    let x = wa_f64_hw_split(fa);
+    let y = wa_f64_hw_split(fb);
+    var ul = wa_f64_o(wa_f64_o(x.x * y.x) - uh);
+    ul = wa_f64_o(ul + wa_f64_o(x.x * y.y));
+    ul = wa_f64_o(ul + wa_f64_o(x.y * y.x));
+    ul = wa_f64_o(ul + wa_f64_o(x.y * y.y));
+    let t = wa_f64_hw_two_sum(z, uh);  // t.x + t.y == c + uh exactly
+    // v = t.y + ul rounded to odd: to nearest, then one step toward the error where that
+    // was inexact and landed on an even significand
+    let v = wa_f64_hw_two_sum(t.y, ul);
+    var s = bitcast<u64>(v.x);
+    let e = bitcast<u64>(v.y);
     if ((e << 1u) != 0lu && (s & 1lu) == 0lu) {
         s = select(s - 1lu, s + 1lu, (s >> 63u) == (e >> 63u));
     }
-    return wa_f64_bits(th + bitcast<f64>(s));
+    return wa_f64_bits(t.x + bitcast<f64>(s));
 }""")
 
 #: the primitives whose bodies the hardware lane replaces
