@@ -516,6 +516,9 @@ def test_fma_sweep(ex):
             a = _as_f64(_as_bits(_finite(rng, n, 0, 0)) | (ea.astype(np.uint64) << np.uint64(52)))
             b = _as_f64(_as_bits(_finite(rng, n, 0, 0)) | (eb.astype(np.uint64) << np.uint64(52)))
             parts.append([a, b, np.where(rng.random(n) < 0.5, -a * b, _finite(rng, n, 0, 3))])
+            parts.append([a, b, rng.choice([0.0, -0.0], n)])  # the product alone, rounded once
+        # a zero c with products of every exponent, subnormal factors included
+        parts.append([_random_doubles(rng, n), _random_doubles(rng, n), rng.choice([0.0, -0.0], n)])
         # c far above or below the product: sticky bits only
         a, b = _finite(rng, n, 0x300, 0x4ff), _finite(rng, n, 0x300, 0x4ff)
         c = a * b * 2.0 ** rng.integers(-140, 140, n)

@@ -119,9 +119,11 @@ def test_every_op_of_the_table_has_a_glsl_kernel_for_every_one_word_lane():
     assert count > 250
 
 
-def test_float64_sine_and_cosine_are_refused_on_webgl2_not_run():
-    """They returned zeros on WebGL2 over SwiftShader (no error): refused by name until
-    understood, while float64 exp, which computed right there, still generates."""
+def test_complex128_trigonometry_is_refused_on_webgl2_float64_sine_and_cosine_generate():
+    """complex128 exp, sin, ... (float64's sine and cosine with more around them, four
+    words an element) wrote zeros or lost the context on WebGL2 over SwiftShader: refused
+    by name. float64 sin, cos and tan generate (they run: the browser test below), and
+    every draw carries the probe's early return."""
     from webarray import _dtypes as dt
     from webarray.kernels.expr import Apply, Input
     from webarray.kernels.webgl2 import elementwise
@@ -132,11 +134,13 @@ def test_float64_sine_and_cosine_are_refused_on_webgl2_not_run():
         return ElementwiseSpec(((d, Operand(2, strided=False)),), (),
                                ((node, Operand(1, strided=False)),), (True, False), 1, False)
 
-    for op, d in [("sin", dt.float64), ("cos", dt.float64), ("tan", dt.float64),
-                  ("exp", dt.complex128)]:
+    for op in ("exp", "sin", "cos", "tan", "sinh", "tanh", "expm1"):
         with pytest.raises(NotImplementedError, match="not available on WebGL2"):
-            elementwise.generate(spec(op, d))
-    assert "wa_value" in elementwise.generate(spec("exp", dt.float64))
+            elementwise.generate(spec(op, dt.complex128))
+    for op in ("sin", "cos", "tan", "exp"):
+        src = elementwise.generate(spec(op, dt.float64))
+        fragment = src.split("//!fragment\n", 1)[1]
+        assert "wa_value" in src and "if (wa_probe != 0u) { wa_o = wa_probe; return; }" in fragment
 
 
 # -- in the browser ------------------------------------------------------------------------
@@ -611,6 +615,60 @@ def test_auto_picks_webgl2_where_the_browser_has_no_webgpu(tmp_path):
     r = run_in_browser(tmp_path, source, "--backend", "auto", "--no-webgpu")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "webgl2 [3, 6]"
+
+
+# float64 sin, cos and tan on WebGL2 (software binary64 in a fragment shader), printed as
+# result bits and compared with the native device's (bit for bit the software lane's)
+F64_TRIG_VALUES = [0.0, -0.0, 1e-300, 2.0**-28, -0.5, 0.7853981633974483, 1.0, 1.5707963267948966,
+                   -3.0, 100.25, 1e6, -2.5e20, 1e300, 1.7e308, float("inf"), float("nan"), 5e-324]
+
+
+def _f64_bits(values) -> list:
+    import struct
+    return [struct.unpack("<Q", struct.pack("<d", v))[0] for v in values]
+
+
+@browser
+def test_float64_sin_cos_tan_on_webgl2_match_the_native_device_bit_for_bit(tmp_path):
+    import webarray as xp
+    source = ("import struct\nimport webarray as xp\ninf, nan = float('inf'), float('nan')\n"
+              f"x = xp.asarray({F64_TRIG_VALUES!r}, dtype=xp.float64)\n"
+              "for f in ('sin', 'cos', 'tan'):\n"
+              "    y = getattr(xp, f)(x)\n"
+              "    print(f, [struct.unpack('<Q', struct.pack('<d', float(y[i])))[0] for i in range(y.shape[0])])\n")
+    r = run_in_browser(tmp_path, source, "--backend", "webgl2", timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    got = {line.split(" ", 1)[0]: json.loads(line.split(" ", 1)[1]) for line in r.stdout.splitlines()
+           if line.split(" ", 1)[0] in ("sin", "cos", "tan")}
+    x = xp.asarray(F64_TRIG_VALUES, dtype=xp.float64)
+    for f in ("sin", "cos", "tan"):
+        want = _f64_bits(float(v) for v in getattr(xp, f)(x))
+        assert got[f] == want, f
+
+
+@browser
+def test_a_shader_that_does_not_run_as_written_is_refused_and_the_device_goes_on(tmp_path):
+    """The probe (webgl2.ts): a large program is drawn once with wa_probe set before use;
+    this one ignores it (as SwiftShader's compile of float64 sin once did, writing zeros)."""
+    pad = "// " + "x" * 100 + "\n"
+    source = ("import webarray as xp\n"
+              "from webarray.executors.protocol import KernelError\n"
+              "ex = xp.__array_namespace_info__().default_device().executor\n"
+              "src = ('//!draw out=1 prim=rect\\n#version 300 es\\nvoid main() { gl_Position = vec4(0.0); }\\n'\n"
+              "       '//!fragment\\n#version 300 es\\nprecision highp int;\\nuniform highp uint wa_probe;\\n'\n"
+              f"       + {pad!r} * 50 +\n"
+              "       'layout(location = 0) out highp uint wa_o;\\n'\n"
+              "       'void main() { wa_o = wa_probe == 1u ? 1u : 0u; }\\n')\n"
+              "try:\n"
+              "    ex.compile(src)\n"
+              "except KernelError as e:\n"
+              "    print('REFUSED', e)\n"
+              "print('AFTER', (xp.asarray([1, 2]) * 3)._host_nested())\n")
+    r = run_in_browser(tmp_path, source, "--backend", "webgl2")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    assert "REFUSED" in r.stdout and "does not run as written" in r.stdout
+    assert "probe draw gave 0x0" in r.stdout
+    assert "AFTER [3, 6]" in r.stdout
 
 
 @browser

@@ -67,6 +67,11 @@ const FENCE_DRAWS = 64; // draws between two fences at most
 const FENCE_WORDS = 1 << 16; // words drawn between two fences at most
 const MAX_PENDING = 16; // fences in flight before a dispatch waits
 const SLOW_MS = 20; // a read waits between tasks behind a piece pending this long
+// A program whose fragment shader has more GLSL than this is drawn once with wa_probe set
+// before it is used (probe): SwiftShader compiled float64 sin's shader (~20 KB, software
+// binary64) into one that wrote zeros whatever its code said, with no error
+const PROBE_BYTES = 4096;
+const PROBE_WORD = 0x5a17c0de; // what a probed draw writes (wa_probe)
 
 interface Fence {
   sync: WebGLSync;
@@ -134,6 +139,7 @@ export class WebGL2Backend implements Backend {
   private pbo: WebGLBuffer;
   private pboBytes = 0;
   private readonly scratch = new Map<string, Texture>();
+  private probeTargets: { fbo: WebGLFramebuffer; sampled: WebGLTexture } | null = null;
 
   private uniformWords = new Uint32Array(UNIFORM_VEC4 * 4);
   private pending: DeviceError | null = null;
@@ -577,7 +583,7 @@ export class WebGL2Backend implements Backend {
     }
     const samplers: (WebGLUniformLocation | null)[] = [];
     for (let b = 1; b <= 32; b++) samplers.push(gl.getUniformLocation(program, `B${b}`));
-    return {
+    const draw = {
       program,
       uniforms: gl.getUniformLocation(program, "U"),
       outSize: gl.getUniformLocation(program, "wa_out"),
@@ -586,6 +592,52 @@ export class WebGL2Backend implements Backend {
       out,
       points,
     };
+    const probe = gl.getUniformLocation(program, "wa_probe");
+    if (probe && fragment.length > PROBE_BYTES) this.probe(draw, probe, fragment.length);
+    return draw;
+  }
+
+  /** Draw a new program once into a 1 x 1 target with wa_probe set, where its shaders
+   * write wa_probe and return (kernels/webgl2/program.py), and refuse the program when
+   * that word does not come back: the implementation compiled it into something else. */
+  private probe(d: Omit<Draw, "vertex" | "fragment">, probe: WebGLUniformLocation, bytes: number): void {
+    const gl = this.gl;
+    if (!this.probeTargets) {
+      const target = this.makeTexture(1, 1, 1);
+      const fbo = gl.createFramebuffer();
+      if (!fbo) throw this.lostOr("createFramebuffer failed");
+      gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, fbo);
+      gl.framebufferTextureLayer(gl.DRAW_FRAMEBUFFER, gl.COLOR_ATTACHMENT0, target, 0, 0);
+      // what the samplers see (all on unit 0): not the target, which would be a feedback loop
+      this.probeTargets = { fbo, sampled: this.makeTexture(1, 1, 1) };
+    }
+    const { fbo, sampled } = this.probeTargets;
+    gl.useProgram(d.program);
+    gl.uniform1ui(probe, PROBE_WORD);
+    if (d.outSize) gl.uniform2ui(d.outSize, 1, 1);
+    if (d.layer) gl.uniform1ui(d.layer, 0);
+    gl.activeTexture(gl.TEXTURE0);
+    gl.bindTexture(gl.TEXTURE_2D_ARRAY, sampled);
+    gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, fbo);
+    gl.viewport(0, 0, 1, 1);
+    gl.clearBufferuiv(gl.COLOR, 0, [0, 0, 0, 0]);
+    gl.drawArrays(d.points ? gl.POINTS : gl.TRIANGLES, 0, d.points ? 1 : 6);
+    gl.uniform1ui(probe, 0);
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, fbo);
+    const px = new Uint32Array(4);
+    gl.readPixels(0, 0, 1, 1, gl.RGBA_INTEGER, gl.UNSIGNED_INT, px);
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, null);
+    this.issued = true;
+    if (gl.isContextLost()) throw this.lostOr("");
+    if (px[0] !== PROBE_WORD) {
+      throw new DeviceError(
+        STATUS_KERNEL,
+        `this WebGL2 implementation (${gl.getParameter(gl.RENDERER)}) compiled a kernel of ${bytes} ` +
+          `bytes of GLSL into a shader that does not run as written (a probe draw gave ` +
+          `0x${px[0].toString(16)}, not 0x${PROBE_WORD.toString(16)}): the kernel is too large ` +
+          `for it; WebGPU, or smaller expressions, may run it`,
+      );
+    }
   }
 
   dispatch(kernel: number, bindings: Uint32Array, uniforms: Uint8Array, gx: number): Promise<void> | void {

@@ -724,8 +724,11 @@ fn wa_f64_fma(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
         return wa_f64_inf(sp);
     }
     if (ec == 0x7ff) { return c; }
-    if (a0 || b0) { return wa_f64_add(wa_f64_zero(sp), c); }
-    if (ec == 0 && wa_f64_is0(mc)) { return wa_f64_mul(a, b); }
+    // a zero product: c, or a zero whose sign both must share (round to nearest); a zero c:
+    // the product rounded, below as q = 0 (this function calls no other arithmetic, which
+    // SwiftShader would inline at every fma: WebGL2 ran out of shader size in float64 sin)
+    let c0 = ec == 0 && wa_f64_is0(mc);
+    if (a0 || b0) { return select(c, wa_f64_zero(sp & sc), c0); }
     if (ea == 0) {
         let n = wa_f64_norm_sub(ma);
         ma = n.xy;
@@ -736,17 +739,17 @@ fn wa_f64_fma(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
         mb = n.xy;
         eb = bitcast<i32>(n.z);
     }
-    if (ec == 0) {
+    if (ec == 0 && !c0) {
         let n = wa_f64_norm_sub(mc);
         mc = n.xy;
         ec = bitcast<i32>(n.z);
     }
     // p = product * 2^20 and q = c's significand * 2^73, both below 2^126; their last bits
-    // weigh 2^fp and 2^fc
+    // weigh 2^fp and 2^fc (a zero c: q = 0 far below p)
     var p = wa_f64_shl128(wa_f64_mul128(vec2<u32>(ma.x, ma.y | 0x100000u), vec2<u32>(mb.x, mb.y | 0x100000u)), 20u);
-    var q = vec4<u32>(0u, 0u, wa_f64_shl(vec2<u32>(mc.x, mc.y | 0x100000u), 9u));
+    var q = select(vec4<u32>(0u, 0u, wa_f64_shl(vec2<u32>(mc.x, mc.y | 0x100000u), 9u)), vec4<u32>(0u), c0);
     let fp = ea + eb - 2170;
-    let fc = ec - 1148;
+    let fc = select(ec - 1148, -0x10000000, c0);
     var f = fp;
     if (fp >= fc) {
         q = wa_f64_shr_jam128(q, u32(fp - fc));
