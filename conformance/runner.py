@@ -288,6 +288,8 @@ def run_browser(args, suite: Path, xfails: dict, raw_json: Path) -> tuple[int, d
     entry.write_text(BROWSER_ENTRY.format(all_dtypes=ALL_DTYPES, max_examples=args.max_examples, extra=extra))
     cmd = [sys.executable, "-m", "webarray.browser", "run", str(entry), "--backend", args.target,
            "--file", str(tmp / "suite.zip"), "--timeout", str(args.timeout)]
+    if args.verbose:
+        cmd.append("--verbose")
     for w in _browser_wheels():
         cmd += ["--wheel", str(w)]
     print("$", " ".join(cmd[:8]), "...", flush=True)
@@ -401,5 +403,7 @@ def add_parser(sub) -> None:
     r.add_argument("-k", help="pytest -k expression to select tests")
     r.add_argument("--timeout", type=float, default=7200.0,
                    help="seconds for a browser run, start-up included (default 7200)")
+    r.add_argument("--verbose", action="store_true",
+                   help="a browser run also prints the page's console and worker messages")
     r.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     r.set_defaults(func=run)

@@ -83,6 +83,7 @@ export function requestDevice(adapter: GPUAdapter): Promise<GPUDevice> {
 export class WebGPUBackend implements Backend {
   readonly info: BackendInfo;
   lost: string | null = null;
+  private readonly lostError: Promise<never>;
   onLost: ((message: string) => void) | null = null;
   onProgress: (() => void) | null = null;
 
@@ -148,10 +149,19 @@ export class WebGPUBackend implements Backend {
     device.addEventListener("uncapturederror", (ev) => {
       this.note(errorFromGPU((ev as GPUUncapturedErrorEvent).error));
     });
-    void device.lost.then((info) => {
+    this.lostError = device.lost.then((info) => {
       this.lost ??= `the WebGPU device was lost (${info.reason}): ${info.message || "no details"}`;
       this.onLost?.(this.lost);
+      throw new DeviceError(STATUS_DEVICE_LOST, this.lost);
     });
+    this.lostError.catch(() => {}); // (raced against every wait: orLost)
+  }
+
+  /** p, or DeviceLost once the device is lost: when Chromium's GPU process dies (it did
+   * compiling large software-float64 kernels on SwiftShader), a pipeline being compiled
+   * may never settle, and the Python worker waited on it for good. */
+  private orLost<T>(p: Promise<T>): Promise<T> {
+    return Promise.race([p, this.lostError]);
   }
 
   // -- buffers ----------------------------------------------------------------------
@@ -168,7 +178,7 @@ export class WebGPUBackend implements Backend {
     const invalid = this.device.popErrorScope();
     this.buffers.set(handle, buffer);
     return (async () => {
-      const error = (await oom) ?? (await invalid);
+      const error = (await this.orLost(oom)) ?? (await this.orLost(invalid));
       if (error) {
         this.buffers.delete(handle);
         buffer.destroy();
@@ -211,7 +221,7 @@ export class WebGPUBackend implements Backend {
     const staging = this.staging;
     this.submit((encoder) => encoder.copyBufferToBuffer(source, start, staging, 0, size));
     try {
-      await staging.mapAsync(GPUMapMode.READ, 0, size);
+      await this.orLost(staging.mapAsync(GPUMapMode.READ, 0, size));
     } catch (e) {
       throw this.lost
         ? new DeviceError(STATUS_DEVICE_LOST, this.lost)
@@ -226,7 +236,7 @@ export class WebGPUBackend implements Backend {
   async compile(kernel: number, source: string): Promise<void> {
     this.device.pushErrorScope("validation");
     const module = this.device.createShaderModule({ code: source });
-    const info = await module.getCompilationInfo();
+    const info = await this.orLost(module.getCompilationInfo());
     const errors = info.messages
       .filter((m) => m.type === "error")
       .map((m) => `line ${m.lineNum}:${m.linePos}: ${m.message}`);
@@ -243,15 +253,22 @@ export class WebGPUBackend implements Backend {
             })),
           })],
         });
-        pipeline = await this.device.createComputePipelineAsync({
+        pipeline = await this.orLost(this.device.createComputePipelineAsync({
           layout,
           compute: { module, entryPoint: "main" },
-        });
+        }));
       } catch (e) {
         errors.push(e instanceof Error ? e.message : String(e));
       }
     }
-    const scopeError = await this.device.popErrorScope();
+    let scopeError: GPUError | null = null;
+    try {
+      scopeError = await this.orLost(this.device.popErrorScope());
+    } catch (e) {
+      // the GPU process is gone ("Instance dropped in popErrorScope", before device.lost)
+      this.lost ??= `the WebGPU device was lost while a kernel compiled: ${e instanceof Error ? e.message : String(e)}`;
+      throw new DeviceError(STATUS_DEVICE_LOST, this.lost);
+    }
     if (errors.length === 0 && scopeError) errors.push(scopeError.message);
     if (this.lost) throw new DeviceError(STATUS_DEVICE_LOST, this.lost);
     if (!pipeline || errors.length) {
@@ -292,11 +309,11 @@ export class WebGPUBackend implements Backend {
 
   async sync(): Promise<void> {
     this.submit();
-    await this.device.queue.onSubmittedWorkDone();
+    await this.orLost(this.device.queue.onSubmittedWorkDone());
   }
 
   async takeError(): Promise<DeviceError | null> {
-    for (const error of await Promise.all(this.scopes.splice(0))) {
+    for (const error of await this.orLost(Promise.all(this.scopes.splice(0)))) {
       if (error) this.note(errorFromGPU(error));
     }
     const e = this.pending;
