@@ -20,6 +20,10 @@ A ``points`` draw has one point per invocation (the dispatch's count), placed
 at ``wa_dest(i)``: strided and scattered outputs (``0xffffffffu``: not drawn). Both functions are translated from
 WGSL by the shader front end (``kernels/shader/translate.py``) with the helpers they call. In them ``U[k].x`` ... reads the
 uniform words (``uword(k)`` spells word k) and ``ld<b>(k)`` reads word k of binding b.
+
+Every draw's shaders start with the probe's early return (``_PROBED``): with the uniform
+``wa_probe`` set, the draw writes that word and nothing else, which the backend checks
+once for each large program before using it (``webgl2.ts``, ``probe``).
 """
 
 from __future__ import annotations
