@@ -101,27 +101,33 @@ _RAW = {"set_pipeline": 0, "set_bind_group": 1, "dispatch_workgroups": 2}
 def _inject(monkeypatch, cls, name, nth, how, executor=None):
     """Make the nth call of cls.name raise KeyboardInterrupt ("raise") or send SIGINT to
     this process before it runs ("signal"); returns a list that records the firing. A pass
-    call the executor makes through wgpu-native's function, and its bind group maker, are
-    injected there."""
+    call the executor makes through wgpu-native's function, and its bind group and buffer
+    makers, are injected there (create_buffer: in the maker and in wgpu-py's method, which
+    makes the uniform arena, counted together)."""
     raw = executor is not None and executor._calls is not None and name in _RAW
-    # bind groups are made by the executor's own maker (_bind_group_maker), or wgpu-py's
-    own = executor is not None and name == "create_bind_group"
-    original = (executor._calls[_RAW[name]] if raw else executor._create_bind_group if own
-                else getattr(cls, name))
+    # bind groups and array buffers are made by the executor's own makers
+    # (_bind_group_maker, _buffer_maker) or wgpu-py's; the uniform arena by wgpu-py's
+    own = {"create_bind_group": "_create_bind_group",
+           "create_buffer": "_create_buffer"}.get(name) if executor is not None else None
     fired = []
     calls = [0]
 
-    def wrapper(*args, **kwargs):
-        calls[0] += 1
-        if calls[0] == nth and not fired:
-            fired.append(name)
-            if how == "raise":
-                raise KeyboardInterrupt
-            signal.raise_signal(signal.SIGINT)
-        return original(*args, **kwargs)
+    def wrapping(original):
+        def wrapper(*args, **kwargs):
+            calls[0] += 1
+            if calls[0] == nth and not fired:
+                fired.append(name)
+                if how == "raise":
+                    raise KeyboardInterrupt
+                signal.raise_signal(signal.SIGINT)
+            return original(*args, **kwargs)
+        return wrapper
 
+    wrapper = wrapping(executor._calls[_RAW[name]] if raw else getattr(cls, name))
     if own:
-        monkeypatch.setattr(executor, "_create_bind_group", wrapper)
+        monkeypatch.setattr(executor, own, wrapping(getattr(executor, own)))
+        if name == "create_buffer":
+            monkeypatch.setattr(cls, name, wrapper)
     elif raw:
         replaced = list(executor._calls)
         replaced[_RAW[name]] = wrapper
