@@ -272,6 +272,7 @@ export class WebGL2Backend implements Backend {
     this.textures.clear();
     this.kernels.clear();
     this.scratch.clear();
+    this.probeTargets = null;
     this.usedBytes = 0;
     this.redFormat = null;
     this.pboBytes = 0;
