@@ -139,7 +139,6 @@ export class WebGL2Backend implements Backend {
   private pbo: WebGLBuffer;
   private pboBytes = 0;
   private readonly scratch = new Map<string, Texture>();
-  private probeTargets: { fbo: WebGLFramebuffer; sampled: WebGLTexture } | null = null;
 
   private uniformWords = new Uint32Array(UNIFORM_VEC4 * 4);
   private pending: DeviceError | null = null;
@@ -272,7 +271,6 @@ export class WebGL2Backend implements Backend {
     this.textures.clear();
     this.kernels.clear();
     this.scratch.clear();
-    this.probeTargets = null;
     this.usedBytes = 0;
     this.redFormat = null;
     this.pboBytes = 0;
@@ -603,16 +601,18 @@ export class WebGL2Backend implements Backend {
    * that word does not come back: the implementation compiled it into something else. */
   private probe(d: Omit<Draw, "vertex" | "fragment">, probe: WebGLUniformLocation, bytes: number): void {
     const gl = this.gl;
-    if (!this.probeTargets) {
-      const target = this.makeTexture(1, 1, 1);
-      const fbo = gl.createFramebuffer();
-      if (!fbo) throw this.lostOr("createFramebuffer failed");
-      gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, fbo);
-      gl.framebufferTextureLayer(gl.DRAW_FRAMEBUFFER, gl.COLOR_ATTACHMENT0, target, 0, 0);
-      // what the samplers see (all on unit 0): not the target, which would be a feedback loop
-      this.probeTargets = { fbo, sampled: this.makeTexture(1, 1, 1) };
-    }
-    const { fbo, sampled } = this.probeTargets;
+    // a 1 x 1 target, and what the samplers (all on unit 0) see: not the target, which
+    // would be a feedback loop (scratch textures: made again after a context restore)
+    const scratch = (key: string): Texture => {
+      let t = this.scratch.get(key);
+      if (!t) {
+        t = { tex: this.makeTexture(1, 1, 1), fbos: [], words: 1, width: 1, height: 1, layers: 1 };
+        this.scratch.set(key, t);
+      }
+      return t;
+    };
+    const fbo = this.framebuffer(scratch("probe"), 0);
+    const sampled = scratch("probe-sampled").tex;
     gl.useProgram(d.program);
     gl.uniform1ui(probe, PROBE_WORD);
     if (d.outSize) gl.uniform2ui(d.outSize, 1, 1);

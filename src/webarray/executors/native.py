@@ -93,8 +93,8 @@ def _wgpu():
 def _native_calls():
     """wgpu-native's (set pipeline, set bind group, dispatch) of a compute pass, wgpu-py's
     cffi module, and wgpu-py's error-checked create-bind-group and create-buffer calls with
-    their classes, from the library wgpu-py binds; None where this wgpu-py does not expose them (the replay
-    then calls wgpu-py's methods)."""
+    their classes, from the library wgpu-py binds; None where this wgpu-py does not expose
+    them (the replay then calls wgpu-py's methods)."""
     try:
         from wgpu.backends.wgpu_native import _api  # (wgpu is imported on first use: _wgpu)
         lib = _api.lib
@@ -146,11 +146,9 @@ def _buffer_maker(device, calls, usage):
     if calls is None:
         return None
     ffi, (raw, wrap) = calls[3], calls[6:8]
-    import wgpu
-
     desc = ffi.new("WGPUBufferDescriptor *")  # zeroed: no chain, an empty label, not mapped
     desc.usage = int(usage)
-    dev, unmapped = device._internal, wgpu.enums.BufferMapState.unmapped
+    dev, unmapped = device._internal, _wgpu().enums.BufferMapState.unmapped
 
     def create(nbytes: int):
         desc.size = nbytes
