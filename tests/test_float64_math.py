@@ -53,6 +53,7 @@ import pytest
 import webarray as xp
 from webarray._core.device import Device, default_device
 from webarray._elementwise import _apply
+from webarray.kernels.ops import STAGED
 
 L = np.longdouble
 N = 10_000
@@ -367,3 +368,42 @@ def test_fused_with_arithmetic(dev):
     x = np.linspace(0.25, 4, 1001)
     got = np.from_dlpack(xp.log(xp.asarray(x, device=dev) * 3.0))
     assert (ulp_errors(got, np.log((x * 3.0).astype(L))) <= 1).all()  # x * 3 rounded first
+
+
+@pytest.fixture(scope="module")
+def staged():
+    """A software-lane device that runs ops.STAGED's functions in two kernels, as WebGL2 does."""
+    d = Device(default_device().executor, float64=True, float64_lane="software")
+    d.staged = True
+    return d
+
+
+@pytest.mark.parametrize("name", sorted(STAGED))
+def test_staged_functions_give_the_whole_functions_bits(soft, staged, name):
+    """WebGL2 runs these functions as two or three kernels with double-doubles between them
+    (ops.STAGED, launch._staged): the same bits as one kernel, on the accuracy draws and the
+    special cases, eager and fused with arithmetic around the call."""
+    from webarray._core import launch
+
+    args = _inputs(name)
+    special = tuple(np.array(SPECIAL[name]).reshape(len(SPECIAL[name]), -1).T)
+    args = tuple(np.concatenate([a, b]) for a, b in zip(args, special))
+    before = launch.launches
+    whole = run(soft, name, *args)
+    one = launch.launches - before
+    before = launch.launches
+    got = run(staged, name, *args)
+    assert launch.launches - before == one + len(STAGED[name]) - 1  # the first stages' kernels
+    bad = np.flatnonzero(got.view(np.uint64) != whole.view(np.uint64))
+    assert not bad.size, [(tuple(a[k] for a in args), got[k], whole[k]) for k in bad[:5]]
+    # inside a fused expression (the call computed in kernels of its own) and eager
+    xs = [xp.asarray(a, device=staged) for a in args]
+    fused = np.from_dlpack(getattr(xp, name)(*[x * 1.0 for x in xs]) + 0.0)
+    xp.fusion.set_enabled(False)
+    try:
+        eager = np.from_dlpack(getattr(xp, name)(*xs))
+    finally:
+        xp.fusion.set_enabled(True)
+    for out, want in ((fused, whole + 0.0), (eager, whole)):
+        bad = np.flatnonzero(out.view(np.uint64) != want.view(np.uint64))
+        assert not bad.size, [(tuple(a[k] for a in args), out[k], whole[k]) for k in bad[:5]]

@@ -646,6 +646,36 @@ def test_float64_sin_cos_tan_on_webgl2_match_the_native_device_bit_for_bit(tmp_p
         assert got[f] == want, f
 
 
+# the float64 functions WebGL2 runs in several kernels (ops.STAGED: SwiftShader does not run
+# their shaders whole), over their special cases and ranges; binary ones against the values
+# reversed
+F64_STAGED_VALUES = [0.0, -0.0, 1e-300, 2.0**-28, -0.5, 0.3, 0.125, 1.0, -1.0, 0.9999, 3.0, -20.5,
+                     24.99, 25.5, -300.0, 709.9, 710.6, 1e300, float("inf"), float("-inf"),
+                     float("nan"), 5e-324]
+
+
+@browser
+def test_float64_functions_of_several_kernels_on_webgl2_match_the_native_device_bit_for_bit(tmp_path):
+    import webarray as xp
+    from webarray.kernels.ops import STAGED
+    names = sorted(STAGED)
+    source = ("import struct\nimport webarray as xp\ninf, nan = float('inf'), float('nan')\n"
+              f"x = xp.asarray({F64_STAGED_VALUES!r}, dtype=xp.float64)\n"
+              "y = xp.flip(x)\n"
+              f"for f in {names!r}:\n"
+              "    r = getattr(xp, f)(x, y) if f in ('atan2', 'pow', 'logaddexp') else getattr(xp, f)(x)\n"
+              "    print(f, [struct.unpack('<Q', struct.pack('<d', v))[0] for v in r._host_nested()])\n")
+    r = run_in_browser(tmp_path, source, "--backend", "webgl2", timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    got = {line.split(" ", 1)[0]: json.loads(line.split(" ", 1)[1]) for line in r.stdout.splitlines()
+           if line.split(" ", 1)[0] in names}
+    x = xp.asarray(F64_STAGED_VALUES, dtype=xp.float64)
+    y = xp.flip(x)
+    for f in names:
+        want = getattr(xp, f)(x, y) if f in ("atan2", "pow", "logaddexp") else getattr(xp, f)(x)
+        assert got[f] == _f64_bits(float(v) for v in want), f
+
+
 @browser
 def test_a_shader_that_does_not_run_as_written_is_refused_and_the_device_goes_on(tmp_path):
     """The probe (webgl2.ts): a large program is drawn once with wa_probe set before use;

@@ -116,6 +116,9 @@ class Device:
         # a CPU adapter (lavapipe, SwiftShader): plans that keep a GPU busy (split K, radix
         # sort from short rows, registers over memory) lose there
         self.on_cpu = "CPU" in executor.adapter_info.get("adapter_type", "").upper()
+        # large float64 functions in two kernels each (ops.STAGED, launch.py): on WebGL2, whose
+        # SwiftShader does not run their shaders whole; elsewhere one kernel, the same values
+        self.staged = executor.backend == "webgl2"
         # launches binding a larger buffer run in pieces (launch.py)
         self._piece_bytes = launch.piece_bytes(executor)
 

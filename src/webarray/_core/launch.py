@@ -46,7 +46,8 @@ import struct
 from .. import _dtypes as dt
 from ..executors.protocol import BindingTooLarge
 from ..kernels import expr, lanes
-from ..kernels.expr import Input, has_loop
+from ..kernels.expr import Apply, Cast, Input, has_loop
+from ..kernels.ops import STAGED
 from ..kernels.specs import elementwise as ew
 from ..kernels.specs import reduction as rk
 from ..kernels.grid import fold
@@ -76,6 +77,8 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     global launches
     if lease.LEASES:  # NumPy's writes into lent copies first (eager ops make no pending node)
         lease.settle(buffers=lease.buffers_of(inputs, outputs))
+    if device.staged:
+        outputs, inputs = _staged(device, shape, outputs, inputs, scalars, raw_inputs)
     if not raw_inputs:
         results = _plain(device, shape, outputs, inputs, scalars)
         if results is not None:
@@ -172,6 +175,46 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
                   uniforms, device.kernels.elementwise.grid_for(n, vec4, ex.max_workgroups_per_dim))
     return [r[0] if isinstance(r, tuple) else r for r in results]
 
+
+
+def _staged(device, shape, outputs, inputs, scalars, raw_inputs):
+    """(outputs, inputs) with every float64 call of ``ops.STAGED`` in the outputs' expressions
+    split in its kernels, for a device that runs those functions only so (``Device.staged``):
+    each stage but the last is computed now, by a kernel of its own over this launch's
+    operands (and the stages before), into a complex128 array (the double-double it
+    carries), and the call becomes its last stage, which reads those arrays as more inputs. The
+    same values bit for bit (ops.STAGED). Calls under other nodes than ops and casts (loops,
+    user kernels) stay whole: the backend's probe refuses those it cannot run."""
+    inputs = list(inputs)
+    done: dict = {}
+
+    def visit(node):
+        new = done.get(node.key)
+        if new is not None:
+            return new
+        new = node
+        if type(node) is Apply:
+            args = tuple(visit(a) for a in node.args)
+            stages = STAGED.get(node.op) if node.compute is dt.float64 else None
+            if stages is not None:
+                carried = ()  # the stages' results so far, as inputs of the later ones
+                for stage in stages[:-1]:
+                    part = expr.apply(stage, carried + args, node.compute, dt.complex128)
+                    inputs.append(elementwise(device, shape, [(part, None)], list(inputs),
+                                              scalars, raw_inputs)[0])
+                    carried += (expr.slot(Input, len(inputs) - 1, dt.complex128),)
+                new = expr.apply(stages[-1], carried + args, node.compute, node.dtype)
+            elif args != node.args:
+                new = expr.apply(node.op, args, node.compute, node.dtype)
+        elif type(node) is Cast:
+            arg = visit(node.arg)
+            if arg is not node.arg:
+                new = Cast(arg, node.dtype)
+        done[node.key] = new
+        return new
+
+    outputs = [(visit(node), out) for node, out in outputs]
+    return outputs, inputs
 
 # the dtypes of more than one word a stored element (lanes.words)
 _WIDE_SET = frozenset(d for d in dt.all_dtypes if lanes.words(d) != 1)

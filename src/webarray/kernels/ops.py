@@ -289,6 +289,34 @@ TABLE: dict[str, OpDef] = {
 }
 
 
+# Large float64 functions in two to four kernels, on a device whose shader compiler does
+# not run them whole (``Device.staged``: WebGL2, where SwiftShader turned a fragment shader
+# holding an exponential and a logarithm, or either with a division and more, into one that
+# writes zeros; the backend's probe refuses those). Each function's float64 lane is, on
+# every device, its stages applied in turn (``wa_f64_pow`` calls ``wa_f64_pow_a`` ...
+# ``wa_f64_pow_d``): each stage but the last computes a double-double (an exponential, a
+# logarithm, a root, an angle), carried to the later kernels as a complex128 array, and
+# each later one takes the carriers before it and the function's operands. So a staged
+# result is the unstaged one bit for bit. launch.elementwise splits them; op name -> its
+# stages, ops of STAGE_OPS.
+STAGED: dict[str, tuple[str, ...]] = {
+    name: tuple(f"{name}.{k}" for k in range(1, count + 1))
+    for name, count in (("expm1", 2), ("sinh", 2), ("cosh", 2), ("tanh", 2), ("acos", 3),
+                        ("atan2", 3), ("pow", 4), ("logaddexp", 2))
+}
+# the stages as ops (not functions of the namespace, so not in TABLE): stage k takes the k
+# carriers before it, then the function's arguments; all but the last give a complex128
+# ("dd")
+STAGE_OPS: dict[str, OpDef] = {}
+for _name, _stages in STAGED.items():
+    for _k, _stage in enumerate(_stages):
+        _args = ", ".join(f"{{{j}}}" for j in range(_k + TABLE[_name].arity))
+        STAGE_OPS[_stage] = OpDef(_stage, _k + TABLE[_name].arity, "real floating-point",
+                                  "same" if _k == len(_stages) - 1 else "dd",
+                                  {"D": f"wa_f64_{_name}_{'abcd'[_k]}({_args})"})
+# every op a kernel may apply: the generators look ops up here
+KERNEL_OPS: dict[str, OpDef] = {**TABLE, **STAGE_OPS}
+
 def lane_of(dtype) -> str:
     """The register lane of a dtype on WebGPU."""
     return _LANES[dtype.name]

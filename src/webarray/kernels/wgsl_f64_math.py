@@ -191,13 +191,26 @@ fn wa_f64_exp_dd(x: vec2<u32>, lo: vec2<u32>) -> vec4<u32> {
     let big = wa_f64_exp_big(x);
     return vec4<u32>(wa_f64_ldexp(e.xy, big), wa_f64_ldexp(e.zw, big));
 }""")
-# e^x - 1 = e^x as a double-double minus 1; e^x itself above 700 (there 1 is 2^-1000 of an
-# ulp), -1 below -38 (e^x is below half an ulp of 1)
+# e^x - 1 = e^x as a double-double minus 1; -1 below -38 (e^x is below half an ulp of 1).
+# In two stages (STAGED in ops.py: a device may run them as two kernels): _a, e^x as a
+# double-double where the difference is taken from it (k != 0 below), zeros elsewhere; _b
+# the rest. Above 700, where 1 is 2^-1000 of an ulp, the sum of e^x's parts is e^x itself
+# (wa_f64_exp: the same parts, scaled by 2^K exactly before their sum rather than after).
 _def(f"""
-fn wa_f64_expm1(x: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_expm1_from(x: vec2<u32>) -> bool {{
+    return !wa_f64_isnan(x) && (x.y & 0x7fffffffu) >= 0x3c900000u && !wa_f64_lt({_k(709.8)}, x)
+        && !wa_f64_lt(x, {_k(-38.0)}) && !wa_f64_is0(wa_f64_exp_k(x));
+}}""")
+_def("""
+fn wa_f64_expm1_a(x: vec2<u32>) -> vec4<u32> {
+    if (!wa_f64_expm1_from(x)) { return vec4<u32>(0u, 0u, 0u, 0u); }
+    return wa_f64_exp_dd(x, vec2<u32>(0u, 0u));
+}""")
+_def(f"""
+fn wa_f64_expm1_b(e: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
     if ((x.y & 0x7fffffffu) < 0x3c900000u) {{ return x; }}
-    if (wa_f64_lt({_k(700.0)}, x)) {{ return wa_f64_exp(x); }}
+    if (wa_f64_lt({_k(709.8)}, x)) {{ return wa_f64_inf(0u); }}
     if (wa_f64_lt(x, {_k(-38.0)})) {{ return {_k(-1.0)}; }}
     let k = wa_f64_exp_k(x);
     if (wa_f64_is0(k)) {{
@@ -205,10 +218,11 @@ fn wa_f64_expm1(x: vec2<u32>) -> vec2<u32> {{
         let p = wa_f64_expm1_dd(r.xy, r.zw);
         return wa_f64_add(p.xy, p.zw);
     }}
-    let e = wa_f64_exp_dd(x, vec2<u32>(0u, 0u));
+    if (wa_f64_lt({_k(700.0)}, x)) {{ return wa_f64_add(e.xy, e.zw); }}
     let d = wa_f64_two_sum(e.xy, {_k(-1.0)});
     return wa_f64_add(d.xy, wa_f64_add(d.zw, e.zw));
 }}""")
+_def("fn wa_f64_expm1(x: vec2<u32>) -> vec2<u32> { return wa_f64_expm1_b(wa_f64_expm1_a(x), x); }")
 
 # -- logarithms ------------------------------------------------------------------------------
 # x = 2^k m with m in [0.75, 1.5), for finite x > 0 (subnormal too): (k as a float64, m)
@@ -378,21 +392,41 @@ fn wa_f64_hypot(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
 }""")
 # ln(e^a + e^b) = m + ln(1 + e^d), m = max(a, b), d = -|a - b|: d, e^d and 1 + e^d as
 # double-doubles, so that m + ln(1 + e^d) is rounded once even where they cancel; a = b
-# (infinities among them) gives a + ln 2, e^d below 2^-1075 m + 0 (+0 for m = -0, as NumPy)
+# (infinities among them) gives a + ln 2, e^d below 2^-1075 m + 0 (+0 for m = -0, as NumPy).
+# Two stages (STAGED): _a, e^d as a double-double where it is needed (zeros elsewhere); _b
+# the rest.
+_def("""
+fn wa_f64_logaddexp_d(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    let d = wa_f64_two_sum(a, wa_f64_neg(b));
+    if ((d.y >> 31u) == 0u) { return vec4<u32>(wa_f64_neg(d.xy), wa_f64_neg(d.zw)); }
+    return d;
+}""")
 _def(f"""
-fn wa_f64_logaddexp(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_logaddexp_far(a: vec2<u32>, b: vec2<u32>, d: vec4<u32>) -> bool {{
+    return wa_f64_isinf(wa_f64_max(a, b)) || wa_f64_lt(d.xy, {_k(-746.0)});
+}}""")
+_def("""
+fn wa_f64_logaddexp_a(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    if (wa_f64_isnan(a) || wa_f64_isnan(b) || wa_f64_eq(a, b)) { return vec4<u32>(0u, 0u, 0u, 0u); }
+    let d = wa_f64_logaddexp_d(a, b);
+    if (wa_f64_logaddexp_far(a, b, d)) { return vec4<u32>(0u, 0u, 0u, 0u); }
+    return wa_f64_exp_dd(d.xy, d.zw);
+}""")
+_def(f"""
+fn wa_f64_logaddexp_b(t: vec4<u32>, a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(a) || wa_f64_isnan(b)) {{ return wa_f64_nan_of(a, b); }}
     if (wa_f64_eq(a, b)) {{ return wa_f64_add(a, {_k(float(LN2))}); }}
     let m = wa_f64_max(a, b);
-    var d = wa_f64_two_sum(a, wa_f64_neg(b));
-    if ((d.y >> 31u) == 0u) {{ d = vec4<u32>(wa_f64_neg(d.xy), wa_f64_neg(d.zw)); }}
-    if (wa_f64_isinf(m) || wa_f64_lt(d.xy, {_k(-746.0)})) {{ return wa_f64_add(m, vec2<u32>(0u, 0u)); }}
-    let t = wa_f64_exp_dd(d.xy, d.zw);
+    if (wa_f64_logaddexp_far(a, b, wa_f64_logaddexp_d(a, b))) {{ return wa_f64_add(m, vec2<u32>(0u, 0u)); }}
     let u = wa_f64_fast_two_sum({ONE}, t.xy);
     let l = wa_f64_ln_of_dd(vec4<u32>(u.xy, wa_f64_add(u.zw, t.zw)), vec2<u32>(0u, 0u));
     let z = wa_f64_two_sum(m, l.xy);
     return wa_f64_add(z.xy, wa_f64_add(z.zw, l.zw));
 }}""")
+_def("""
+fn wa_f64_logaddexp(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return wa_f64_logaddexp_b(wa_f64_logaddexp_a(a, b), a, b);
+}""")
 
 # x^y = e^(y ln x) for x > 0: ln x as a double-double (about 2^-70 off), y ln x as a
 # double-double, e^ of both parts, scaled once (a subnormal result is rounded twice). A
@@ -405,8 +439,40 @@ fn wa_f64_is_odd(y: vec2<u32>) -> bool {
     let h = wa_f64_mul(y, vec2<u32>(0u, 0x3fe00000u));
     return wa_f64_is_int(y) && !wa_f64_is_int(h);
 }""")
+# Four stages (STAGED), each reading the stages before: _a, l = ln |x| as a double-double
+# for finite x != 0; _b, t = y l as a double-double; _c, e^t.hi / 2^K as a double-double
+# (zeros where the result is not computed so); _d the rest, e^t = e^t.hi (1 + t.lo) to
+# 2^-86. (SwiftShader ran the exponential of a double-double's high part, not of both.)
+_def("""
+fn wa_f64_pow_a(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
+    let ax = wa_f64_abs(x);
+    if (wa_f64_is0(ax) || !wa_f64_isfinite(ax)) { return vec4<u32>(0u, 0u, 0u, 0u); }
+    let kf = wa_f64_log_split(ax);
+    return wa_f64_log_join(kf.xy, wa_f64_ln_dd(kf.zw), vec2<u32>(0u, 0u));
+}""")
+_def("""
+fn wa_f64_pow_b(l: vec4<u32>, x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
+    let p = wa_f64_two_prod(y, l.xy);
+    return wa_f64_fast_two_sum(p.xy, wa_f64_fma(y, l.zw, p.zw));
+}""")
+# whether x^y is computed from y ln |x|: the cases that wa_f64_pow_d's special ones leave
+_def("""
+fn wa_f64_pow_general(x: vec2<u32>, y: vec2<u32>) -> bool {
+    let ax = wa_f64_abs(x);
+    return !(wa_f64_is0(wa_f64_abs(y)) || (x.x == 0u && x.y == 0x3ff00000u) || wa_f64_isnan(x)
+             || wa_f64_isnan(y) || wa_f64_isinf(y) || wa_f64_is0(ax) || wa_f64_isinf(ax)
+             || ((x.y >> 31u) == 1u && !wa_f64_is_int(y)));
+}""")
 _def(f"""
-fn wa_f64_pow(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_pow_c(l: vec4<u32>, t: vec4<u32>, x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {{
+    let p = wa_f64_two_prod(y, l.xy);
+    if (!wa_f64_pow_general(x, y) || wa_f64_lt({_k(709.8)}, p.xy) || wa_f64_lt(p.xy, {_k(-745.2)})) {{
+        return vec4<u32>(0u, 0u, 0u, 0u);
+    }}
+    return wa_f64_exp_core(t.xy, vec2<u32>(0u, 0u));
+}}""")
+_def(f"""
+fn wa_f64_pow_d(l: vec4<u32>, t: vec4<u32>, e: vec4<u32>, x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {{
     let one = {ONE};
     if (wa_f64_is0(wa_f64_abs(y)) || (x.x == 0u && x.y == 0x3ff00000u)) {{ return one; }}
     if (wa_f64_isnan(x) || wa_f64_isnan(y)) {{ return wa_f64_nan_of(x, y); }}
@@ -424,16 +490,18 @@ fn wa_f64_pow(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {{
         return select(wa_f64_zero(sign), wa_f64_inf(sign), big);
     }}
     if ((x.y >> 31u) == 1u && !wa_f64_is_int(y)) {{ return wa_f64_default_nan(); }}
-    let kf = wa_f64_log_split(ax);
-    let l = wa_f64_log_join(kf.xy, wa_f64_ln_dd(kf.zw), vec2<u32>(0u, 0u));
     let p = wa_f64_two_prod(y, l.xy);
     if (wa_f64_lt({_k(709.8)}, p.xy)) {{ return wa_f64_inf(sign); }}
     if (wa_f64_lt(p.xy, {_k(-745.2)})) {{ return wa_f64_zero(sign); }}
-    let t = wa_f64_fast_two_sum(p.xy, wa_f64_fma(y, l.zw, p.zw));
-    let e = wa_f64_exp_core(t.xy, t.zw);
-    let r = wa_f64_ldexp(wa_f64_add(e.xy, e.zw), wa_f64_exp_big(t.xy));
+    let r = wa_f64_ldexp(wa_f64_add(e.xy, wa_f64_fma(e.xy, t.zw, e.zw)), wa_f64_exp_big(t.xy));
     return vec2<u32>(r.x, r.y | (sign << 31u));
 }}""")
+_def("""
+fn wa_f64_pow(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+    let l = wa_f64_pow_a(x, y);
+    let t = wa_f64_pow_b(l, x, y);
+    return wa_f64_pow_d(l, t, wa_f64_pow_c(l, t, x, y), x, y);
+}""")
 
 # -- double-double division and square root ---------------------------------------------------
 # a / b: the quotient rounded, its remainder exact by the fused multiply-add, the correction
@@ -710,31 +778,52 @@ fn wa_f64_atan(x: vec2<u32>) -> vec2<u32> {{
 # atan2(|y|, |x|) in [0, π/2], then π - it for x with its sign bit set, with y's sign: C99's
 # and NumPy's table of zeros and infinities follows. Operands 2^60 apart or more are divided
 # directly (a subnormal quotient rounded once); others are scaled to the exponent of 1 first.
-_def(f"""
-fn wa_f64_atan2(y: vec2<u32>, x: vec2<u32>) -> vec2<u32> {{
-    if (wa_f64_isnan(y) || wa_f64_isnan(x)) {{ return wa_f64_nan_of(y, x); }}
-    let a = wa_f64_abs(y);
-    let b = wa_f64_abs(x);
+# Three stages (STAGED): _a, the double-double angle of the cases before the last (case 0 to
+# 4 of wa_f64_atan2_case), the scaled operands (|y|, |x|) for the last; _b the angle in
+# [0, π/2] as a double-double; _c the rest.
+_def("""
+fn wa_f64_atan2_case(a: vec2<u32>, b: vec2<u32>) -> u32 {
     let ea = max(wa_f64_biased_exp(a), 1);
     let eb = max(wa_f64_biased_exp(b), 1);
-    var d = vec4<u32>(0u, 0u, 0u, 0u);
-    if (wa_f64_isinf(a) && wa_f64_isinf(b)) {{
-        d = vec4<u32>({_k(float(PI / 4))}, {_k(PIO2_LO / 2)});
-    }} else if (wa_f64_isinf(a) || (wa_f64_is0(b) && !wa_f64_is0(a))) {{
-        d = vec4<u32>({_k(PIO2_HI)}, {_k(PIO2_LO)});
-    }} else if (wa_f64_isinf(b) || wa_f64_is0(a)) {{
-        d = vec4<u32>(0u, 0u, 0u, 0u);
-    }} else if (eb - ea > 60) {{
-        d = vec4<u32>(wa_f64_div(a, b), 0u, 0u);
-    }} else if (ea - eb > 60) {{
-        d = vec4<u32>({_k(PIO2_HI)}, wa_f64_sub({_k(PIO2_LO)}, wa_f64_div(b, a)));
-    }} else {{
-        let sc = 0x3ff - max(ea, eb);
-        d = wa_f64_atan2_dd(vec4<u32>(wa_f64_ldexp(a, sc), 0u, 0u), vec4<u32>(wa_f64_ldexp(b, sc), 0u, 0u));
-    }}
-    if ((x.y >> 31u) == 1u) {{ d = wa_f64_pi_minus(d); }}
-    return wa_f64_with_sign(wa_f64_add(d.xy, d.zw), y);
+    if (wa_f64_isinf(a) && wa_f64_isinf(b)) { return 0u; }
+    if (wa_f64_isinf(a) || (wa_f64_is0(b) && !wa_f64_is0(a))) { return 1u; }
+    if (wa_f64_isinf(b) || wa_f64_is0(a)) { return 2u; }
+    if (eb - ea > 60) { return 3u; }
+    if (ea - eb > 60) { return 4u; }
+    return 5u;
+}""")
+_def(f"""
+fn wa_f64_atan2_a(y: vec2<u32>, x: vec2<u32>) -> vec4<u32> {{
+    if (wa_f64_isnan(y) || wa_f64_isnan(x)) {{ return vec4<u32>(0u, 0u, 0u, 0u); }}
+    let a = wa_f64_abs(y);
+    let b = wa_f64_abs(x);
+    let c = wa_f64_atan2_case(a, b);
+    if (c == 0u) {{ return vec4<u32>({_k(float(PI / 4))}, {_k(PIO2_LO / 2)}); }}
+    if (c == 1u) {{ return vec4<u32>({_k(PIO2_HI)}, {_k(PIO2_LO)}); }}
+    if (c == 2u) {{ return vec4<u32>(0u, 0u, 0u, 0u); }}
+    if (c == 3u) {{ return vec4<u32>(wa_f64_div(a, b), 0u, 0u); }}
+    if (c == 4u) {{ return vec4<u32>({_k(PIO2_HI)}, wa_f64_sub({_k(PIO2_LO)}, wa_f64_div(b, a))); }}
+    let sc = 0x3ff - max(max(wa_f64_biased_exp(a), 1), max(wa_f64_biased_exp(b), 1));
+    return vec4<u32>(wa_f64_ldexp(a, sc), wa_f64_ldexp(b, sc));
 }}""")
+_def("""
+fn wa_f64_atan2_b(s: vec4<u32>, y: vec2<u32>, x: vec2<u32>) -> vec4<u32> {
+    if (wa_f64_isnan(y) || wa_f64_isnan(x)) { return vec4<u32>(0u, 0u, 0u, 0u); }
+    if (wa_f64_atan2_case(wa_f64_abs(y), wa_f64_abs(x)) != 5u) { return s; }
+    return wa_f64_atan2_dd(vec4<u32>(s.xy, 0u, 0u), vec4<u32>(s.zw, 0u, 0u));
+}""")
+_def("""
+fn wa_f64_atan2_c(s: vec4<u32>, d: vec4<u32>, y: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
+    if (wa_f64_isnan(y) || wa_f64_isnan(x)) { return wa_f64_nan_of(y, x); }
+    var e = d;
+    if ((x.y >> 31u) == 1u) { e = wa_f64_pi_minus(d); }
+    return wa_f64_with_sign(wa_f64_add(e.xy, e.zw), y);
+}""")
+_def("""
+fn wa_f64_atan2(y: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
+    let s = wa_f64_atan2_a(y, x);
+    return wa_f64_atan2_c(s, wa_f64_atan2_b(s, y, x), y, x);
+}""")
 # sqrt(1 - x^2) as a double-double for 0 <= x <= 1: 1 - x^2 exactly (x^2 by the fused
 # multiply-add), its double-double root
 _def(f"""
@@ -753,14 +842,35 @@ fn wa_f64_asin(x: vec2<u32>) -> vec2<u32> {
     let d = wa_f64_atan2_dd(vec4<u32>(ax, 0u, 0u), wa_f64_sqrt1m(ax));
     return wa_f64_with_sign(wa_f64_add(d.xy, d.zw), x);
 }""")
+# acos in three stages (STAGED): _a, sqrt(1 - x^2) as a double-double for |x| <= 1 (zeros
+# elsewhere); _b, atan2 of it and |x| as a double-double; _c the rest (each stage reads the
+# ones before)
+_def("""
+fn wa_f64_acos_in(x: vec2<u32>) -> bool {
+    return !wa_f64_isnan(x) && !wa_f64_lt(vec2<u32>(0u, 0x3ff00000u), wa_f64_abs(x));
+}""")
+_def("""
+fn wa_f64_acos_a(x: vec2<u32>) -> vec4<u32> {
+    if (!wa_f64_acos_in(x)) { return vec4<u32>(0u, 0u, 0u, 0u); }
+    return wa_f64_sqrt1m(wa_f64_abs(x));
+}""")
+_def("""
+fn wa_f64_acos_b(r: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
+    if (!wa_f64_acos_in(x)) { return vec4<u32>(0u, 0u, 0u, 0u); }
+    return wa_f64_atan2_dd(r, vec4<u32>(wa_f64_abs(x), 0u, 0u));
+}""")
+_def("""
+fn wa_f64_acos_c(r: vec4<u32>, d: vec4<u32>, x: vec2<u32>) -> vec2<u32> {
+    if (wa_f64_isnan(x)) { return wa_f64_quiet(x); }
+    if (!wa_f64_acos_in(x)) { return wa_f64_default_nan(); }
+    var e = d;
+    if ((x.y >> 31u) == 1u) { e = wa_f64_pi_minus(d); }
+    return wa_f64_add(e.xy, e.zw);
+}""")
 _def("""
 fn wa_f64_acos(x: vec2<u32>) -> vec2<u32> {
-    if (wa_f64_isnan(x)) { return wa_f64_quiet(x); }
-    let ax = wa_f64_abs(x);
-    if (wa_f64_lt(vec2<u32>(0u, 0x3ff00000u), ax)) { return wa_f64_default_nan(); }
-    var d = wa_f64_atan2_dd(wa_f64_sqrt1m(ax), vec4<u32>(ax, 0u, 0u));
-    if ((x.y >> 31u) == 1u) { d = wa_f64_pi_minus(d); }
-    return wa_f64_add(d.xy, d.zw);
+    let r = wa_f64_acos_a(x);
+    return wa_f64_acos_c(r, wa_f64_acos_b(r, x), x);
 }""")
 
 # -- hyperbolic functions ---------------------------------------------------------------------
@@ -782,32 +892,43 @@ _horner("wa_f64_tanh_q", _series(lambda n: 4 ** (n + 1) * (4 ** (n + 1) - 1) * _
 _horner("wa_f64_asinh_q", _series(lambda n: Fraction((-1) ** n * math.factorial(2 * n),
                                                      4 ** n * math.factorial(n) ** 2 * (2 * n + 1)), _Z8))
 _horner("wa_f64_atanh_q", _series(lambda n: Fraction(1, 2 * n + 1), _Z8))
-LN2_HI, LN2_LO = _dd(LN2)
 # (e^x + s e^-x) / 2 for x >= 0, s = ±1, with one table-driven exponential: below 25, e^x as
 # a double-double (about 2^-75 off) and its reciprocal as one (for x >= 1/8 the difference
-# loses at most 3 bits of those); from 25 on e^-x is below 2^-72 of e^x: e^(x - ln2), x - ln2
-# a double-double, overflowing past 710.48 (infinity at once above 710.5)
+# loses at most 3 bits of those); from 25 on e^-x is below 2^-72 of e^x: e^x / 2, rounded
+# once from the double-double e^x / 2^K and scaled by 2^(K - 1) (no overflow before 710.48;
+# infinity at once above 710.5). Two stages (exp_pm_a: that exponential, e^x as a
+# double-double or e^x / 2 rounded; exp_pm_b: the rest), as sinh, cosh and tanh are
+# (STAGED): their _a is the exponential where they need one, zeros elsewhere.
 _def(f"""
-fn wa_f64_exp_pm(x: vec2<u32>, s: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_exp_pm_a(x: vec2<u32>) -> vec4<u32> {{
+    if (wa_f64_lt({_k(710.5)}, x)) {{ return vec4<u32>(0u, 0u, 0u, 0u); }}
+    let e0 = wa_f64_exp_core(x, vec2<u32>(0u, 0u));
+    let k = wa_f64_exp_big(x);
+    if (!wa_f64_lt(x, {_k(25.0)})) {{ return vec4<u32>(wa_f64_ldexp(wa_f64_add(e0.xy, e0.zw), k - 1), 0u, 0u); }}
+    return vec4<u32>(wa_f64_ldexp(e0.xy, k), wa_f64_ldexp(e0.zw, k));
+}}""")
+_def(f"""
+fn wa_f64_exp_pm_b(e: vec4<u32>, x: vec2<u32>, s: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_lt({_k(710.5)}, x)) {{ return wa_f64_inf(0u); }}
-    let big = !wa_f64_lt(x, {_k(25.0)});
-    var a = vec4<u32>(x, 0u, 0u);
-    if (big) {{
-        let h = wa_f64_two_sum(x, {_k(-LN2_HI)});
-        a = wa_f64_fast_two_sum(h.xy, wa_f64_sub(h.zw, {_k(LN2_LO)}));
-    }}
-    let e0 = wa_f64_exp_core(a.xy, a.zw);
-    let k = wa_f64_exp_big(a.xy);
-    if (big) {{ return wa_f64_ldexp(wa_f64_add(e0.xy, e0.zw), k); }}
-    let e = vec4<u32>(wa_f64_ldexp(e0.xy, k), wa_f64_ldexp(e0.zw, k));
+    if (!wa_f64_lt(x, {_k(25.0)})) {{ return e.xy; }}
     let ih = wa_f64_div({ONE}, e.xy);
     let il = wa_f64_mul(ih, wa_f64_sub(wa_f64_fma(wa_f64_neg(ih), e.xy, {ONE}), wa_f64_mul(ih, e.zw)));
     let d = wa_f64_two_sum(e.xy, wa_f64_mul(s, ih));
     let v = wa_f64_add(d.xy, wa_f64_add(d.zw, wa_f64_fma(s, il, e.zw)));
     return wa_f64_mul(v, {_k(0.5)});
 }}""")
+_def("""
+fn wa_f64_exp_pm(x: vec2<u32>, s: vec2<u32>) -> vec2<u32> {
+    return wa_f64_exp_pm_b(wa_f64_exp_pm_a(x), x, s);
+}""")
+_def("""
+fn wa_f64_sinh_a(x: vec2<u32>) -> vec4<u32> {
+    let ax = wa_f64_abs(x);
+    if (wa_f64_isnan(x) || ax.y < 0x3fc00000u || wa_f64_isinf(ax)) { return vec4<u32>(0u, 0u, 0u, 0u); }
+    return wa_f64_exp_pm_a(ax);
+}""")
 _def(f"""
-fn wa_f64_sinh(x: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_sinh_b(e: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
     let ax = wa_f64_abs(x);
     if (ax.y < 0x3e400000u || wa_f64_isinf(ax)) {{ return x; }}
@@ -816,20 +937,35 @@ fn wa_f64_sinh(x: vec2<u32>) -> vec2<u32> {{
         let z = wa_f64_mul(ax, ax);
         r = wa_f64_fma(wa_f64_mul(ax, z), wa_f64_sinh_q(z), ax);
     }} else {{
-        r = wa_f64_exp_pm(ax, {_k(-1.0)});
+        r = wa_f64_exp_pm_b(e, ax, {_k(-1.0)});
     }}
     return wa_f64_with_sign(r, x);
 }}""")
+_def("fn wa_f64_sinh(x: vec2<u32>) -> vec2<u32> { return wa_f64_sinh_b(wa_f64_sinh_a(x), x); }")
+_def("""
+fn wa_f64_cosh_a(x: vec2<u32>) -> vec4<u32> {
+    let ax = wa_f64_abs(x);
+    if (wa_f64_isnan(x) || ax.y < 0x3e400000u) { return vec4<u32>(0u, 0u, 0u, 0u); }
+    return wa_f64_exp_pm_a(ax);
+}""")
 _def(f"""
-fn wa_f64_cosh(x: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_cosh_b(e: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
     let ax = wa_f64_abs(x);
     if (ax.y < 0x3e400000u) {{ return {ONE}; }}
-    return wa_f64_exp_pm(ax, {ONE});
+    return wa_f64_exp_pm_b(e, ax, {ONE});
 }}""")
-# tanh x = E / (E + 2), E = e^2|x| - 1 as a double-double; 1 above 22 (1 - 2e^-44 rounds to 1)
+_def("fn wa_f64_cosh(x: vec2<u32>) -> vec2<u32> { return wa_f64_cosh_b(wa_f64_cosh_a(x), x); }")
+# tanh x = E / (E + 2), E = e^2|x| - 1 as a double-double; 1 above 22 (1 - 2e^-44 rounds to 1).
+# Two stages (STAGED): _a, e^2|x| as a double-double from 1/8 to 22 (zeros elsewhere)
 _def(f"""
-fn wa_f64_tanh(x: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_tanh_a(x: vec2<u32>) -> vec4<u32> {{
+    let ax = wa_f64_abs(x);
+    if (wa_f64_isnan(x) || ax.y < 0x3fc00000u || !wa_f64_lt(ax, {_k(22.0)})) {{ return vec4<u32>(0u, 0u, 0u, 0u); }}
+    return wa_f64_exp_dd(wa_f64_add(ax, ax), vec2<u32>(0u, 0u));
+}}""")
+_def(f"""
+fn wa_f64_tanh_b(e: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
     let ax = wa_f64_abs(x);
     if (ax.y < 0x3e400000u) {{ return x; }}
@@ -838,7 +974,6 @@ fn wa_f64_tanh(x: vec2<u32>) -> vec2<u32> {{
         let z = wa_f64_mul(ax, ax);
         r = wa_f64_fma(wa_f64_mul(ax, z), wa_f64_tanh_q(z), ax);
     }} else if (wa_f64_lt(ax, {_k(22.0)})) {{
-        let e = wa_f64_exp_dd(wa_f64_add(ax, ax), vec2<u32>(0u, 0u));
         let m = wa_f64_two_sum(e.xy, {_k(-1.0)});
         let em = wa_f64_fast_two_sum(m.xy, wa_f64_add(m.zw, e.zw));
         let p = wa_f64_two_sum(em.xy, {_k(2.0)});
@@ -847,6 +982,7 @@ fn wa_f64_tanh(x: vec2<u32>) -> vec2<u32> {{
     }}
     return wa_f64_with_sign(r, x);
 }}""")
+_def("fn wa_f64_tanh(x: vec2<u32>) -> vec2<u32> { return wa_f64_tanh_b(wa_f64_tanh_a(x), x); }")
 # asinh |x| = ln(|x| + sqrt(x^2 + 1)), acosh x = ln(x + sqrt(x^2 - 1)): x^2 ± 1 exactly as a
 # double-double, its root and the sum as double-doubles, the logarithm of that; from 2^28 on
 # (where sqrt(x^2 ± 1) = x to 2^-57) ln x + ln 2, without overflow

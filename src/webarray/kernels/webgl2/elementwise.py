@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..expr import (Apply, Cast, Gather, Index, Input, Loop, LoopOut, Scalar, UserCall, UserOut,
                     walk)
-from ..ops import TABLE, lane_of
+from ..ops import KERNEL_OPS, lane_of
 from .. import lanes
 from ..specs.elementwise import ElementwiseSpec, arg_registers, loop_lines, uniform_layout, zeros
 from .program import draw, load, to_word, uword
@@ -71,7 +71,7 @@ def generate(spec: ElementwiseSpec) -> str:
             e = f"{names[n.loop.key]}_{n.index}"
         else:
             assert isinstance(n, Apply)
-            op = TABLE[n.op]
+            op = KERNEL_OPS[n.op]
             tmpl = op.wgsl.get(lane_of(n.compute))
             if tmpl is None:
                 raise TypeError(f"{n.op} has no expression for {n.compute.name}")

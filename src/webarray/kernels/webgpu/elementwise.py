@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ..expr import (Apply, Cast, Gather, Index, Input, Loop, LoopOut, Scalar, UserCall, UserOut,
                     walk)
-from ..ops import TABLE, lane_of
+from ..ops import KERNEL_OPS, lane_of
 from .. import lanes
 from .. import wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
 from ..specs import elementwise as knobs  # WORKGROUP, VEC4_PER_THREAD: read at each use
@@ -136,7 +136,7 @@ def generate(spec: ElementwiseSpec) -> str:
             e = f"{names[n.loop.key, k, c]}_{n.index}"
         else:
             assert isinstance(n, Apply)
-            op = TABLE[n.op]
+            op = KERNEL_OPS[n.op]
             tmpl = op.wgsl[lane_of(n.compute)]
             args = arg_registers(n.args, lambda a: (a.key, k, c), names, body)
             e = tmpl.format(*args)
