@@ -25,6 +25,7 @@ import webarray as xp
 from test_complex_math import SPECIAL_OPS, check_part, special_cases
 from webarray import fusion
 from webarray._core.device import _SUPPORTED, Device, default_device
+from webarray.kernels.ops import STAGED
 
 inf, nan = math.inf, math.nan
 PARTS = [0.0, -0.0, 5e-324, -2.2250738585072014e-308, 1.0, -1.5, 0.1, 3.0, 1e300, -1e-300,
@@ -557,6 +558,35 @@ def test_refusals(dev):
     with pytest.raises(TypeError, match="complex128"):
         xp.sort(x)
     same(host(x + x), np.array([2 + 4j, 6 - 2j, 1j, -4 + 0j]))  # the device keeps working
+
+
+@pytest.fixture(scope="module")
+def soft_and_staged():
+    """Two software-lane devices, the second running ops.STAGED's functions in several kernels,
+    as WebGL2 does."""
+    soft = Device(default_device().executor, float64=True, float64_lane="software")
+    staged = Device(default_device().executor, float64=True, float64_lane="software")
+    staged.staged = True
+    return soft, staged
+
+
+@pytest.mark.parametrize("name", sorted(name for name, lane in STAGED if lane == "Z"))
+def test_staged_functions_give_the_whole_functions_bits(soft_and_staged, name):
+    """WebGL2 runs these as four kernels (two for exp) with the sine and cosine, the
+    exponential and (sinh, cosh) between them (ops.STAGED, launch._staged): the same bits as
+    one kernel, special values and large parts included."""
+    from webarray._core import launch
+
+    soft, staged = soft_and_staged
+    a = _moderate(400, 3)
+    z = np.concatenate([EDGE, a, a * 30, a.imag * 25 + 1j * a.real, [710.2 + 3j, -709.8 - 1j, 22.5 + 0.1j]])
+    before = launch.launches
+    whole = host(getattr(xp, name)(up(z, soft)))
+    one = launch.launches - before
+    before = launch.launches
+    got = host(getattr(xp, name)(up(z, staged)))
+    assert launch.launches - before == one + len(STAGED[name, "Z"]) - 1  # the first stages
+    same(got, whole)
 
 
 def test_default_complex_follows_the_default_float(tmp_path):

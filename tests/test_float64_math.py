@@ -333,7 +333,10 @@ def test_special_cases_exactly(dev, name):
     args = tuple(np.array(SPECIAL[name]).reshape(len(SPECIAL[name]), -1).T)
     got = run(dev, name, *args)
     with np.errstate(all="ignore"):
-        want = getattr(np, name)(*args)
+        if name == "cbrt":  # exact cubes: NumPy's float64 cbrt (glibc's, on some paths) misses them
+            want = np.cbrt(args[0].astype(L)).astype(np.float64)
+        else:
+            want = getattr(np, name)(*args)
     same_bits(got, want, *args)
 
 
@@ -372,13 +375,13 @@ def test_fused_with_arithmetic(dev):
 
 @pytest.fixture(scope="module")
 def staged():
-    """A software-lane device that runs ops.STAGED's functions in two kernels, as WebGL2 does."""
+    """A software-lane device that runs ops.STAGED's functions in several kernels, as WebGL2 does."""
     d = Device(default_device().executor, float64=True, float64_lane="software")
     d.staged = True
     return d
 
 
-@pytest.mark.parametrize("name", sorted(STAGED))
+@pytest.mark.parametrize("name", sorted(name for name, lane in STAGED if lane == "D"))
 def test_staged_functions_give_the_whole_functions_bits(soft, staged, name):
     """WebGL2 runs these functions as two or three kernels with double-doubles between them
     (ops.STAGED, launch._staged): the same bits as one kernel, on the accuracy draws and the
@@ -393,7 +396,7 @@ def test_staged_functions_give_the_whole_functions_bits(soft, staged, name):
     one = launch.launches - before
     before = launch.launches
     got = run(staged, name, *args)
-    assert launch.launches - before == one + len(STAGED[name]) - 1  # the first stages' kernels
+    assert launch.launches - before == one + len(STAGED[name, "D"]) - 1  # the first stages' kernels
     bad = np.flatnonzero(got.view(np.uint64) != whole.view(np.uint64))
     assert not bad.size, [(tuple(a[k] for a in args), got[k], whole[k]) for k in bad[:5]]
     # inside a fused expression (the call computed in kernels of its own) and eager

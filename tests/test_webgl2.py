@@ -119,28 +119,35 @@ def test_every_op_of_the_table_has_a_glsl_kernel_for_every_one_word_lane():
     assert count > 250
 
 
-def test_complex128_trigonometry_is_refused_on_webgl2_float64_sine_and_cosine_generate():
-    """complex128 exp, sin, ... (float64's sine and cosine with more around them, four
-    words an element) wrote zeros or lost the context on WebGL2 over SwiftShader: refused
-    by name. float64 sin, cos and tan generate (they run: the browser test below), and
-    every draw carries the probe's early return."""
+def test_complex128_expm1_and_pow_are_refused_on_webgl2_the_stages_generate():
+    """complex128 expm1 and pow (float64's sine and cosine with an exponential or a logarithm
+    around them, four words an element) wrote zeros or lost the context on WebGL2 over
+    SwiftShader: refused by name. The stages of the functions WebGL2 runs in several kernels
+    (ops.STAGED) generate, and every draw carries the probe's early return."""
     from webarray import _dtypes as dt
     from webarray.kernels.expr import Apply, Input
+    from webarray.kernels.ops import STAGE_OPS, STAGED
     from webarray.kernels.webgl2 import elementwise
     from webarray.kernels.specs.elementwise import ElementwiseSpec, Operand
 
-    def spec(op, d):
-        node = Apply(op, (Input(0, d),), d, d)
-        return ElementwiseSpec(((d, Operand(2, strided=False)),), (),
-                               ((node, Operand(1, strided=False)),), (True, False), 1, False)
+    def spec(op, args, d, res):
+        node = Apply(op, tuple(Input(k, a) for k, a in enumerate(args)), d, res)
+        return ElementwiseSpec(tuple((a, Operand(2 + k, strided=False)) for k, a in enumerate(args)),
+                               (), ((node, Operand(1, strided=False)),),
+                               (True,) + (False,) * len(args), 1, False)
 
-    for op in ("exp", "sin", "cos", "tan", "sinh", "tanh", "expm1"):
-        with pytest.raises(NotImplementedError, match="not available on WebGL2"):
-            elementwise.generate(spec(op, dt.complex128))
-    for op in ("sin", "cos", "tan", "exp"):
-        src = elementwise.generate(spec(op, dt.float64))
-        fragment = src.split("//!fragment\n", 1)[1]
-        assert "wa_value" in src and "if (wa_probe != 0u) { wa_o = wa_probe; return; }" in fragment
+    z = dt.complex128
+    for op, arity in (("expm1", 1), ("pow", 2)):
+        with pytest.raises(NotImplementedError, match="complex128 expm1 and pow are not available on WebGL2"):
+            elementwise.generate(spec(op, [z] * arity, z, z))
+    for (name, lane), stages in STAGED.items():
+        d = dt.float64 if lane == "D" else z
+        arity = STAGE_OPS[stages[0]].arity
+        for k, stage in enumerate(stages):
+            last = k == len(stages) - 1
+            src = elementwise.generate(spec(stage, [z] * k + [d] * arity, d, d if last else z))
+            fragment = src.split("//!fragment\n", 1)[1]
+            assert "wa_value" in src and "if (wa_probe != 0u) { wa_o = wa_probe; return; }" in fragment
 
 
 # -- in the browser ------------------------------------------------------------------------
@@ -658,7 +665,7 @@ F64_STAGED_VALUES = [0.0, -0.0, 1e-300, 2.0**-28, -0.5, 0.3, 0.125, 1.0, -1.0, 0
 def test_float64_functions_of_several_kernels_on_webgl2_match_the_native_device_bit_for_bit(tmp_path):
     import webarray as xp
     from webarray.kernels.ops import STAGED
-    names = sorted(STAGED)
+    names = sorted(name for name, lane in STAGED if lane == "D")
     source = ("import struct\nimport webarray as xp\ninf, nan = float('inf'), float('nan')\n"
               f"x = xp.asarray({F64_STAGED_VALUES!r}, dtype=xp.float64)\n"
               "y = xp.flip(x)\n"

@@ -176,15 +176,18 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     return [r[0] if isinstance(r, tuple) else r for r in results]
 
 
+_STAGE_LANES = {dt.float64: "D", dt.complex128: "Z"}
+
 
 def _staged(device, shape, outputs, inputs, scalars, raw_inputs):
-    """(outputs, inputs) with every float64 call of ``ops.STAGED`` in the outputs' expressions
-    split in its kernels, for a device that runs those functions only so (``Device.staged``):
-    each stage but the last is computed now, by a kernel of its own over this launch's
-    operands (and the stages before), into a complex128 array (the double-double it
-    carries), and the call becomes its last stage, which reads those arrays as more inputs. The
-    same values bit for bit (ops.STAGED). Calls under other nodes than ops and casts (loops,
-    user kernels) stay whole: the backend's probe refuses those it cannot run."""
+    """(outputs, inputs) with every float64 or complex128 call of ``ops.STAGED`` in the
+    outputs' expressions split in its kernels, for a device that runs those functions only
+    so (``Device.staged``): each stage but the last is computed now, by a kernel of its own
+    over this launch's operands (and the stages before), into a complex128 array (the
+    double-double or pair it carries), and the call becomes its last stage, which reads
+    those arrays as more inputs. The same values bit for bit (ops.STAGED). Calls under other
+    nodes than ops and casts (loops, user kernels) stay whole: the backend's probe refuses
+    those it cannot run."""
     inputs = list(inputs)
     done: dict = {}
 
@@ -195,7 +198,7 @@ def _staged(device, shape, outputs, inputs, scalars, raw_inputs):
         new = node
         if type(node) is Apply:
             args = tuple(visit(a) for a in node.args)
-            stages = STAGED.get(node.op) if node.compute is dt.float64 else None
+            stages = STAGED.get((node.op, _STAGE_LANES.get(node.compute)))
             if stages is not None:
                 carried = ()  # the stages' results so far, as inputs of the later ones
                 for stage in stages[:-1]:

@@ -289,31 +289,41 @@ TABLE: dict[str, OpDef] = {
 }
 
 
-# Large float64 functions in two to four kernels, on a device whose shader compiler does
-# not run them whole (``Device.staged``: WebGL2, where SwiftShader turned a fragment shader
-# holding an exponential and a logarithm, or either with a division and more, into one that
-# writes zeros; the backend's probe refuses those). Each function's float64 lane is, on
-# every device, its stages applied in turn (``wa_f64_pow`` calls ``wa_f64_pow_a`` ...
+# Large float64 and complex128 functions in two to four kernels, on a device whose shader
+# compiler does not run them whole (``Device.staged``: WebGL2, where SwiftShader turned a
+# fragment shader holding an exponential and a logarithm, or either with a division and
+# more, into one that writes zeros; the backend's probe refuses those). Each function's lane
+# is, on every device, its stages applied in turn (``wa_f64_pow`` calls ``wa_f64_pow_a`` ...
 # ``wa_f64_pow_d``): each stage but the last computes a double-double (an exponential, a
-# logarithm, a root, an angle), carried to the later kernels as a complex128 array, and
-# each later one takes the carriers before it and the function's operands. So a staged
-# result is the unstaged one bit for bit. launch.elementwise splits them; op name -> its
-# stages, ops of STAGE_OPS.
-STAGED: dict[str, tuple[str, ...]] = {
-    name: tuple(f"{name}.{k}" for k in range(1, count + 1))
-    for name, count in (("expm1", 2), ("sinh", 2), ("cosh", 2), ("tanh", 2), ("acos", 3),
-                        ("atan2", 3), ("pow", 4), ("logaddexp", 2))
+# logarithm, a root, an angle) or a pair (sine and cosine, sinh and cosh), carried to the
+# later kernels as a complex128 array, and each later one takes the carriers before it and
+# the function's operands. So a staged result is the unstaged one bit for bit.
+# launch.elementwise splits them; (op name, lane) -> its stages, ops of STAGE_OPS.
+STAGED: dict[tuple[str, str], tuple[str, ...]] = {  # the stages' helpers, as ops
+    # (wgsl_f64_math.py, wgsl_complex128.py)
+    **{(name, "D"): tuple(f"wa_f64_{name}_{c}" for c in "abcd"[:count])
+       for name, count in (("expm1", 2), ("sinh", 2), ("cosh", 2), ("tanh", 2), ("acos", 3),
+                           ("atan2", 3), ("pow", 4), ("logaddexp", 2))},
+    # complex128: sinh and cosh share their first three stages, sin and cos theirs (sinh's
+    # and cosh's at iz), so that a page compiles them once
+    ("exp", "Z"): ("wa_z_exp_a", "wa_z_exp_b"),
+    ("sinh", "Z"): ("wa_z_hyp_a", "wa_z_hyp_b", "wa_z_hyp_c", "wa_z_sinh_d"),
+    ("cosh", "Z"): ("wa_z_hyp_a", "wa_z_hyp_b", "wa_z_hyp_c", "wa_z_cosh_d"),
+    ("sin", "Z"): ("wa_z_sin_a", "wa_z_sin_b", "wa_z_sin_c", "wa_z_sin_d"),
+    ("cos", "Z"): ("wa_z_sin_a", "wa_z_sin_b", "wa_z_sin_c", "wa_z_cos_d"),
+    ("tanh", "Z"): ("wa_z_tanh_a", "wa_z_tanh_b", "wa_z_tanh_c", "wa_z_tanh_d"),
+    ("tan", "Z"): ("wa_z_tan_a", "wa_z_tan_b", "wa_z_tan_c", "wa_z_tan_d"),
 }
-# the stages as ops (not functions of the namespace, so not in TABLE): stage k takes the k
-# carriers before it, then the function's arguments; all but the last give a complex128
-# ("dd")
+# the stages as ops, named as their helpers (not functions of the namespace, so not in
+# TABLE): stage k takes the k carriers before it, then the function's arguments; all but the
+# last give a complex128 ("dd")
 STAGE_OPS: dict[str, OpDef] = {}
-for _name, _stages in STAGED.items():
+for (_name, _lane), _stages in STAGED.items():
     for _k, _stage in enumerate(_stages):
         _args = ", ".join(f"{{{j}}}" for j in range(_k + TABLE[_name].arity))
-        STAGE_OPS[_stage] = OpDef(_stage, _k + TABLE[_name].arity, "real floating-point",
+        STAGE_OPS[_stage] = OpDef(_stage, _k + TABLE[_name].arity, "floating-point",
                                   "same" if _k == len(_stages) - 1 else "dd",
-                                  {"D": f"wa_f64_{_name}_{'abcd'[_k]}({_args})"})
+                                  {_lane: f"{_stage}({_args})"})
 # every op a kernel may apply: the generators look ops up here
 KERNEL_OPS: dict[str, OpDef] = {**TABLE, **STAGE_OPS}
 

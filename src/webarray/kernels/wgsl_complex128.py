@@ -179,8 +179,16 @@ fn wa_z_sincos(b: vec2<u32>) -> vec4<u32> {
     for (var k = 0u; k < 2u; k = k + 1u) { cs[k] = wa_f64_trig(b, k); }
     return vec4<u32>(cs[0], cs[1]);
 }""")
+# In two stages (ops.STAGED, for WebGL2): _a, (sin b, cos b) where the result is made of
+# them (zeros elsewhere); _b the rest
 _def("""
-fn wa_z_exp(z: vec4<u32>) -> vec4<u32> {
+fn wa_z_exp_a(z: vec4<u32>) -> vec4<u32> {
+    let b = z.zw;
+    let ok = !(wa_f64_isnan(z.xy) || wa_f64_is0(wa_f64_abs(b)) || !wa_f64_isfinite(b));
+    return select(vec4<u32>(0u), wa_z_sincos(select(vec2<u32>(0u), b, ok)), ok);
+}""")
+_def("""
+fn wa_z_exp_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
     let a = z.xy;
     let b = z.zw;
     if (wa_f64_isnan(a)) {
@@ -197,7 +205,6 @@ fn wa_z_exp(z: vec4<u32>) -> vec4<u32> {
         }
         return wa_z_nan();
     }
-    let sc = wa_z_sincos(b);
     // above 708: e^(a/2) twice, so that a part below the overflow threshold stays finite
     let big = wa_f64_lt(vec2<u32>(0u, 0x40862000u), a) && wa_f64_isfinite(a);
     let e = wa_f64_exp(select(a, wa_f64_ldexp(a, -1), big));
@@ -209,6 +216,7 @@ fn wa_z_exp(z: vec4<u32>) -> vec4<u32> {
     }
     return vec4<u32>(re, im);
 }""")
+_def("fn wa_z_exp(z: vec4<u32>) -> vec4<u32> { return wa_z_exp_b(wa_z_exp_a(z), z); }")
 # ln|z| for finite, not both zero parts, as a double-double: ln of the double-double a² + b²
 # of the parts scaled to [1, 2), halved
 _def("""
@@ -330,31 +338,54 @@ fn wa_z_expm1(z: vec4<u32>) -> vec4<u32> {
 }""")
 
 # -- hyperbolic and trigonometric ------------------------------------------------------------
-# (sinh a, cosh a) for a not NaN, from one call site of the exponential (wa_f64_exp_pm) and
-# bit for bit wa_f64_sinh's and wa_f64_cosh's
+# (sinh a, cosh a) for a not NaN, from e = wa_f64_exp_pm_a(|a|) (one call site of the
+# exponential), bit for bit wa_f64_sinh's and wa_f64_cosh's
 _def("""
-fn wa_z_sinhcosh(a: vec2<u32>) -> vec4<u32> {
+fn wa_z_sinhcosh_from(e: vec4<u32>, a: vec2<u32>) -> vec4<u32> {
     let ax = wa_f64_abs(a);
     var h: array<vec2<u32>, 2>;
     for (var k = 0u; k < 2u; k = k + 1u) {
-        h[k] = wa_f64_exp_pm(ax, vec2<u32>(0u, select(0xbff00000u, 0x3ff00000u, k == 1u)));
+        h[k] = wa_f64_exp_pm_b(e, ax, vec2<u32>(0u, select(0xbff00000u, 0x3ff00000u, k == 1u)));
     }
-    var s = h[0];
-    if (ax.y < 0x3fc00000u) {
-        let z = wa_f64_mul(ax, ax);
-        s = wa_f64_fma(wa_f64_mul(ax, z), wa_f64_sinh_q(z), ax);
-    }
-    if (ax.y < 0x3e400000u || wa_f64_isinf(ax)) { s = ax; }
-    if (ax.y < 0x3e400000u) { h[1] = vec2<u32>(0u, 0x3ff00000u); }
-    return vec4<u32>(wa_f64_with_sign(s, a), h[1]);
+    let z = wa_f64_mul(ax, ax);
+    var s = select(h[0], wa_f64_fma(wa_f64_mul(ax, z), wa_f64_sinh_q(z), ax), ax.y < 0x3fc00000u);
+    s = select(s, ax, ax.y < 0x3e400000u || wa_f64_isinf(ax));
+    let c = select(h[1], vec2<u32>(0u, 0x3ff00000u), ax.y < 0x3e400000u);
+    return vec4<u32>(wa_f64_with_sign(s, a), c);
 }""")
 # sinh z = (sinh a cos b, cosh a sin b), or with cosine cosh z = (cosh a cos b, sinh a sin b),
 # special values as NumPy's (on the real axis cosh's imaginary part is sinh(a) b: a zero of
 # the sign of a times b's). Above |a| = 709, where sinh a and cosh a are ±e^|a|/2 in
 # float64, from the values at a/2 applied twice, so a part below the overflow threshold
 # stays finite.
+# In four stages (ops.STAGED, for WebGL2), each reading the ones before: _a, (sin b, cos b);
+# _b, wa_f64_exp_pm_a of |a| (or |a|/2 above 709); _c, (sinh, cosh) of that; _d the rest
+# (zeros from the first three where the result is not made of them)
 _def("""
-fn wa_z_hyp(z: vec4<u32>, cosine: bool) -> vec4<u32> {
+fn wa_z_hyp_from(z: vec4<u32>) -> bool {
+    return !wa_f64_isnan(z.xy) && wa_f64_isfinite(z.zw);
+}""")
+_def("""
+fn wa_z_hyp_half(a: vec2<u32>) -> vec2<u32> {
+    return select(a, wa_f64_ldexp(a, -1), wa_f64_lt(vec2<u32>(0u, 0x40862800u), wa_f64_abs(a)));
+}""")
+_def("""
+fn wa_z_hyp_a(z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_hyp_from(z);
+    return select(vec4<u32>(0u), wa_z_sincos(select(vec2<u32>(0u), z.zw, ok)), ok);
+}""")
+_def("""
+fn wa_z_hyp_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_hyp_from(z);
+    return select(vec4<u32>(0u), wa_f64_exp_pm_a(wa_f64_abs(wa_z_hyp_half(select(vec2<u32>(0u), z.xy, ok)))), ok);
+}""")
+_def("""
+fn wa_z_hyp_c(sc: vec4<u32>, e: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_hyp_from(z);
+    return select(vec4<u32>(0u), wa_z_sinhcosh_from(e, wa_z_hyp_half(select(vec2<u32>(0u), z.xy, ok))), ok);
+}""")
+_def("""
+fn wa_z_hyp_d(sc: vec4<u32>, e: vec4<u32>, h: vec4<u32>, z: vec4<u32>, cosine: bool) -> vec4<u32> {
     let a = z.xy;
     let b = z.zw;
     let b0 = wa_f64_is0(wa_f64_abs(b));
@@ -371,9 +402,7 @@ fn wa_z_hyp(z: vec4<u32>, cosine: bool) -> vec4<u32> {
         }
         return wa_z_nan();
     }
-    let sc = wa_z_sincos(b);
     let big = wa_f64_lt(vec2<u32>(0u, 0x40862800u), wa_f64_abs(a));
-    let h = wa_z_sinhcosh(select(a, wa_f64_ldexp(a, -1), big));
     var re = wa_f64_mul(select(h.xy, h.zw, cosine), sc.zw);
     var im = wa_f64_mul(select(h.zw, h.xy, cosine), sc.xy);
     if (big) {
@@ -382,13 +411,39 @@ fn wa_z_hyp(z: vec4<u32>, cosine: bool) -> vec4<u32> {
     }
     return vec4<u32>(re, select(im, zero, b0));
 }""")
+_def("""
+fn wa_z_hyp(z: vec4<u32>, cosine: bool) -> vec4<u32> {
+    let sc = wa_z_hyp_a(z);
+    let e = wa_z_hyp_b(sc, z);
+    return wa_z_hyp_d(sc, e, wa_z_hyp_c(sc, e, z), z, cosine);
+}""")
 _def("fn wa_z_sinh(z: vec4<u32>) -> vec4<u32> { return wa_z_hyp(z, false); }")
 _def("fn wa_z_cosh(z: vec4<u32>) -> vec4<u32> { return wa_z_hyp(z, true); }")
 # tanh(a + ib) = (sinh a cosh a + i sin b cos b) / (sinh^2 a + cos^2 b), a sum of squares;
 # from |a| = 22 on the real part is ±1 in float64 and the imaginary part
 # sin b cos b / cosh^2 a (0 once cosh a overflows)
+# In four stages as wa_z_hyp (ops.STAGED)
 _def("""
-fn wa_z_tanh(z: vec4<u32>) -> vec4<u32> {
+fn wa_z_tanh_from(z: vec4<u32>) -> bool {
+    return !wa_f64_isnan(z.xy) && wa_f64_isfinite(z.zw) && !wa_f64_isinf(z.xy);
+}""")
+_def("""
+fn wa_z_tanh_a(z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_tanh_from(z);
+    return select(vec4<u32>(0u), wa_z_sincos(select(vec2<u32>(0u), z.zw, ok)), ok);
+}""")
+_def("""
+fn wa_z_tanh_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_tanh_from(z);
+    return select(vec4<u32>(0u), wa_f64_exp_pm_a(wa_f64_abs(select(vec2<u32>(0u), z.xy, ok))), ok);
+}""")
+_def("""
+fn wa_z_tanh_c(sc: vec4<u32>, e: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_tanh_from(z);
+    return select(vec4<u32>(0u), wa_z_sinhcosh_from(e, select(vec2<u32>(0u), z.xy, ok)), ok);
+}""")
+_def("""
+fn wa_z_tanh_d(sc: vec4<u32>, e: vec4<u32>, h: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
     let a = z.xy;
     let b = z.zw;
     if (wa_f64_isnan(a)) {
@@ -403,28 +458,54 @@ fn wa_z_tanh(z: vec4<u32>) -> vec4<u32> {
     }
     // the standard's ±1 ± 0j (C and NumPy: 0 · sin 2b, whose sign is sin 2b's)
     if (wa_f64_isinf(a)) { return vec4<u32>(one, wa_f64_with_sign(vec2<u32>(0u, 0u), b)); }
-    let sc = wa_z_sincos(b);
     let p = wa_f64_mul(sc.xy, sc.zw);
-    let h = wa_z_sinhcosh(a);
     if (!wa_f64_lt(wa_f64_abs(a), vec2<u32>(0u, 0x40360000u))) {
         return vec4<u32>(one, wa_f64_div(wa_f64_div(p, h.zw), h.zw));
     }
     let d = wa_f64_fma(h.xy, h.xy, wa_f64_mul(sc.zw, sc.zw));
     return vec4<u32>(wa_f64_div(wa_f64_mul(h.xy, h.zw), d), wa_f64_div(p, d));
 }""")
-# sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz), iz = (-b, a)
+_def("""
+fn wa_z_tanh(z: vec4<u32>) -> vec4<u32> {
+    let sc = wa_z_tanh_a(z);
+    let e = wa_z_tanh_b(sc, z);
+    return wa_z_tanh_d(sc, e, wa_z_tanh_c(sc, e, z), z);
+}""")
+# sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz), iz = (-b, a), and their stages
+# (ops.STAGED): those of sinh, cosh and tanh at iz
+_def("fn wa_z_i(z: vec4<u32>) -> vec4<u32> { return vec4<u32>(wa_f64_neg(z.zw), z.xy); }")
+_def("fn wa_z_minus_i(w: vec4<u32>) -> vec4<u32> { return vec4<u32>(w.zw, wa_f64_neg(w.xy)); }")
+_def("""
+fn wa_z_sin_d(sc: vec4<u32>, e: vec4<u32>, h: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    if (wa_f64_isinf(z.zw) && !wa_f64_isfinite(z.xy)) { return vec4<u32>(wa_f64_default_nan(), wa_f64_inf(0u)); }
+    return wa_z_minus_i(wa_z_hyp_d(sc, e, h, wa_z_i(z), false));
+}""")
 _def("""
 fn wa_z_sin(z: vec4<u32>) -> vec4<u32> {
-    if (wa_f64_isinf(z.zw) && !wa_f64_isfinite(z.xy)) { return vec4<u32>(wa_f64_default_nan(), wa_f64_inf(0u)); }
-    let w = wa_z_sinh(vec4<u32>(wa_f64_neg(z.zw), z.xy));
-    return vec4<u32>(w.zw, wa_f64_neg(w.xy));
+    let sc = wa_z_sin_a(z);
+    let e = wa_z_sin_b(sc, z);
+    return wa_z_sin_d(sc, e, wa_z_sin_c(sc, e, z), z);
 }""")
-_def("fn wa_z_cos(z: vec4<u32>) -> vec4<u32> { return wa_z_cosh(vec4<u32>(wa_f64_neg(z.zw), z.xy)); }")
 _def("""
-fn wa_z_tan(z: vec4<u32>) -> vec4<u32> {
-    let w = wa_z_tanh(vec4<u32>(wa_f64_neg(z.zw), z.xy));
-    return vec4<u32>(w.zw, wa_f64_neg(w.xy));
+fn wa_z_cos_d(sc: vec4<u32>, e: vec4<u32>, h: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    return wa_z_hyp_d(sc, e, h, wa_z_i(z), true);
 }""")
+_def("fn wa_z_cos(z: vec4<u32>) -> vec4<u32> { return wa_z_cosh(wa_z_i(z)); }")
+_def("""
+fn wa_z_tan_d(sc: vec4<u32>, e: vec4<u32>, h: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    return wa_z_minus_i(wa_z_tanh_d(sc, e, h, wa_z_i(z)));
+}""")
+_def("fn wa_z_tan(z: vec4<u32>) -> vec4<u32> { return wa_z_minus_i(wa_z_tanh(wa_z_i(z))); }")
+# the first three stages of sin and cos (wa_z_hyp's) and of tan (wa_z_tanh's) at iz; sinh
+# and cosh take wa_z_hyp's as they are
+for _f, _g in (("sin", "hyp"), ("tan", "tanh")):
+    _def(f"fn wa_z_{_f}_a(z: vec4<u32>) -> vec4<u32> {{ return wa_z_{_g}_a(wa_z_i(z)); }}")
+    _def(f"fn wa_z_{_f}_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> {{ return wa_z_{_g}_b(sc, wa_z_i(z)); }}")
+    _def(f"fn wa_z_{_f}_c(sc: vec4<u32>, e: vec4<u32>, z: vec4<u32>) -> vec4<u32> "
+         f"{{ return wa_z_{_g}_c(sc, e, wa_z_i(z)); }}")
+for _f, _cos in (("sinh", "false"), ("cosh", "true")):
+    _def(f"fn wa_z_{_f}_d(sc: vec4<u32>, e: vec4<u32>, h: vec4<u32>, z: vec4<u32>) -> vec4<u32> "
+         f"{{ return wa_z_hyp_d(sc, e, h, z, {_cos}); }}")
 # C's complex product (C11 Annex G, as NumPy's e^(w ln z) gets it from the C library): where
 # both parts of the plain product are NaN and an operand is infinite, the product again with
 # that operand's parts as ±1 (infinite) and ±0, the other's NaN parts as ±0, times infinity

@@ -203,8 +203,8 @@ fn wa_f64_expm1_from(x: vec2<u32>) -> bool {{
 }}""")
 _def("""
 fn wa_f64_expm1_a(x: vec2<u32>) -> vec4<u32> {
-    if (!wa_f64_expm1_from(x)) { return vec4<u32>(0u, 0u, 0u, 0u); }
-    return wa_f64_exp_dd(x, vec2<u32>(0u, 0u));
+    let ok = wa_f64_expm1_from(x);
+    return select(vec4<u32>(0u), wa_f64_exp_dd(select(vec2<u32>(0u), x, ok), vec2<u32>(0u, 0u)), ok);
 }""")
 _def(f"""
 fn wa_f64_expm1_b(e: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
@@ -398,8 +398,7 @@ fn wa_f64_hypot(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
 _def("""
 fn wa_f64_logaddexp_d(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
     let d = wa_f64_two_sum(a, wa_f64_neg(b));
-    if ((d.y >> 31u) == 0u) { return vec4<u32>(wa_f64_neg(d.xy), wa_f64_neg(d.zw)); }
-    return d;
+    return select(d, vec4<u32>(wa_f64_neg(d.xy), wa_f64_neg(d.zw)), (d.y >> 31u) == 0u);
 }""")
 _def(f"""
 fn wa_f64_logaddexp_far(a: vec2<u32>, b: vec2<u32>, d: vec4<u32>) -> bool {{
@@ -407,10 +406,9 @@ fn wa_f64_logaddexp_far(a: vec2<u32>, b: vec2<u32>, d: vec4<u32>) -> bool {{
 }}""")
 _def("""
 fn wa_f64_logaddexp_a(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
-    if (wa_f64_isnan(a) || wa_f64_isnan(b) || wa_f64_eq(a, b)) { return vec4<u32>(0u, 0u, 0u, 0u); }
     let d = wa_f64_logaddexp_d(a, b);
-    if (wa_f64_logaddexp_far(a, b, d)) { return vec4<u32>(0u, 0u, 0u, 0u); }
-    return wa_f64_exp_dd(d.xy, d.zw);
+    let ok = !(wa_f64_isnan(a) || wa_f64_isnan(b) || wa_f64_eq(a, b)) && !wa_f64_logaddexp_far(a, b, d);
+    return select(vec4<u32>(0u), wa_f64_exp_dd(select(vec2<u32>(0u), d.xy, ok), select(vec2<u32>(0u), d.zw, ok)), ok);
 }""")
 _def(f"""
 fn wa_f64_logaddexp_b(t: vec4<u32>, a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {{
@@ -446,9 +444,9 @@ fn wa_f64_is_odd(y: vec2<u32>) -> bool {
 _def("""
 fn wa_f64_pow_a(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
     let ax = wa_f64_abs(x);
-    if (wa_f64_is0(ax) || !wa_f64_isfinite(ax)) { return vec4<u32>(0u, 0u, 0u, 0u); }
-    let kf = wa_f64_log_split(ax);
-    return wa_f64_log_join(kf.xy, wa_f64_ln_dd(kf.zw), vec2<u32>(0u, 0u));
+    let ok = !wa_f64_is0(ax) && wa_f64_isfinite(ax);
+    let kf = wa_f64_log_split(select(vec2<u32>(0u, 0x3ff00000u), ax, ok));
+    return select(vec4<u32>(0u), wa_f64_log_join(kf.xy, wa_f64_ln_dd(kf.zw), vec2<u32>(0u, 0u)), ok);
 }""")
 _def("""
 fn wa_f64_pow_b(l: vec4<u32>, x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
@@ -466,10 +464,8 @@ fn wa_f64_pow_general(x: vec2<u32>, y: vec2<u32>) -> bool {
 _def(f"""
 fn wa_f64_pow_c(l: vec4<u32>, t: vec4<u32>, x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {{
     let p = wa_f64_two_prod(y, l.xy);
-    if (!wa_f64_pow_general(x, y) || wa_f64_lt({_k(709.8)}, p.xy) || wa_f64_lt(p.xy, {_k(-745.2)})) {{
-        return vec4<u32>(0u, 0u, 0u, 0u);
-    }}
-    return wa_f64_exp_core(t.xy, vec2<u32>(0u, 0u));
+    let ok = wa_f64_pow_general(x, y) && !wa_f64_lt({_k(709.8)}, p.xy) && !wa_f64_lt(p.xy, {_k(-745.2)});
+    return select(vec4<u32>(0u), wa_f64_exp_core(select(vec2<u32>(0u), t.xy, ok), vec2<u32>(0u, 0u)), ok);
 }}""")
 _def(f"""
 fn wa_f64_pow_d(l: vec4<u32>, t: vec4<u32>, e: vec4<u32>, x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {{
@@ -794,23 +790,25 @@ fn wa_f64_atan2_case(a: vec2<u32>, b: vec2<u32>) -> u32 {
 }""")
 _def(f"""
 fn wa_f64_atan2_a(y: vec2<u32>, x: vec2<u32>) -> vec4<u32> {{
-    if (wa_f64_isnan(y) || wa_f64_isnan(x)) {{ return vec4<u32>(0u, 0u, 0u, 0u); }}
     let a = wa_f64_abs(y);
     let b = wa_f64_abs(x);
     let c = wa_f64_atan2_case(a, b);
-    if (c == 0u) {{ return vec4<u32>({_k(float(PI / 4))}, {_k(PIO2_LO / 2)}); }}
-    if (c == 1u) {{ return vec4<u32>({_k(PIO2_HI)}, {_k(PIO2_LO)}); }}
-    if (c == 2u) {{ return vec4<u32>(0u, 0u, 0u, 0u); }}
-    if (c == 3u) {{ return vec4<u32>(wa_f64_div(a, b), 0u, 0u); }}
-    if (c == 4u) {{ return vec4<u32>({_k(PIO2_HI)}, wa_f64_sub({_k(PIO2_LO)}, wa_f64_div(b, a))); }}
+    let q = wa_f64_div(select(b, a, c == 3u), select(a, b, c == 3u));  // a / b or b / a
     let sc = 0x3ff - max(max(wa_f64_biased_exp(a), 1), max(wa_f64_biased_exp(b), 1));
-    return vec4<u32>(wa_f64_ldexp(a, sc), wa_f64_ldexp(b, sc));
+    var r = vec4<u32>(wa_f64_ldexp(a, sc), wa_f64_ldexp(b, sc));
+    r = select(r, vec4<u32>({_k(PIO2_HI)}, wa_f64_sub({_k(PIO2_LO)}, q)), c == 4u);
+    r = select(r, vec4<u32>(q, 0u, 0u), c == 3u);
+    r = select(r, vec4<u32>(0u), c == 2u);
+    r = select(r, vec4<u32>({_k(PIO2_HI)}, {_k(PIO2_LO)}), c == 1u);
+    r = select(r, vec4<u32>({_k(float(PI / 4))}, {_k(PIO2_LO / 2)}), c == 0u);
+    return select(r, vec4<u32>(0u), wa_f64_isnan(y) || wa_f64_isnan(x));
 }}""")
 _def("""
 fn wa_f64_atan2_b(s: vec4<u32>, y: vec2<u32>, x: vec2<u32>) -> vec4<u32> {
-    if (wa_f64_isnan(y) || wa_f64_isnan(x)) { return vec4<u32>(0u, 0u, 0u, 0u); }
-    if (wa_f64_atan2_case(wa_f64_abs(y), wa_f64_abs(x)) != 5u) { return s; }
-    return wa_f64_atan2_dd(vec4<u32>(s.xy, 0u, 0u), vec4<u32>(s.zw, 0u, 0u));
+    let ok = !wa_f64_isnan(y) && !wa_f64_isnan(x) && wa_f64_atan2_case(wa_f64_abs(y), wa_f64_abs(x)) == 5u;
+    let one = vec2<u32>(0u, 0x3ff00000u);
+    let d = wa_f64_atan2_dd(vec4<u32>(select(one, s.xy, ok), 0u, 0u), vec4<u32>(select(one, s.zw, ok), 0u, 0u));
+    return select(s, d, ok);
 }""")
 _def("""
 fn wa_f64_atan2_c(s: vec4<u32>, d: vec4<u32>, y: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
@@ -851,13 +849,14 @@ fn wa_f64_acos_in(x: vec2<u32>) -> bool {
 }""")
 _def("""
 fn wa_f64_acos_a(x: vec2<u32>) -> vec4<u32> {
-    if (!wa_f64_acos_in(x)) { return vec4<u32>(0u, 0u, 0u, 0u); }
-    return wa_f64_sqrt1m(wa_f64_abs(x));
+    let ok = wa_f64_acos_in(x);
+    return select(vec4<u32>(0u), wa_f64_sqrt1m(select(vec2<u32>(0u), wa_f64_abs(x), ok)), ok);
 }""")
 _def("""
 fn wa_f64_acos_b(r: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
-    if (!wa_f64_acos_in(x)) { return vec4<u32>(0u, 0u, 0u, 0u); }
-    return wa_f64_atan2_dd(r, vec4<u32>(wa_f64_abs(x), 0u, 0u));
+    let ok = wa_f64_acos_in(x);
+    let d = wa_f64_atan2_dd(r, vec4<u32>(select(vec2<u32>(0u, 0x3ff00000u), wa_f64_abs(x), ok), 0u, 0u));
+    return select(vec4<u32>(0u), d, ok);
 }""")
 _def("""
 fn wa_f64_acos_c(r: vec4<u32>, d: vec4<u32>, x: vec2<u32>) -> vec2<u32> {
@@ -901,11 +900,13 @@ _horner("wa_f64_atanh_q", _series(lambda n: Fraction(1, 2 * n + 1), _Z8))
 # (STAGED): their _a is the exponential where they need one, zeros elsewhere.
 _def(f"""
 fn wa_f64_exp_pm_a(x: vec2<u32>) -> vec4<u32> {{
-    if (wa_f64_lt({_k(710.5)}, x)) {{ return vec4<u32>(0u, 0u, 0u, 0u); }}
-    let e0 = wa_f64_exp_core(x, vec2<u32>(0u, 0u));
-    let k = wa_f64_exp_big(x);
-    if (!wa_f64_lt(x, {_k(25.0)})) {{ return vec4<u32>(wa_f64_ldexp(wa_f64_add(e0.xy, e0.zw), k - 1), 0u, 0u); }}
-    return vec4<u32>(wa_f64_ldexp(e0.xy, k), wa_f64_ldexp(e0.zw, k));
+    let ok = !wa_f64_isnan(x) && !wa_f64_lt({_k(710.5)}, x);
+    let v = select(vec2<u32>(0u), x, ok);
+    let e0 = wa_f64_exp_core(v, vec2<u32>(0u, 0u));
+    let k = wa_f64_exp_big(v);
+    let e = select(vec4<u32>(wa_f64_ldexp(e0.xy, k), wa_f64_ldexp(e0.zw, k)),
+                   vec4<u32>(wa_f64_ldexp(wa_f64_add(e0.xy, e0.zw), k - 1), 0u, 0u), !wa_f64_lt(v, {_k(25.0)}));
+    return select(vec4<u32>(0u), e, ok);
 }}""")
 _def(f"""
 fn wa_f64_exp_pm_b(e: vec4<u32>, x: vec2<u32>, s: vec2<u32>) -> vec2<u32> {{
@@ -924,8 +925,8 @@ fn wa_f64_exp_pm(x: vec2<u32>, s: vec2<u32>) -> vec2<u32> {
 _def("""
 fn wa_f64_sinh_a(x: vec2<u32>) -> vec4<u32> {
     let ax = wa_f64_abs(x);
-    if (wa_f64_isnan(x) || ax.y < 0x3fc00000u || wa_f64_isinf(ax)) { return vec4<u32>(0u, 0u, 0u, 0u); }
-    return wa_f64_exp_pm_a(ax);
+    let ok = !(wa_f64_isnan(x) || ax.y < 0x3fc00000u || wa_f64_isinf(ax));
+    return select(vec4<u32>(0u), wa_f64_exp_pm_a(select(vec2<u32>(0u), ax, ok)), ok);
 }""")
 _def(f"""
 fn wa_f64_sinh_b(e: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
@@ -945,8 +946,8 @@ _def("fn wa_f64_sinh(x: vec2<u32>) -> vec2<u32> { return wa_f64_sinh_b(wa_f64_si
 _def("""
 fn wa_f64_cosh_a(x: vec2<u32>) -> vec4<u32> {
     let ax = wa_f64_abs(x);
-    if (wa_f64_isnan(x) || ax.y < 0x3e400000u) { return vec4<u32>(0u, 0u, 0u, 0u); }
-    return wa_f64_exp_pm_a(ax);
+    let ok = !(wa_f64_isnan(x) || ax.y < 0x3e400000u);
+    return select(vec4<u32>(0u), wa_f64_exp_pm_a(select(vec2<u32>(0u), ax, ok)), ok);
 }""")
 _def(f"""
 fn wa_f64_cosh_b(e: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
@@ -961,8 +962,9 @@ _def("fn wa_f64_cosh(x: vec2<u32>) -> vec2<u32> { return wa_f64_cosh_b(wa_f64_co
 _def(f"""
 fn wa_f64_tanh_a(x: vec2<u32>) -> vec4<u32> {{
     let ax = wa_f64_abs(x);
-    if (wa_f64_isnan(x) || ax.y < 0x3fc00000u || !wa_f64_lt(ax, {_k(22.0)})) {{ return vec4<u32>(0u, 0u, 0u, 0u); }}
-    return wa_f64_exp_dd(wa_f64_add(ax, ax), vec2<u32>(0u, 0u));
+    let ok = !(wa_f64_isnan(x) || ax.y < 0x3fc00000u || !wa_f64_lt(ax, {_k(22.0)}));
+    let v = select(vec2<u32>(0u), ax, ok);
+    return select(vec4<u32>(0u), wa_f64_exp_dd(wa_f64_add(v, v), vec2<u32>(0u, 0u)), ok);
 }}""")
 _def(f"""
 fn wa_f64_tanh_b(e: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
