@@ -56,7 +56,14 @@ def check_suite(path: Path) -> str | None:
 
 
 def git_rev(path: Path) -> str | None:
+    """The commit of the checkout at ``path``, only when ``path`` is its top: a copy of the
+    suite without ``.git`` inside another repository (the project's ``vendor/``) would
+    otherwise record *that* repository's HEAD."""
     try:
+        top = subprocess.run(["git", "-C", str(path), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, timeout=30)
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != path.resolve():
+            return None
         out = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True,
                              text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):

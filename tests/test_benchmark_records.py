@@ -60,3 +60,27 @@ def test_every_record_reads_as_the_site_reads_it():
     data = gen_data.benchmarks()
     assert data["files"] and data["default"]
     assert not [f["file"] for f in data["files"] if "error" in f]
+
+
+def test_conformance_reports_name_the_suites_commit_not_the_projects(tmp_path):
+    """A suite checkout records its own commit; a suite copied without ``.git`` into the
+    project's git-ignored ``vendor/`` records none (a report once named the project's HEAD
+    as the suite's)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from conformance.runner import git_rev
+    finally:
+        sys.path.remove(str(ROOT))
+    outer = tmp_path / "outer"
+    (outer / "vendor" / "suite").mkdir(parents=True)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(git + ["init", "-q"], cwd=outer, check=True)
+    subprocess.run(git + ["commit", "-q", "--allow-empty", "-m", "outer"], cwd=outer, check=True)
+    assert git_rev(outer / "vendor" / "suite") is None
+    subprocess.run(git + ["init", "-q"], cwd=outer / "vendor" / "suite", check=True)
+    subprocess.run(git + ["commit", "-q", "--allow-empty", "-m", "suite"], cwd=outer / "vendor" / "suite",
+                   check=True)
+    suite_head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=outer / "vendor" / "suite",
+                                capture_output=True, text=True).stdout.strip()
+    assert git_rev(outer / "vendor" / "suite") == suite_head
+    assert git_rev(outer) != suite_head

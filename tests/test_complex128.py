@@ -572,19 +572,26 @@ def soft_and_staged():
 
 @pytest.mark.parametrize("name", sorted(name for name, lane in STAGED if lane == "Z"))
 def test_staged_functions_give_the_whole_functions_bits(soft_and_staged, name):
-    """WebGL2 runs these as four kernels (two for exp) with the sine and cosine, the
-    exponential and (sinh, cosh) between them (ops.STAGED, launch._staged): the same bits as
-    one kernel, special values and large parts included."""
+    """The browser runs these as two to five kernels with the sine and cosine, the
+    exponential, (sinh, cosh) or the logarithm between them (ops.STAGED, launch._staged): the
+    same bits as one kernel, special values and large parts included; pow with exponents
+    of each of its cases (0, integers below 100 by binary powering, the rest e^(w ln z))."""
     from webarray._core import launch
 
     soft, staged = soft_and_staged
     a = _moderate(400, 3)
     z = np.concatenate([EDGE, a, a * 30, a.imag * 25 + 1j * a.real, [710.2 + 3j, -709.8 - 1j, 22.5 + 0.1j]])
+    args = (z,)
+    if name == "pow":
+        w = np.array([0, -0.0, 1, 2, 3, -1, -2, 7, -99, 99, 100, 0.5, 2.5 + 1j, 1j, -3 + 0.5j,
+                      complex(np.nan, 0), complex(np.inf, 0), complex(0, np.inf), 1e300])
+        w = np.concatenate([w, a[:60] * 3])
+        args = (np.repeat(z, len(w))[::7], np.tile(w, len(z))[::7])
     before = launch.launches
-    whole = host(getattr(xp, name)(up(z, soft)))
+    whole = host(getattr(xp, name)(*(up(v, soft) for v in args)))
     one = launch.launches - before
     before = launch.launches
-    got = host(getattr(xp, name)(up(z, staged)))
+    got = host(getattr(xp, name)(*(up(v, staged) for v in args)))
     assert launch.launches - before == one + len(STAGED[name, "Z"]) - 1  # the first stages
     same(got, whole)
 

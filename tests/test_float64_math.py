@@ -410,3 +410,24 @@ def test_staged_functions_give_the_whole_functions_bits(soft, staged, name):
     for out, want in ((fused, whole + 0.0), (eager, whole)):
         bad = np.flatnonzero(out.view(np.uint64) != want.view(np.uint64))
         assert not bad.size, [(tuple(a[k] for a in args), out[k], whole[k]) for k in bad[:5]]
+
+
+def test_kernels_above_the_inline_limit_are_refused_before_compiling_and_the_device_goes_on():
+    """A browser's WebGPU on SwiftShader crashed its GPU process compiling kernels of ~10^6
+    characters of inlined WGSL (losing the device): Device.inline_limit refuses them first
+    with NotImplementedError, and the device goes on working. Natively there is no limit."""
+    from webarray._core.device import Device, default_device
+    from webarray.kernels.shader.types import inlined_size
+
+    src = ("fn wa_b(x: u32) -> u32 { return x + 1u; }\n"
+           "fn wa_a(x: u32) -> u32 { return wa_b(x) * wa_b(x); }\n"
+           "@compute @workgroup_size(1) fn main() { let y = wa_a(2u); }\n")
+    body = lambda name: src[src.index("{", src.index(f"fn {name}")):].split("\n")[0]
+    assert inlined_size(src) == len(body("main")) + len(body("wa_a")) + 2 * len(body("wa_b"))
+    assert default_device().inline_limit is None
+    dev = Device(default_device().executor, float64=True, float64_lane="software")
+    dev.inline_limit = 300_000
+    x = xp.asarray([0.5, 2.0], dtype=xp.float64, device=dev)
+    with pytest.raises(NotImplementedError, match=r"wa_f64_log.*characters of WGSL.*more than the 300,000"):
+        xp.log(x)._host_nested()
+    assert (x + 1)._host_nested() == [1.5, 3.0]

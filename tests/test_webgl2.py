@@ -119,11 +119,10 @@ def test_every_op_of_the_table_has_a_glsl_kernel_for_every_one_word_lane():
     assert count > 250
 
 
-def test_complex128_expm1_and_pow_are_refused_on_webgl2_the_stages_generate():
-    """complex128 expm1 and pow (float64's sine and cosine with an exponential or a logarithm
-    around them, four words an element) wrote zeros or lost the context on WebGL2 over
-    SwiftShader: refused by name. The stages of the functions WebGL2 runs in several kernels
-    (ops.STAGED) generate, and every draw carries the probe's early return."""
+def test_the_stages_of_the_functions_of_several_kernels_generate():
+    """The stages of the functions the browser runs in several kernels (ops.STAGED) generate
+    for WebGL2, and every draw carries the probe's early return. (complex128 expm1 and pow
+    whole wrote zeros or lost the context on WebGL2 over SwiftShader; in stages they run.)"""
     from webarray import _dtypes as dt
     from webarray.kernels.expr import Apply, Input
     from webarray.kernels.ops import STAGE_OPS, STAGED
@@ -137,9 +136,6 @@ def test_complex128_expm1_and_pow_are_refused_on_webgl2_the_stages_generate():
                                (True,) + (False,) * len(args), 1, False)
 
     z = dt.complex128
-    for op, arity in (("expm1", 1), ("pow", 2)):
-        with pytest.raises(NotImplementedError, match="complex128 expm1 and pow are not available on WebGL2"):
-            elementwise.generate(spec(op, [z] * arity, z, z))
     for (name, lane), stages in STAGED.items():
         d = dt.float64 if lane == "D" else z
         arity = STAGE_OPS[stages[0]].arity
@@ -681,6 +677,40 @@ def test_float64_functions_of_several_kernels_on_webgl2_match_the_native_device_
     for f in names:
         want = getattr(xp, f)(x, y) if f in ("atan2", "pow", "logaddexp") else getattr(xp, f)(x)
         assert got[f] == _f64_bits(float(v) for v in want), f
+
+
+# complex128 expm1 (five kernels) and pow (four) on WebGL2, over special values, both
+# branches of pow (binary powers for small integer exponents, e^(w ln z) otherwise) and
+# large parts; printed as the bits of both parts and compared with the native device's
+C128_STAGED_VALUES = [complex(a, b) for a in (0.0, -0.0, 0.5, -1.5, 3.0, 709.9, float("inf"), float("nan"))
+                      for b in (0.0, -0.0, 0.25, -2.0, 100.0, 1e300, float("inf"))]
+C128_POW_EXPONENTS = [0j, 1 + 0j, 2 + 0j, 3 + 0j, -2 + 0j, 7 + 0j, 0.5 + 0j, 2.5 + 1j, 1j, -3 + 0.5j]
+
+
+@browser
+def test_complex128_expm1_and_pow_on_webgl2_match_the_native_device_bit_for_bit(tmp_path):
+    import struct
+
+    import webarray as xp
+    z = [v for v in C128_STAGED_VALUES for _ in C128_POW_EXPONENTS]
+    w = C128_POW_EXPONENTS * len(C128_STAGED_VALUES)
+    source = ("import struct\nimport webarray as xp\ninf, nan = float('inf'), float('nan')\n"
+              f"z = xp.asarray([complex(a, b) for a, b in {[(v.real, v.imag) for v in z]!r}], dtype=xp.complex128)\n"
+              f"w = xp.asarray([complex(a, b) for a, b in {[(v.real, v.imag) for v in w]!r}], dtype=xp.complex128)\n"
+              "bits = lambda r: [struct.unpack('<Q', struct.pack('<d', p))[0] for v in r._host_nested() for p in (v.real, v.imag)]\n"
+              "print('expm1', bits(xp.expm1(z)))\n"
+              "print('pow', bits(xp.pow(z, w)))\n")
+    r = run_in_browser(tmp_path, source, "--backend", "webgl2", timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    got = {line.split(" ", 1)[0]: json.loads(line.split(" ", 1)[1]) for line in r.stdout.splitlines()
+           if line.split(" ", 1)[0] in ("expm1", "pow")}
+    zz, ww = xp.asarray(z, dtype=xp.complex128), xp.asarray(w, dtype=xp.complex128)
+    for f, want in (("expm1", xp.expm1(zz)), ("pow", xp.pow(zz, ww))):
+        want = [struct.unpack("<Q", struct.pack("<d", p))[0] for v in want._host_nested() for p in (v.real, v.imag)]
+        # any NaN matches any NaN
+        nan = [(b >> 52) & 0x7ff == 0x7ff and b & (2 ** 52 - 1) != 0 for b in want]
+        assert [g if not n else None for g, n in zip(got[f], nan)] == [v if not n else None for v, n in zip(want, nan)], f
+        assert all((g >> 52) & 0x7ff == 0x7ff and g & (2 ** 52 - 1) for g, n in zip(got[f], nan) if n), f
 
 
 @browser

@@ -16,7 +16,7 @@ from ..executors.guard import LOCK
 from ..executors.pool import BufferPool
 from ..executors.protocol import KernelError
 from ..kernels import wgsl_f64_hw
-from ..kernels.shader.types import workgroup_bytes
+from ..kernels.shader.types import inlined_size, workgroup_bytes
 from . import launch, lease
 
 # dtypes each backend stores exactly today; the info API and every dtype check read this
@@ -116,9 +116,16 @@ class Device:
         # a CPU adapter (lavapipe, SwiftShader): plans that keep a GPU busy (split K, radix
         # sort from short rows, registers over memory) lose there
         self.on_cpu = "CPU" in executor.adapter_info.get("adapter_type", "").upper()
-        # large float64 functions in two kernels each (ops.STAGED, launch.py): on WebGL2, whose
-        # SwiftShader does not run their shaders whole; elsewhere one kernel, the same values
-        self.staged = executor.backend == "webgl2"
+        # large float64 functions in two or more kernels each (ops.STAGED, launch.py): in a
+        # browser, whose SwiftShader does not run their shaders whole (WebGL2: it writes zeros
+        # or loses the context; WebGPU: the GPU process crashes); natively one kernel, the
+        # same values
+        self.staged = executor.backend in ("webgl2", "webgpu")
+        # the largest kernel (WGSL characters with every call inlined) sent to a browser's
+        # WebGPU on SwiftShader: larger ones crashed its GPU process, which loses the device
+        # (docs/float64.md); refused before compiling instead. None: no limit
+        self.inline_limit = (_inline_limit() if executor.backend == "webgpu" and self.on_cpu
+                             else None)
         # launches binding a larger buffer run in pieces (launch.py)
         self._piece_bytes = launch.piece_bytes(executor)
 
@@ -150,6 +157,8 @@ class Device:
                     f"kernel {key!r} declares {shared} bytes of workgroup memory, more than "
                     f"the {limit} that this device (and a browser) offers"
                 )
+            if self.inline_limit and inlined_size(source) > self.inline_limit:
+                raise NotImplementedError(_too_large(source, self.inline_limit, self))
             kid = self.executor.compile(source)
             self._kernels[key] = kid
         return kid
@@ -290,3 +299,33 @@ def resolve(device) -> Device:
             f"(available: {all_devices()})"
         )
     raise ValueError(f"{device!r} is not a webarray device; available: {all_devices()}")
+
+
+# SwiftShader's WebGPU compiler in Chromium: kernels whose inlined WGSL measured up to ~670,000
+# characters (float64 exp, log1p, sinh's first stage) compiled; from ~740,000 on (float64
+# atan2's double-double core, the whole float64 sine, complex128 sign) the GPU process crashed
+INLINE_LIMIT = 700_000
+
+
+def _inline_limit() -> int | None:
+    given = os.environ.get("WEBARRAY_INLINE_LIMIT")
+    if given is None:
+        return INLINE_LIMIT
+    try:
+        value = int(given)
+    except ValueError:
+        raise ValueError(f"WEBARRAY_INLINE_LIMIT must be an integer (0: no limit), got {given!r}") from None
+    return value or None
+
+
+def _too_large(source: str, limit: int, device) -> str:
+    import re
+
+    main = source[source.find("fn main("):]
+    calls = sorted(set(re.findall(r"\b(wa_\w+)\(", main[:main.find("\n}")])))
+    return (f"this kernel ({', '.join(calls) or 'no library calls'}) is {inlined_size(source):,} "
+            f"characters of WGSL with its calls inlined, more than the {limit:,} that {device!r}, "
+            "SwiftShader's WebGPU on the CPU, compiles without crashing the browser's GPU "
+            "process (which would lose the device); it is refused before compiling and the "
+            "device goes on working. It runs natively, on a GPU adapter and on WebGL2 where "
+            "WebGL2 runs it (docs/float64.md); WEBARRAY_INLINE_LIMIT=0 sends it anyway")

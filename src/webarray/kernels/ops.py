@@ -299,20 +299,35 @@ TABLE: dict[str, OpDef] = {
 # later kernels as a complex128 array, and each later one takes the carriers before it and
 # the function's operands. So a staged result is the unstaged one bit for bit.
 # launch.elementwise splits them; (op name, lane) -> its stages, ops of STAGE_OPS.
+_after = wgsl_complex128.after_carriers
 STAGED: dict[tuple[str, str], tuple[str, ...]] = {  # the stages' helpers, as ops
     # (wgsl_f64_math.py, wgsl_complex128.py)
     **{(name, "D"): tuple(f"wa_f64_{name}_{c}" for c in "abcd"[:count])
        for name, count in (("expm1", 2), ("sinh", 2), ("cosh", 2), ("tanh", 2), ("acos", 3),
                            ("atan2", 3), ("pow", 4), ("logaddexp", 2))},
-    # complex128: sinh and cosh share their first three stages, sin and cos theirs (sinh's
-    # and cosh's at iz), so that a page compiles them once
-    ("exp", "Z"): ("wa_z_exp_a", "wa_z_exp_b"),
-    ("sinh", "Z"): ("wa_z_hyp_a", "wa_z_hyp_b", "wa_z_hyp_c", "wa_z_sinh_d"),
-    ("cosh", "Z"): ("wa_z_hyp_a", "wa_z_hyp_b", "wa_z_hyp_c", "wa_z_cosh_d"),
-    ("sin", "Z"): ("wa_z_sin_a", "wa_z_sin_b", "wa_z_sin_c", "wa_z_sin_d"),
-    ("cos", "Z"): ("wa_z_sin_a", "wa_z_sin_b", "wa_z_sin_c", "wa_z_cos_d"),
-    ("tanh", "Z"): ("wa_z_tanh_a", "wa_z_tanh_b", "wa_z_tanh_c", "wa_z_tanh_d"),
-    ("tan", "Z"): ("wa_z_tan_a", "wa_z_tan_b", "wa_z_tan_c", "wa_z_tan_d"),
+    # sin, cos and tan share their reduction
+    **{(name, "D"): ("wa_f64_trig_r", f"wa_f64_{name}_b") for name in ("sin", "cos", "tan")},
+    # complex128: a first stage of (sin b, cos b) is two, b's reduction and the sine and
+    # cosine from it (wgsl_complex128._sincos_stage), the later stages do not read the
+    # reduction (after_carriers); sinh and cosh share their first stages, sin and cos theirs
+    # (sinh's and cosh's at iz), so that a page compiles them once
+    **{(name, "Z"): (f"{first}_r", f"{first}_s",
+                     *(_after(stage, k + 1, 1, (0,)) for k, stage in enumerate(rest)))
+       for name, first, rest in (
+           ("sinh", "wa_z_hyp_a", ("wa_z_hyp_b", "wa_z_hyp_c", "wa_z_sinh_d")),
+           ("cosh", "wa_z_hyp_a", ("wa_z_hyp_b", "wa_z_hyp_c", "wa_z_cosh_d")),
+           ("sin", "wa_z_sin_a", ("wa_z_sin_b", "wa_z_sin_c", "wa_z_sin_d")),
+           ("cos", "wa_z_sin_a", ("wa_z_sin_b", "wa_z_sin_c", "wa_z_cos_d")),
+           ("tanh", "wa_z_tanh_a", ("wa_z_tanh_b", "wa_z_tanh_c", "wa_z_tanh_d")),
+           ("tan", "wa_z_tan_a", ("wa_z_tan_b", "wa_z_tan_c", "wa_z_tan_d")))},
+    # exp: the sine and cosine, then the exponential of the real part
+    ("exp", "Z"): ("wa_z_exp_a_r", "wa_z_exp_a_s", "wa_z_exp_b_e", _after("wa_z_exp_from", 2, 1, (0,))),
+    # expm1: (sin b, cos b), then sin(b/2), each from a reduction of its own
+    ("expm1", "Z"): ("wa_z_expm1_a_r", "wa_z_expm1_a_s", "wa_z_expm1_b_r", "wa_z_expm1_b_s",
+                     *(_after(f"wa_z_expm1_{c}", k + 2, 1, (0, 2)) for k, c in enumerate("cde"))),
+    # pow: ln z, the sine and cosine of Im(w ln z) (its reduction between), the binary powers
+    ("pow", "Z"): ("wa_z_pow_a", "wa_z_pow_b_r", "wa_z_pow_b_s",
+                   _after("wa_z_pow_c", 2, 2, (1,)), _after("wa_z_pow_d", 3, 2, (1,))),
 }
 # the stages as ops, named as their helpers (not functions of the namespace, so not in
 # TABLE): stage k takes the k carriers before it, then the function's arguments; all but the

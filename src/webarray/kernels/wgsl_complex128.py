@@ -171,31 +171,70 @@ fn wa_z_sqrt(z: vec4<u32>) -> vec4<u32> {
 }""")
 
 # -- exp and log -----------------------------------------------------------------------------
-# (sin b, cos b) from one call site of wa_f64_trig (modes 0 and 1): its body is large, and
-# the compiler inlines every call site
+# (sin b, cos b) from one reduction of b and one call site of wa_f64_trig_from (modes 0 and
+# 1): its body is large, and the compiler inlines every call site
 _def("""
-fn wa_z_sincos(b: vec2<u32>) -> vec4<u32> {
+fn wa_z_sincos_from(r: vec4<u32>, b: vec2<u32>) -> vec4<u32> {
     var cs: array<vec2<u32>, 2>;
-    for (var k = 0u; k < 2u; k = k + 1u) { cs[k] = wa_f64_trig(b, k); }
+    for (var k = 0u; k < 2u; k = k + 1u) { cs[k] = wa_f64_trig_from(r, b, k); }
     return vec4<u32>(cs[0], cs[1]);
 }""")
-# In two stages (ops.STAGED, for WebGL2): _a, (sin b, cos b) where the result is made of
-# them (zeros elsewhere); _b the rest
+_def("fn wa_z_sincos(b: vec2<u32>) -> vec4<u32> { return wa_z_sincos_from(wa_f64_trig_r(b), b); }")
+
+
+def _sincos_stage(name: str, ok: str, b: str = "z.zw") -> None:
+    """``name``(z): (sin b, cos b) where ``ok`` (zeros elsewhere), a function's first stage
+    as one kernel; in a browser two (ops.STAGED): ``name``_r, b's reduction (wa_f64_trig_r),
+    and ``name``_s(r, z) the sine and cosine from it."""
+    for fn, params, value in ((name, "z: vec4<u32>", "wa_z_sincos(bb)"),
+                              (name + "_r", "z: vec4<u32>", "wa_f64_trig_r(bb)"),
+                              (name + "_s", "r: vec4<u32>, z: vec4<u32>", "wa_z_sincos_from(r, bb)")):
+        _def(f"""
+fn {fn}({params}) -> vec4<u32> {{
+    let ok = {ok};
+    let bb = select(vec2<u32>(0u), {b}, ok);
+    return select(vec4<u32>(0u), {value}, ok);
+}}""")
+
+
+def after_carriers(stage: str, carriers: int, arity: int, drops: tuple) -> str:
+    """A stage of ops.STAGED (``carriers`` carriers, then ``arity`` operands, all complex128)
+    given more carriers, at the positions ``drops`` of the new list, which it does not read
+    (the reductions that split sincos stages leave): the new stage's name."""
+    name = stage + "_without" + "_".join(map(str, drops))
+    total = carriers + len(drops)
+    params = [f"c{k}: vec4<u32>" for k in range(total)] + [f"x{k}: vec4<u32>" for k in range(arity)]
+    args = [f"c{k}" for k in range(total) if k not in drops] + [f"x{k}" for k in range(arity)]
+    _def(f"fn {name}({', '.join(params)}) -> vec4<u32> {{ return {stage}({', '.join(args)}); }}")
+    return name
+
+
+# In two stages (ops.STAGED, for a browser; three there with the sincos stage split): _a,
+# (sin b, cos b) where the result is made of them (zeros elsewhere); _b the rest
+_sincos_stage("wa_z_exp_a", "!(wa_f64_isnan(z.xy) || wa_f64_is0(wa_f64_abs(z.zw)) || !wa_f64_isfinite(z.zw))")
+# the exponential of the real part a that the result is made of (e^(a/2) above 708, so that
+# a part below the overflow threshold stays finite; e^a on the real axis), as (e, 0)
 _def("""
-fn wa_z_exp_a(z: vec4<u32>) -> vec4<u32> {
-    let b = z.zw;
-    let ok = !(wa_f64_isnan(z.xy) || wa_f64_is0(wa_f64_abs(b)) || !wa_f64_isfinite(b));
-    return select(vec4<u32>(0u), wa_z_sincos(select(vec2<u32>(0u), b, ok)), ok);
+fn wa_z_exp_big(a: vec2<u32>) -> bool {
+    return wa_f64_lt(vec2<u32>(0u, 0x40862000u), a) && wa_f64_isfinite(a);
 }""")
 _def("""
-fn wa_z_exp_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+fn wa_z_exp_e(z: vec4<u32>) -> vec4<u32> {
+    let a = z.xy;
+    let b0 = wa_f64_is0(wa_f64_abs(z.zw));
+    return vec4<u32>(wa_f64_exp(select(select(a, wa_f64_ldexp(a, -1), wa_z_exp_big(a)), a, b0)), 0u, 0u);
+}""")
+_def("""
+fn wa_z_exp_from(sc: vec4<u32>, ee: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
     let a = z.xy;
     let b = z.zw;
+    let b0 = wa_f64_is0(wa_f64_abs(b));
+    let e = ee.xy;
     if (wa_f64_isnan(a)) {
-        if (wa_f64_is0(wa_f64_abs(b))) { return vec4<u32>(wa_f64_quiet(a), b); }
+        if (b0) { return vec4<u32>(wa_f64_quiet(a), b); }
         return wa_z_nan();
     }
-    if (wa_f64_is0(wa_f64_abs(b))) { return vec4<u32>(wa_f64_exp(a), b); }
+    if (b0) { return vec4<u32>(e, b); }
     if (!wa_f64_isfinite(b)) {
         if (wa_f64_isinf(a)) {
             if (wa_f64_signbit(a)) {  // ±0 as NumPy: the sign of b (+ for NaN)
@@ -205,17 +244,17 @@ fn wa_z_exp_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
         }
         return wa_z_nan();
     }
-    // above 708: e^(a/2) twice, so that a part below the overflow threshold stays finite
-    let big = wa_f64_lt(vec2<u32>(0u, 0x40862000u), a) && wa_f64_isfinite(a);
-    let e = wa_f64_exp(select(a, wa_f64_ldexp(a, -1), big));
     var re = wa_f64_mul(e, sc.zw);
     var im = wa_f64_mul(e, sc.xy);
-    if (big) {
+    if (wa_z_exp_big(a)) {
         re = wa_f64_mul(re, e);
         im = wa_f64_mul(im, e);
     }
     return vec4<u32>(re, im);
 }""")
+_def("fn wa_z_exp_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> { return wa_z_exp_from(sc, wa_z_exp_e(z), z); }")
+# in a browser the exponential is a stage of its own: _b_e(r, sc, z), _b_from(r, sc, e, z)
+_def("fn wa_z_exp_b_e(r: vec4<u32>, sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> { return wa_z_exp_e(z); }")
 _def("fn wa_z_exp(z: vec4<u32>) -> vec4<u32> { return wa_z_exp_b(wa_z_exp_a(z), z); }")
 # ln|z| for finite, not both zero parts, as a double-double: ln of the double-double a² + b²
 # of the parts scaled to [1, 2), halved
@@ -307,18 +346,54 @@ _def("""
 fn wa_z_log10(z: vec4<u32>) -> vec4<u32> {
     return wa_z_log_k(z, vec2<u32>(0x1526e50eu, 0x3fdbcb7bu), vec2<u32>(0xbaaafad3u, 0x3c695355u));
 }""")
-# e^z - 1 as NumPy computes it, (expm1(a) cos b - 2 sin^2(b/2), e^a sin b), sin b, cos b and
-# sin(b/2) from one call site of wa_f64_trig; the special values are the standard's, as
-# complex64's wa_cexpm1 (NumPy: expm1(+inf + 0j) = inf + NaN j, the standard +inf + 0j)
+# e^z - 1 as NumPy computes it, (expm1(a) cos b - 2 sin^2(b/2), e^a sin b); the special
+# values are the standard's, as complex64's wa_cexpm1 (NumPy: expm1(+inf + 0j) = inf + NaN j,
+# the standard +inf + 0j). In five stages (ops.STAGED), each reading the ones before: _a,
+# (sin b, cos b); _b, sin(b/2); _c, wa_f64_expm1_a of a; _d, e^a (zeros from _a, _b and _d
+# where the result is not made of them); _e the rest. Whole, sin b, cos b and sin(b/2) come
+# from one call site of wa_f64_trig: its body is large, and the compiler inlines every one.
 _def("""
-fn wa_z_expm1(z: vec4<u32>) -> vec4<u32> {
+fn wa_z_expm1_from(z: vec4<u32>) -> bool {
+    return !wa_f64_is0(wa_f64_abs(z.zw)) && wa_f64_isfinite(z.zw) && !wa_f64_isnan(z.xy);
+}""")
+_sincos_stage("wa_z_expm1_a", "wa_z_expm1_from(z)")
+_def("""
+fn wa_z_expm1_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_expm1_from(z);
+    let h = wa_f64_trig(wa_f64_ldexp(select(vec2<u32>(0u), z.zw, ok), -1), 0u);
+    return select(vec4<u32>(0u), vec4<u32>(h, 0u, 0u), ok);
+}""")
+# in a browser b's reduction is a stage of its own too: _b_r(r, sc, z) and _b_s(r, sc, r2, z)
+_def("""
+fn wa_z_expm1_b_r(r: vec4<u32>, sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_expm1_from(z);
+    return select(vec4<u32>(0u), wa_f64_trig_r(wa_f64_ldexp(select(vec2<u32>(0u), z.zw, ok), -1)), ok);
+}""")
+_def("""
+fn wa_z_expm1_b_s(r: vec4<u32>, sc: vec4<u32>, r2: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_expm1_from(z);
+    let h = wa_f64_trig_from(r2, wa_f64_ldexp(select(vec2<u32>(0u), z.zw, ok), -1), 0u);
+    return select(vec4<u32>(0u), vec4<u32>(h, 0u, 0u), ok);
+}""")
+_def("""
+fn wa_z_expm1_c(sc: vec4<u32>, h: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    return wa_f64_expm1_a(z.xy);
+}""")
+_def("""
+fn wa_z_expm1_d(sc: vec4<u32>, h: vec4<u32>, e: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_expm1_from(z);
+    return select(vec4<u32>(0u), vec4<u32>(wa_f64_exp(select(vec2<u32>(0u), z.xy, ok)), 0u, 0u), ok);
+}""")
+_def("""
+fn wa_z_expm1_e(sc: vec4<u32>, h: vec4<u32>, e: vec4<u32>, x: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
     let a = z.xy;
     let b = z.zw;
     let zero = vec2<u32>(0u, 0u);
     let nan = vec2<u32>(0u, 0x7ff80000u);
+    let m = wa_f64_expm1_b(e, a);
     if (wa_f64_both_zero(b, b)) {
         if (wa_f64_both_zero(a, a)) { return vec4<u32>(zero, b); }  // (+0 real, as complex64's)
-        return vec4<u32>(wa_f64_expm1(a), b);
+        return vec4<u32>(m, b);
     }
     if (!wa_f64_isfinite(b)) {
         if (wa_f64_isinf(a)) {
@@ -328,13 +403,21 @@ fn wa_z_expm1(z: vec4<u32>) -> vec4<u32> {
         return vec4<u32>(nan, nan);
     }
     if (wa_f64_isnan(a)) { return vec4<u32>(nan, nan); }
+    let re = wa_f64_sub(wa_f64_mul(m, sc.zw), wa_f64_ldexp(wa_f64_mul(h.xy, h.xy), 1));
+    return vec4<u32>(re, wa_f64_mul(x.xy, sc.xy));
+}""")
+_def("""
+fn wa_z_expm1(z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_expm1_from(z);
+    let b = select(vec2<u32>(0u), z.zw, ok);
     var t: array<vec2<u32>, 3>;
     for (var k = 0u; k < 3u; k = k + 1u) {
         t[k] = wa_f64_trig(select(b, wa_f64_ldexp(b, -1), k == 2u), k & 1u);
     }
-    let h = t[2];
-    let re = wa_f64_sub(wa_f64_mul(wa_f64_expm1(a), t[1]), wa_f64_ldexp(wa_f64_mul(h, h), 1));
-    return vec4<u32>(re, wa_f64_mul(wa_f64_exp(a), t[0]));
+    let sc = vec4<u32>(t[0], t[1]);
+    let h = vec4<u32>(t[2], 0u, 0u);
+    let e = wa_z_expm1_c(sc, h, z);
+    return wa_z_expm1_e(sc, h, e, wa_z_expm1_d(sc, h, e, z), z);
 }""")
 
 # -- hyperbolic and trigonometric ------------------------------------------------------------
@@ -369,11 +452,7 @@ _def("""
 fn wa_z_hyp_half(a: vec2<u32>) -> vec2<u32> {
     return select(a, wa_f64_ldexp(a, -1), wa_f64_lt(vec2<u32>(0u, 0x40862800u), wa_f64_abs(a)));
 }""")
-_def("""
-fn wa_z_hyp_a(z: vec4<u32>) -> vec4<u32> {
-    let ok = wa_z_hyp_from(z);
-    return select(vec4<u32>(0u), wa_z_sincos(select(vec2<u32>(0u), z.zw, ok)), ok);
-}""")
+_sincos_stage("wa_z_hyp_a", "wa_z_hyp_from(z)")
 _def("""
 fn wa_z_hyp_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
     let ok = wa_z_hyp_from(z);
@@ -427,11 +506,7 @@ _def("""
 fn wa_z_tanh_from(z: vec4<u32>) -> bool {
     return !wa_f64_isnan(z.xy) && wa_f64_isfinite(z.zw) && !wa_f64_isinf(z.xy);
 }""")
-_def("""
-fn wa_z_tanh_a(z: vec4<u32>) -> vec4<u32> {
-    let ok = wa_z_tanh_from(z);
-    return select(vec4<u32>(0u), wa_z_sincos(select(vec2<u32>(0u), z.zw, ok)), ok);
-}""")
+_sincos_stage("wa_z_tanh_a", "wa_z_tanh_from(z)")
 _def("""
 fn wa_z_tanh_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
     let ok = wa_z_tanh_from(z);
@@ -500,6 +575,8 @@ _def("fn wa_z_tan(z: vec4<u32>) -> vec4<u32> { return wa_z_minus_i(wa_z_tanh(wa_
 # and cosh take wa_z_hyp's as they are
 for _f, _g in (("sin", "hyp"), ("tan", "tanh")):
     _def(f"fn wa_z_{_f}_a(z: vec4<u32>) -> vec4<u32> {{ return wa_z_{_g}_a(wa_z_i(z)); }}")
+    _def(f"fn wa_z_{_f}_a_r(z: vec4<u32>) -> vec4<u32> {{ return wa_z_{_g}_a_r(wa_z_i(z)); }}")
+    _def(f"fn wa_z_{_f}_a_s(r: vec4<u32>, z: vec4<u32>) -> vec4<u32> {{ return wa_z_{_g}_a_s(r, wa_z_i(z)); }}")
     _def(f"fn wa_z_{_f}_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> {{ return wa_z_{_g}_b(sc, wa_z_i(z)); }}")
     _def(f"fn wa_z_{_f}_c(sc: vec4<u32>, e: vec4<u32>, z: vec4<u32>) -> vec4<u32> "
          f"{{ return wa_z_{_g}_c(sc, e, wa_z_i(z)); }}")
@@ -536,36 +613,69 @@ fn wa_z_mul_c(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
 # z ** w as NumPy computes it: 1 for w = 0; for z = 0, 0 where w is real and positive and NaN
 # otherwise; for a real integer w below 100 in magnitude, products by binary powering (w = 2:
 # z·z, w = 3: z·(z·z)), a negative w's result then divided into 1; else e^(w ln z), whose
-# error grows with |w ln z| as NumPy's (glibc's cpow) does
+# error grows with |w ln z| as NumPy's (glibc's cpow) does.
+# In four stages (ops.STAGED), each reading the ones before: _a, ln z where e^(w ln z) is
+# the result (zeros elsewhere); _b, wa_z_exp_a of w ln z; _c, the binary powers' result
+# where it is the result; _d the rest. wa_z_pow_case: 0 for w = 0, 1 for z = 0, 2 for the
+# binary powers, 3 for e^(w ln z)
 _def("""
-fn wa_z_pow(z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
-    let one = vec4<u32>(0u, 0x3ff00000u, 0u, 0u);
+fn wa_z_pow_case(z: vec4<u32>, w: vec4<u32>) -> u32 {
     let br = w.xy;
     let bi0 = wa_f64_is0(wa_f64_abs(w.zw));
-    if (bi0 && wa_f64_is0(wa_f64_abs(br))) { return one; }
-    if (wa_f64_is0(wa_f64_abs(z.xy)) && wa_f64_is0(wa_f64_abs(z.zw))) {
-        if (bi0 && wa_f64_lt(vec2<u32>(0u, 0u), br)) { return vec4<u32>(0u, 0u, 0u, 0u); }
-        return wa_z_nan();
+    if (bi0 && wa_f64_is0(wa_f64_abs(br))) { return 0u; }
+    if (wa_f64_is0(wa_f64_abs(z.xy)) && wa_f64_is0(wa_f64_abs(z.zw))) { return 1u; }
+    if (bi0 && wa_f64_eq(wa_f64_trunc(br), br) && wa_f64_lt(wa_f64_abs(br), vec2<u32>(0u, 0x40590000u))) {
+        return 2u;
     }
-    let ab = wa_f64_abs(br);
-    if (bi0 && wa_f64_eq(wa_f64_trunc(br), br) && wa_f64_lt(ab, vec2<u32>(0u, 0x40590000u))) {
-        let neg = wa_f64_signbit(br);
-        var n = u32(wa_f64_to_i32(ab));
-        if (!neg && n == 1u) { return z; }
-        if (!neg && n == 2u) { return wa_z_mul(z, z); }
-        if (!neg && n == 3u) { return wa_z_mul(z, wa_z_mul(z, z)); }
-        var r = one;
-        var p = z;
-        loop {
-            if ((n & 1u) == 1u) { r = wa_z_mul(r, p); }
-            n = n >> 1u;
-            if (n == 0u) { break; }
-            p = wa_z_mul(p, p);
-        }
-        if (neg) { return wa_z_div(one, r); }
-        return r;
+    return 3u;
+}""")
+_def("""
+fn wa_z_pow_a(z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_pow_case(z, w) == 3u;
+    return select(vec4<u32>(0u), wa_z_log(select(vec4<u32>(0u, 0x3ff00000u, 0u, 0u), z, ok)), ok);
+}""")
+_def("""
+fn wa_z_pow_b(l: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+    return wa_z_exp_a(wa_z_mul_c(w, l));
+}""")
+_def("fn wa_z_pow_b_r(l: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> { return wa_z_exp_a_r(wa_z_mul_c(w, l)); }")
+_def("""
+fn wa_z_pow_b_s(l: vec4<u32>, r: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+    return wa_z_exp_a_s(r, wa_z_mul_c(w, l));
+}""")
+_def("""
+fn wa_z_pow_c(l: vec4<u32>, sc: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+    let one = vec4<u32>(0u, 0x3ff00000u, 0u, 0u);
+    let ok = wa_z_pow_case(z, w) == 2u;
+    let neg = wa_f64_signbit(w.xy);
+    var n = select(0u, u32(wa_f64_to_i32(wa_f64_abs(w.xy))), ok);
+    if (!neg && n == 1u) { return z; }
+    if (!neg && n == 2u) { return wa_z_mul(z, z); }
+    if (!neg && n == 3u) { return wa_z_mul(z, wa_z_mul(z, z)); }
+    var r = one;
+    var p = z;
+    loop {
+        if (n == 0u) { break; }
+        if ((n & 1u) == 1u) { r = wa_z_mul(r, p); }
+        n = n >> 1u;
+        if (n == 0u) { break; }
+        p = wa_z_mul(p, p);
     }
-    return wa_z_exp(wa_z_mul_c(w, wa_z_log(z)));
+    return select(r, wa_z_div(one, r), neg && ok);
+}""")
+_def("""
+fn wa_z_pow_d(l: vec4<u32>, sc: vec4<u32>, r: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+    let c = wa_z_pow_case(z, w);
+    let e = wa_z_exp_b(sc, wa_z_mul_c(w, l));
+    let bi0 = wa_f64_is0(wa_f64_abs(w.zw));
+    let at0 = select(wa_z_nan(), vec4<u32>(0u), bi0 && wa_f64_lt(vec2<u32>(0u, 0u), w.xy));
+    return select(select(select(e, r, c == 2u), at0, c == 1u), vec4<u32>(0u, 0x3ff00000u, 0u, 0u), c == 0u);
+}""")
+_def("""
+fn wa_z_pow(z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+    let l = wa_z_pow_a(z, w);
+    let sc = wa_z_pow_b(l, z, w);
+    return wa_z_pow_d(l, sc, wa_z_pow_c(l, sc, z, w), z, w);
 }""")
 
 # -- inverse trigonometric and hyperbolic ----------------------------------------------------

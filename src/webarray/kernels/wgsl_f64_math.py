@@ -677,30 +677,43 @@ fn wa_f64_sincos_dd(r: vec4<u32>, cosine: bool) -> vec4<u32> {{
 
 # sin, cos (mode 0, 1) or tan (2) of x: x = q π/2 + r, then sin r or cos r as double-doubles,
 # tan their double-double quotient. |x| below 2^-27 gives x (cos 1).
+# In two stages (STAGED): _r, r as a double-double with x's sign (zeros where x is not finite
+# or below 2^-27); _from the rest, q again from x (a multiply and a rounding, or the 128-bit
+# window of 2/π: the reduction's cheap part). SwiftShader inlines every function call, and
+# the reduction and both polynomials in one kernel are larger than its WebGPU compiler takes.
 _def(f"""
-fn wa_f64_trig(x: vec2<u32>, mode: u32) -> vec2<u32> {{
-    if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
-    if (wa_f64_isinf(x)) {{ return wa_f64_default_nan(); }}
-    let ax = wa_f64_abs(x);
-    if (ax.y < 0x3e400000u) {{ return select(x, {ONE}, mode == 1u); }}
+fn wa_f64_trig_ok(x: vec2<u32>) -> bool {{
+    return wa_f64_isfinite(x) && (x.y & 0x7fffffffu) >= 0x3e400000u;
+}}""")
+_def(f"""
+fn wa_f64_trig_r(x: vec2<u32>) -> vec4<u32> {{
+    let ok = wa_f64_trig_ok(x);
+    let ax = select({ONE}, wa_f64_abs(x), ok);
     var r = vec4<u32>(ax, 0u, 0u);
-    var q = 0u;
     if (ax.y >= 0x41a00000u) {{
-        let v = wa_f64_pio2_bits(ax);
-        r = wa_f64_pio2_frac(v);
-        q = ((v.w >> 30u) + ((v.w >> 29u) & 1u)) & 3u;
+        r = wa_f64_pio2_frac(wa_f64_pio2_bits(ax));
     }} else if (wa_f64_lt({_k(float(PI / 4))}, ax)) {{
         let k = wa_f64_round(wa_f64_mul(ax, {_k(float(2 / PI))}));
         let r1 = wa_f64_fma(wa_f64_neg(k), {_k(CW1)}, ax);
         let p2 = wa_f64_two_prod(k, {_k(CW2)});
         let d = wa_f64_two_sum(r1, wa_f64_neg(p2.xy));
         r = wa_f64_fast_two_sum(d.xy, wa_f64_sub(wa_f64_sub(d.zw, p2.zw), wa_f64_mul(k, {_k(CW3)})));
-        q = bitcast<u32>(wa_f64_to_i32(k)) & 3u;
     }}
-    if ((x.y >> 31u) == 1u) {{
-        r = vec4<u32>(wa_f64_neg(r.xy), wa_f64_neg(r.zw));
-        q = (4u - q) & 3u;
+    if ((x.y >> 31u) == 1u) {{ r = vec4<u32>(wa_f64_neg(r.xy), wa_f64_neg(r.zw)); }}
+    return select(vec4<u32>(0u), r, ok);
+}}""")
+_def(f"""
+fn wa_f64_trig_from(r: vec4<u32>, x: vec2<u32>, mode: u32) -> vec2<u32> {{
+    let ok = wa_f64_trig_ok(x);
+    let ax = select({ONE}, wa_f64_abs(x), ok);
+    var q = 0u;
+    if (ax.y >= 0x41a00000u) {{
+        let v = wa_f64_pio2_bits(ax);
+        q = ((v.w >> 30u) + ((v.w >> 29u) & 1u)) & 3u;
+    }} else if (wa_f64_lt({_k(float(PI / 4))}, ax)) {{
+        q = bitcast<u32>(wa_f64_to_i32(wa_f64_round(wa_f64_mul(ax, {_k(float(2 / PI))})))) & 3u;
     }}
+    if ((x.y >> 31u) == 1u) {{ q = (4u - q) & 3u; }}
     // cos r where (q + mode) is odd, sin r otherwise; tan divides it by the other
     let cosine = ((q + mode) & 1u) == 1u;
     var f: array<vec4<u32>, 2>;
@@ -710,8 +723,14 @@ fn wa_f64_trig(x: vec2<u32>, mode: u32) -> vec2<u32> {{
     var v = f[0];
     if (mode == 2u) {{ v = wa_f64_dd_div(v, f[1]); }}
     let e = wa_f64_add(v.xy, v.zw);
-    return select(e, wa_f64_neg(e), select(((q + mode) & 3u) >= 2u, (q & 1u) == 1u, mode == 2u));
+    var out = select(e, wa_f64_neg(e), select(((q + mode) & 3u) >= 2u, (q & 1u) == 1u, mode == 2u));
+    out = select(out, select(x, {ONE}, mode == 1u), (x.y & 0x7fffffffu) < 0x3e400000u);
+    out = select(out, wa_f64_default_nan(), wa_f64_isinf(x));
+    return select(out, wa_f64_quiet(x), wa_f64_isnan(x));
 }}""")
+_def("fn wa_f64_trig(x: vec2<u32>, mode: u32) -> vec2<u32> { return wa_f64_trig_from(wa_f64_trig_r(x), x, mode); }")
+for _m, _f in enumerate(("sin", "cos", "tan")):
+    _def(f"fn wa_f64_{_f}_b(r: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{ return wa_f64_trig_from(r, x, {_m}u); }}")
 _def("fn wa_f64_sin(x: vec2<u32>) -> vec2<u32> { return wa_f64_trig(x, 0u); }")
 _def("fn wa_f64_cos(x: vec2<u32>) -> vec2<u32> { return wa_f64_trig(x, 1u); }")
 _def("fn wa_f64_tan(x: vec2<u32>) -> vec2<u32> { return wa_f64_trig(x, 2u); }")

@@ -79,6 +79,36 @@ def workgroup_bytes(source: str) -> int:
                for t in _WORKGROUP_VAR.findall(source))
 
 
+_FN = re.compile(r"\bfn\s+(\w+)\s*\(")
+_CALLEE = re.compile(r"\b(\w+)\s*\(")
+
+
+def inlined_size(source: str, entry: str = "main") -> int:
+    """Characters of WGSL that ``entry`` amounts to with every call to a function of the
+    source replaced by that function's body, as SwiftShader compiles it (it inlines every
+    call; a loop's body counts once). Kernels of the float64 library reach ~10^6."""
+    bodies: dict[str, str] = {}
+    for m in _FN.finditer(source):
+        start = source.find("{", m.end())
+        depth, i = 0, start
+        while i < len(source):
+            depth += {"{": 1, "}": -1}.get(source[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        bodies[m.group(1)] = source[start:i + 1]
+    sizes: dict[str, int] = {}
+
+    def size(name: str, active: frozenset = frozenset()) -> int:
+        if name not in sizes:
+            body = bodies[name]
+            sizes[name] = len(body) + sum(size(c, active | {name}) for c in _CALLEE.findall(body)
+                                          if c in bodies and c not in active)
+        return sizes[name]
+
+    return size(entry) if entry in bodies else len(source)
+
+
 def scalar_of(t: str) -> str:
     """A vector's component register; a scalar type itself."""
     v = vec_parts(t)

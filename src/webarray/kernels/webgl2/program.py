@@ -53,18 +53,6 @@ _PARTS = ("uint wa_w2(uvec2 v) { return wa_part == 0u ? v.x : v.y; }\n"
 _PART_SIGS = {"wa_w2": (("vec2<u32>",), "u32"), "wa_w4": (("vec4<u32>",), "u32")}
 
 
-# complex128 expm1 and pow are refused: on Chromium's WebGL2 over SwiftShader their shaders
-# (the float64 sine and cosine with an exponential, or a logarithm and an exponential, four
-# words an element) came out as ones that write zeros or compiled past the GPU watchdog,
-# which loses the context. complex128 exp, sin, cos, tan, sinh, cosh and tanh run there in
-# stages (ops.STAGED, launch._staged), as do the large float64 functions. A shader that still
-# turns out not to run is caught by the backend's probe (wa_probe, webgl2.ts), not trusted.
-_NO_Z = re.compile(r"\bwa_z_(expm1|pow)\(")
-_NO_Z_MESSAGE = ("complex128 expm1 and pow are not available on WebGL2: their shaders are larger "
-                 "than SwiftShader runs (it wrote zeros or lost the context); complex128 exp, "
-                 "sin, cos, tan, sinh, cosh and tanh are, and complex128 works on WebGPU")
-
-
 def load(dtype, binding: int, index: str) -> str:
     """WGSL-subset expression reading element ``index`` (a u32 expression) of a binding."""
     return lanes.load_with(dtype, lambda k: f"ld{binding}({k})", index)
@@ -135,8 +123,6 @@ def draw(out: int, reads, value_fn: str, *, first: str = "", count: str = "",
     # a points draw's the destinations (a shader of the whole float64 library compiles
     # for seconds: once per draw, not twice)
     body = _prelude(reads) + _functions(reads, list(extra) + [value_fn], glsl, glsl_sigs)
-    if _NO_Z.search(body):
-        raise NotImplementedError(_NO_Z_MESSAGE)
     if dest_fn is None:
         if words == 1:
             span, pick = f"    uint first = {first};\n    uint count = {count};\n", "wa_value(word - first)"
