@@ -124,7 +124,10 @@ class Device:
         # the largest kernel (WGSL characters with every call inlined) sent to a browser's
         # WebGPU on SwiftShader: larger ones crashed its GPU process, which loses the device
         # (docs/float64.md); refused before compiling instead. None: no limit
-        self.inline_limit = (_inline_limit() if executor.backend == "webgpu" and self.on_cpu
+        # WebGL2 (any adapter: the context does not say which): larger ones lost the context
+        # or wrote zeros
+        self.inline_limit = (_inline_limit(INLINE_LIMIT) if executor.backend == "webgpu" and self.on_cpu
+                             else _inline_limit(INLINE_LIMIT_WEBGL2) if executor.backend == "webgl2"
                              else None)
         # launches binding a larger buffer run in pieces (launch.py)
         self._piece_bytes = launch.piece_bytes(executor)
@@ -157,8 +160,10 @@ class Device:
                     f"kernel {key!r} declares {shared} bytes of workgroup memory, more than "
                     f"the {limit} that this device (and a browser) offers"
                 )
-            if self.inline_limit and inlined_size(source) > self.inline_limit:
-                raise NotImplementedError(_too_large(source, self.inline_limit, self))
+            if self.inline_limit:
+                refusal = _compile_refusal(source, self.inline_limit, self)
+                if refusal:
+                    raise NotImplementedError(refusal)
             kid = self.executor.compile(source)
             self._kernels[key] = kid
         return kid
@@ -301,16 +306,24 @@ def resolve(device) -> Device:
     raise ValueError(f"{device!r} is not a webarray device; available: {all_devices()}")
 
 
-# SwiftShader's WebGPU compiler in Chromium: kernels whose inlined WGSL measured up to ~670,000
-# characters (float64 exp, log1p, sinh's first stage) compiled; from ~740,000 on (float64
-# atan2's double-double core, the whole float64 sine, complex128 sign) the GPU process crashed
+# SwiftShader's WebGPU compiler in Chromium (156): kernels of up to ~670,000 characters of
+# inlined WGSL compiled (float64 exp, log, log1p, the stages of sin, pow, asinh, atan2, of
+# complex128 exp, sin, tanh, expm1); from ~740,000 on (float64 atan2's double-double core and
+# the sine whole before they were staged, complex128 sign, ln) every one measured crashed the
+# GPU process. Below that the size does not decide: these stages crashed it at 618,000-690,000
+# characters while larger ones ran, so they are refused by name.
 INLINE_LIMIT = 700_000
+# WebGL2 on SwiftShader (its GLSL, ~1.1x the WGSL): float64 sin whole (975,000) ran; complex128
+# ln z (2,090,000) lost the context or was refused by the probe
+INLINE_LIMIT_WEBGL2 = 1_200_000
+SWIFTSHADER_WEBGPU_CRASHES = frozenset({"wa_f64_acosh_b", "wa_f64_atanh_b", "wa_f64_logaddexp_a",
+                                        "wa_f64_logaddexp_b"})
 
 
-def _inline_limit() -> int | None:
+def _inline_limit(default: int) -> int | None:
     given = os.environ.get("WEBARRAY_INLINE_LIMIT")
     if given is None:
-        return INLINE_LIMIT
+        return default
     try:
         value = int(given)
     except ValueError:
@@ -318,14 +331,27 @@ def _inline_limit() -> int | None:
     return value or None
 
 
-def _too_large(source: str, limit: int, device) -> str:
+def _compile_refusal(source: str, limit: int, device) -> str | None:
+    """Why a kernel is not sent to a browser's WebGPU on SwiftShader (it would crash the
+    browser's GPU process, losing the device) or to WebGL2 (the context), or None."""
     import re
 
-    main = source[source.find("fn main("):]
-    calls = sorted(set(re.findall(r"\b(wa_\w+)\(", main[:main.find("\n}")])))
-    return (f"this kernel ({', '.join(calls) or 'no library calls'}) is {inlined_size(source):,} "
-            f"characters of WGSL with its calls inlined, more than the {limit:,} that {device!r}, "
-            "SwiftShader's WebGPU on the CPU, compiles without crashing the browser's GPU "
-            "process (which would lose the device); it is refused before compiling and the "
-            "device goes on working. It runs natively, on a GPU adapter and on WebGL2 where "
-            "WebGL2 runs it (docs/float64.md); WEBARRAY_INLINE_LIMIT=0 sends it anyway")
+    webgl2 = device.backend == "webgl2"
+    # the calls of the function that computes the values (a WebGL2 fragment's wa_value)
+    at = source.rfind(" wa_value(uint")
+    main = source[at if at >= 0 else source.rfind("void main(" if webgl2 else "fn main("):]
+    calls = sorted(set(re.findall(r"\b(wa_\w+)\(", main[:main.find("\n}")])) - {"wa_value"})
+    size = inlined_size(source)
+    crashes = [] if webgl2 else sorted(set(calls) & SWIFTSHADER_WEBGPU_CRASHES)
+    if size <= limit and not crashes:
+        return None
+    what = (f"calls {', '.join(crashes)}, whose kernel crashed it" if crashes else
+            f"is {size:,} characters of {'GLSL' if webgl2 else 'WGSL'} with its calls inlined, "
+            f"more than the {limit:,} it compiles")
+    where = ("WebGL2, where SwiftShader lost the context or wrote zeros on such kernels" if webgl2
+             else "SwiftShader's WebGPU on the CPU, whose compiler crashes the browser's GPU "
+                  "process on such kernels (losing the device)")
+    return (f"this kernel ({', '.join(calls) or 'no library calls'}) {what}: {device!r} is "
+            f"{where}, so it is refused before compiling and the device goes on working. It "
+            "runs natively and on WebGPU with a GPU adapter (docs/float64.md); "
+            "WEBARRAY_INLINE_LIMIT=0 sends it anyway")

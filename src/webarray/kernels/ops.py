@@ -289,10 +289,11 @@ TABLE: dict[str, OpDef] = {
 }
 
 
-# Large float64 and complex128 functions in two to four kernels, on a device whose shader
-# compiler does not run them whole (``Device.staged``: WebGL2, where SwiftShader turned a
-# fragment shader holding an exponential and a logarithm, or either with a division and
-# more, into one that writes zeros; the backend's probe refuses those). Each function's lane
+# Large float64 and complex128 functions in two to seven kernels, on a device whose shader
+# compiler does not run them whole (``Device.staged``: a browser. On WebGL2 SwiftShader
+# turned a fragment shader holding an exponential and a logarithm, or either with a division
+# and more, into one that writes zeros (the backend's probe refuses those); on WebGPU its
+# compiler crashed the GPU process on kernels of ~10^6 characters inlined). Each function's lane
 # is, on every device, its stages applied in turn (``wa_f64_pow`` calls ``wa_f64_pow_a`` ...
 # ``wa_f64_pow_d``): each stage but the last computes a double-double (an exponential, a
 # logarithm, a root, an angle) or a pair (sine and cosine, sinh and cosh), carried to the
@@ -303,8 +304,14 @@ _after = wgsl_complex128.after_carriers
 STAGED: dict[tuple[str, str], tuple[str, ...]] = {  # the stages' helpers, as ops
     # (wgsl_f64_math.py, wgsl_complex128.py)
     **{(name, "D"): tuple(f"wa_f64_{name}_{c}" for c in "abcd"[:count])
-       for name, count in (("expm1", 2), ("sinh", 2), ("cosh", 2), ("tanh", 2), ("acos", 3),
-                           ("atan2", 3), ("pow", 4), ("logaddexp", 2))},
+       for name, count in (("expm1", 2), ("sinh", 2), ("cosh", 2), ("tanh", 2), ("pow", 4),
+                           ("logaddexp", 3), ("asinh", 2), ("acosh", 2), ("atanh", 2))},
+    # the inverse trigonometric functions: atan2_dd in three (wgsl_f64_math.atan2_stages)
+    **{(name, "D"): (*first, f"wa_f64_{name}_b_q", f"wa_f64_{name}_b_u", f"wa_f64_{name}_b_d", last)
+       for name, first, last in (("atan2", ("wa_f64_atan2_a",), "wa_f64_atan2_c2"),
+                                 ("acos", ("wa_f64_acos_a",), "wa_f64_acos_c2"),
+                                 ("asin", ("wa_f64_asin_a",), "wa_f64_asin_c"))},
+    ("atan", "D"): ("wa_f64_atan_b_q", "wa_f64_atan_b_u", "wa_f64_atan_c"),
     # sin, cos and tan share their reduction
     **{(name, "D"): ("wa_f64_trig_r", f"wa_f64_{name}_b") for name in ("sin", "cos", "tan")},
     # complex128: a first stage of (sin b, cos b) is two, b's reduction and the sine and

@@ -441,9 +441,10 @@ fn wa_z_sinhcosh_from(e: vec4<u32>, a: vec2<u32>) -> vec4<u32> {
 # the sign of a times b's). Above |a| = 709, where sinh a and cosh a are ±e^|a|/2 in
 # float64, from the values at a/2 applied twice, so a part below the overflow threshold
 # stays finite.
-# In four stages (ops.STAGED, for WebGL2), each reading the ones before: _a, (sin b, cos b);
-# _b, wa_f64_exp_pm_a of |a| (or |a|/2 above 709); _c, (sinh, cosh) of that; _d the rest
-# (zeros from the first three where the result is not made of them)
+# In four stages (ops.STAGED, for a browser; five there, _a split by _sincos_stage), each
+# reading the ones before: _a, (sin b, cos b); _b, wa_f64_exp_pm_a of |a| (or |a|/2 above
+# 709); _c, (sinh, cosh) of that; _d the rest (zeros from the first three where the result
+# is not made of them)
 _def("""
 fn wa_z_hyp_from(z: vec4<u32>) -> bool {
     return !wa_f64_isnan(z.xy) && wa_f64_isfinite(z.zw);

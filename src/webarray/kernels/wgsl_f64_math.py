@@ -393,8 +393,8 @@ fn wa_f64_hypot(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
 # ln(e^a + e^b) = m + ln(1 + e^d), m = max(a, b), d = -|a - b|: d, e^d and 1 + e^d as
 # double-doubles, so that m + ln(1 + e^d) is rounded once even where they cancel; a = b
 # (infinities among them) gives a + ln 2, e^d below 2^-1075 m + 0 (+0 for m = -0, as NumPy).
-# Two stages (STAGED): _a, e^d as a double-double where it is needed (zeros elsewhere); _b
-# the rest.
+# Three stages (STAGED): _a, e^d as a double-double where it is needed (zeros elsewhere); _b
+# and _c below.
 _def("""
 fn wa_f64_logaddexp_d(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
     let d = wa_f64_two_sum(a, wa_f64_neg(b));
@@ -405,25 +405,34 @@ fn wa_f64_logaddexp_far(a: vec2<u32>, b: vec2<u32>, d: vec4<u32>) -> bool {{
     return wa_f64_isinf(wa_f64_max(a, b)) || wa_f64_lt(d.xy, {_k(-746.0)});
 }}""")
 _def("""
+fn wa_f64_logaddexp_in(a: vec2<u32>, b: vec2<u32>, d: vec4<u32>) -> bool {
+    return !(wa_f64_isnan(a) || wa_f64_isnan(b) || wa_f64_eq(a, b)) && !wa_f64_logaddexp_far(a, b, d);
+}""")
+_def("""
 fn wa_f64_logaddexp_a(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
     let d = wa_f64_logaddexp_d(a, b);
-    let ok = !(wa_f64_isnan(a) || wa_f64_isnan(b) || wa_f64_eq(a, b)) && !wa_f64_logaddexp_far(a, b, d);
+    let ok = wa_f64_logaddexp_in(a, b, d);
     return select(vec4<u32>(0u), wa_f64_exp_dd(select(vec2<u32>(0u), d.xy, ok), select(vec2<u32>(0u), d.zw, ok)), ok);
 }""")
+# _b, ln(1 + e^d) as a double-double from _a's e^d (0 where _a gave zeros)
 _def(f"""
-fn wa_f64_logaddexp_b(t: vec4<u32>, a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_logaddexp_b(t: vec4<u32>, a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {{
+    let u = wa_f64_fast_two_sum({ONE}, t.xy);
+    return wa_f64_ln_of_dd(vec4<u32>(u.xy, wa_f64_add(u.zw, t.zw)), vec2<u32>(0u, 0u));
+}}""")
+_def(f"""
+fn wa_f64_logaddexp_c(t: vec4<u32>, l: vec4<u32>, a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(a) || wa_f64_isnan(b)) {{ return wa_f64_nan_of(a, b); }}
     if (wa_f64_eq(a, b)) {{ return wa_f64_add(a, {_k(float(LN2))}); }}
     let m = wa_f64_max(a, b);
     if (wa_f64_logaddexp_far(a, b, wa_f64_logaddexp_d(a, b))) {{ return wa_f64_add(m, vec2<u32>(0u, 0u)); }}
-    let u = wa_f64_fast_two_sum({ONE}, t.xy);
-    let l = wa_f64_ln_of_dd(vec4<u32>(u.xy, wa_f64_add(u.zw, t.zw)), vec2<u32>(0u, 0u));
     let z = wa_f64_two_sum(m, l.xy);
     return wa_f64_add(z.xy, wa_f64_add(z.zw, l.zw));
 }}""")
 _def("""
 fn wa_f64_logaddexp(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    return wa_f64_logaddexp_b(wa_f64_logaddexp_a(a, b), a, b);
+    let t = wa_f64_logaddexp_a(a, b);
+    return wa_f64_logaddexp_c(t, wa_f64_logaddexp_b(t, a, b), a, b);
 }""")
 
 # x^y = e^(y ln x) for x > 0: ln x as a double-double (about 2^-70 off), y ln x as a
@@ -681,10 +690,10 @@ fn wa_f64_sincos_dd(r: vec4<u32>, cosine: bool) -> vec4<u32> {{
 # or below 2^-27); _from the rest, q again from x (a multiply and a rounding, or the 128-bit
 # window of 2/π: the reduction's cheap part). SwiftShader inlines every function call, and
 # the reduction and both polynomials in one kernel are larger than its WebGPU compiler takes.
-_def(f"""
-fn wa_f64_trig_ok(x: vec2<u32>) -> bool {{
+_def("""
+fn wa_f64_trig_ok(x: vec2<u32>) -> bool {
     return wa_f64_isfinite(x) && (x.y & 0x7fffffffu) >= 0x3e400000u;
-}}""")
+}""")
 _def(f"""
 fn wa_f64_trig_r(x: vec2<u32>) -> vec4<u32> {{
     let ok = wa_f64_trig_ok(x);
@@ -749,17 +758,26 @@ def _atan_table() -> list[str]:
 # ratio is far from overflow and underflow: q = min/max as a double-double, q = c + (q - c)
 # / (1 + q c) with c = j/64 nearest q, so atan q = atan c + atan u with |u| <= 1/128; π/2 -
 # that where a > b. About 2^-100 off but for the polynomial's rounding (2^-75).
-_def(f"""
-fn wa_f64_atan2_dd(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{
-    var t = array<u32, 260>({", ".join(_atan_table())});
+# In a browser three stages of the functions that call it (atan2_stages below): _q, the
+# quotient q; _u, the reduced argument u; _fin the rest.
+_def("""
+fn wa_f64_atan2_q(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     let swap = wa_f64_lt(b.xy, a.xy);
-    let q = wa_f64_dd_div(select(a, b, swap), select(b, a, swap));
+    return wa_f64_dd_div(select(a, b, swap), select(b, a, swap));
+}""")
+_def(f"""
+fn wa_f64_atan2_u(q: vec4<u32>) -> vec4<u32> {{
     let jf = wa_f64_round(wa_f64_mul(q.xy, {_k(64.0)}));
     let c = wa_f64_mul(jf, {_k(1 / 64)});
     let n = wa_f64_two_sum(wa_f64_sub(q.xy, c), q.zw);
     let p = wa_f64_two_prod(q.xy, c);
     let d = wa_f64_fast_two_sum({ONE}, p.xy);
-    let u = wa_f64_dd_div(n, wa_f64_fast_two_sum(d.xy, wa_f64_add(d.zw, wa_f64_fma(q.zw, c, p.zw))));
+    return wa_f64_dd_div(n, wa_f64_fast_two_sum(d.xy, wa_f64_add(d.zw, wa_f64_fma(q.zw, c, p.zw))));
+}}""")
+_def(f"""
+fn wa_f64_atan2_fin(q: vec4<u32>, u: vec4<u32>, swap: bool) -> vec4<u32> {{
+    var t = array<u32, 260>({", ".join(_atan_table())});
+    let jf = wa_f64_round(wa_f64_mul(q.xy, {_k(64.0)}));
     let z = wa_f64_mul(u.xy, u.xy);
     let i = 4u * u32(wa_f64_to_i32(jf));
     let s = wa_f64_two_sum(vec2<u32>(t[i], t[i + 1u]), u.xy);
@@ -769,6 +787,38 @@ fn wa_f64_atan2_dd(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{
     let h = wa_f64_two_sum({_k(PIO2_HI)}, wa_f64_neg(r.xy));
     return wa_f64_fast_two_sum(h.xy, wa_f64_add(h.zw, wa_f64_sub({_k(PIO2_LO)}, r.zw)));
 }}""")
+_def("""
+fn wa_f64_atan2_dd(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    let q = wa_f64_atan2_q(a, b);
+    return wa_f64_atan2_fin(q, wa_f64_atan2_u(q), wa_f64_lt(b.xy, a.xy));
+}""")
+
+
+def atan2_stages(prefix: str, params: str, lets: str, fallback: str = "vec4<u32>(0u)") -> None:
+    """``prefix``_q(params), _u(params with q) and _d(params with q, u): a stage that is
+    wa_f64_atan2_dd(A, B) where ``ok`` (``fallback`` elsewhere) as three, for a browser;
+    ``lets`` computes ok, A and B from ``params`` (the carriers before, then the operands:
+    ``c: vec4<u32>, ...;x: vec2<u32>, ...``, the two parts separated by a semicolon)."""
+    carriers, operands = (p.strip() for p in params.split(";"))
+    join = lambda *ps: ", ".join(p for p in ps if p)
+    body = lets.strip()
+    _def(f"""
+fn {prefix}_q({join(carriers, operands)}) -> vec4<u32> {{
+    {body}
+    return select(vec4<u32>(0u), wa_f64_atan2_q(A, select(vec4<u32>(0u, 0x3ff00000u, 0u, 0u), B, ok)), ok);
+}}""")
+    _def(f"""
+fn {prefix}_u({join(carriers, "q: vec4<u32>", operands)}) -> vec4<u32> {{
+    {body}
+    return select(vec4<u32>(0u), wa_f64_atan2_u(q), ok);
+}}""")
+    _def(f"""
+fn {prefix}_d({join(carriers, "q: vec4<u32>, u: vec4<u32>", operands)}) -> vec4<u32> {{
+    {body}
+    return select({fallback}, wa_f64_atan2_fin(q, u, wa_f64_lt(B.xy, A.xy)), ok);
+}}""")
+
+
 # π - a for a double-double a in [0, π/2]
 _def(f"""
 fn wa_f64_pi_minus(a: vec4<u32>) -> vec4<u32> {{
@@ -786,6 +836,24 @@ fn wa_f64_atan(x: vec2<u32>) -> vec2<u32> {{
     var r = {_k(PIO2_HI)};
     if (ax.y < 0x43b00000u) {{
         let d = wa_f64_atan2_dd(vec4<u32>(ax, 0u, 0u), vec4<u32>({ONE}, 0u, 0u));
+        r = wa_f64_add(d.xy, d.zw);
+    }}
+    return wa_f64_with_sign(r, x);
+}}""")
+# in a browser three stages (STAGED): atan2_dd's q and u, then wa_f64_atan_c (the rest)
+atan2_stages("wa_f64_atan_b", "; x: vec2<u32>", """
+    let ax = wa_f64_abs(x);
+    let ok = !wa_f64_isnan(x) && ax.y >= 0x3e400000u && ax.y < 0x43b00000u;
+    let A = vec4<u32>(select(vec2<u32>(0u), ax, ok), 0u, 0u);
+    let B = vec4<u32>(0u, 0x3ff00000u, 0u, 0u);""")
+_def(f"""
+fn wa_f64_atan_c(q: vec4<u32>, u: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
+    if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
+    let ax = wa_f64_abs(x);
+    if (ax.y < 0x3e400000u) {{ return x; }}
+    var r = {_k(PIO2_HI)};
+    if (ax.y < 0x43b00000u) {{
+        let d = wa_f64_atan2_fin(q, u, wa_f64_lt({ONE}, ax));
         r = wa_f64_add(d.xy, d.zw);
     }}
     return wa_f64_with_sign(r, x);
@@ -829,6 +897,15 @@ fn wa_f64_atan2_b(s: vec4<u32>, y: vec2<u32>, x: vec2<u32>) -> vec4<u32> {
     let d = wa_f64_atan2_dd(vec4<u32>(select(one, s.xy, ok), 0u, 0u), vec4<u32>(select(one, s.zw, ok), 0u, 0u));
     return select(s, d, ok);
 }""")
+atan2_stages("wa_f64_atan2_b", "s: vec4<u32>; y: vec2<u32>, x: vec2<u32>", """
+    let ok = !wa_f64_isnan(y) && !wa_f64_isnan(x) && wa_f64_atan2_case(wa_f64_abs(y), wa_f64_abs(x)) == 5u;
+    let one = vec2<u32>(0u, 0x3ff00000u);
+    let A = vec4<u32>(select(one, s.xy, ok), 0u, 0u);
+    let B = vec4<u32>(select(one, s.zw, ok), 0u, 0u);""", fallback="s")
+_def("""
+fn wa_f64_atan2_c2(s: vec4<u32>, q: vec4<u32>, u: vec4<u32>, d: vec4<u32>, y: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
+    return wa_f64_atan2_c(s, d, y, x);
+}""")
 _def("""
 fn wa_f64_atan2_c(s: vec4<u32>, d: vec4<u32>, y: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
     if (wa_f64_isnan(y) || wa_f64_isnan(x)) { return wa_f64_nan_of(y, x); }
@@ -859,6 +936,21 @@ fn wa_f64_asin(x: vec2<u32>) -> vec2<u32> {
     let d = wa_f64_atan2_dd(vec4<u32>(ax, 0u, 0u), wa_f64_sqrt1m(ax));
     return wa_f64_with_sign(wa_f64_add(d.xy, d.zw), x);
 }""")
+# in a browser (STAGED): _a, sqrt(1 - x^2) as acos's; atan2_dd's three stages; _c the rest
+_def("fn wa_f64_asin_a(x: vec2<u32>) -> vec4<u32> { return wa_f64_acos_a(x); }")
+atan2_stages("wa_f64_asin_b", "r: vec4<u32>; x: vec2<u32>", """
+    let ax = wa_f64_abs(x);
+    let ok = wa_f64_acos_in(x) && ax.y >= 0x3e400000u;
+    let A = vec4<u32>(select(vec2<u32>(0u), ax, ok), 0u, 0u);
+    let B = r;""")
+_def("""
+fn wa_f64_asin_c(r: vec4<u32>, q: vec4<u32>, u: vec4<u32>, d: vec4<u32>, x: vec2<u32>) -> vec2<u32> {
+    if (wa_f64_isnan(x)) { return wa_f64_quiet(x); }
+    let ax = wa_f64_abs(x);
+    if (wa_f64_lt(vec2<u32>(0u, 0x3ff00000u), ax)) { return wa_f64_default_nan(); }
+    if (ax.y < 0x3e400000u) { return x; }
+    return wa_f64_with_sign(wa_f64_add(d.xy, d.zw), x);
+}""")
 # acos in three stages (STAGED): _a, sqrt(1 - x^2) as a double-double for |x| <= 1 (zeros
 # elsewhere); _b, atan2 of it and |x| as a double-double; _c the rest (each stage reads the
 # ones before)
@@ -876,6 +968,14 @@ fn wa_f64_acos_b(r: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
     let ok = wa_f64_acos_in(x);
     let d = wa_f64_atan2_dd(r, vec4<u32>(select(vec2<u32>(0u, 0x3ff00000u), wa_f64_abs(x), ok), 0u, 0u));
     return select(vec4<u32>(0u), d, ok);
+}""")
+atan2_stages("wa_f64_acos_b", "r: vec4<u32>; x: vec2<u32>", """
+    let ok = wa_f64_acos_in(x);
+    let A = r;
+    let B = vec4<u32>(select(vec2<u32>(0u, 0x3ff00000u), wa_f64_abs(x), ok), 0u, 0u);""")
+_def("""
+fn wa_f64_acos_c2(r: vec4<u32>, q: vec4<u32>, u: vec4<u32>, d: vec4<u32>, x: vec2<u32>) -> vec2<u32> {
+    return wa_f64_acos_c(r, d, x);
 }""")
 _def("""
 fn wa_f64_acos_c(r: vec4<u32>, d: vec4<u32>, x: vec2<u32>) -> vec2<u32> {
@@ -1007,61 +1107,95 @@ _def("fn wa_f64_tanh(x: vec2<u32>) -> vec2<u32> { return wa_f64_tanh_b(wa_f64_ta
 # asinh |x| = ln(|x| + sqrt(x^2 + 1)), acosh x = ln(x + sqrt(x^2 - 1)): x^2 ± 1 exactly as a
 # double-double, its root and the sum as double-doubles, the logarithm of that; from 2^28 on
 # (where sqrt(x^2 ± 1) = x to 2^-57) ln x + ln 2, without overflow
-_def(f"""
-fn wa_f64_ln_x_root(x: vec2<u32>, s: vec2<u32>) -> vec2<u32> {{
+# In a browser two stages (STAGED): _a, the double-double u whose logarithm is taken (zeros
+# where it is not); _b the rest
+_def("""
+fn wa_f64_ln_x_root_u(x: vec2<u32>, s: vec2<u32>) -> vec4<u32> {
     var u = vec4<u32>(x, 0u, 0u);
-    var k = {ONE};
-    if (x.y < 0x41b00000u) {{
+    if (x.y < 0x41b00000u) {
         let p = wa_f64_two_prod(x, x);
         let a = wa_f64_two_sum(p.xy, s);
         let w = wa_f64_dd_sqrt(wa_f64_fast_two_sum(a.xy, wa_f64_add(a.zw, p.zw)));
         let h = wa_f64_two_sum(x, w.xy);
         u = wa_f64_fast_two_sum(h.xy, wa_f64_add(h.zw, w.zw));
-        k = vec2<u32>(0u, 0u);
-    }}
-    return wa_f64_ln_of_dd(u, k).xy;
-}}""")
+    }
+    return u;
+}""")
 _def(f"""
-fn wa_f64_asinh(x: vec2<u32>) -> vec2<u32> {{
-    if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
+fn wa_f64_ln_x_root_from(u: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
+    return wa_f64_ln_of_dd(u, select({ONE}, vec2<u32>(0u, 0u), x.y < 0x41b00000u)).xy;
+}}""")
+_def("""
+fn wa_f64_ln_x_root(x: vec2<u32>, s: vec2<u32>) -> vec2<u32> {
+    return wa_f64_ln_x_root_from(wa_f64_ln_x_root_u(x, s), x);
+}""")
+_def("""
+fn wa_f64_asinh_in(x: vec2<u32>) -> bool {
     let ax = wa_f64_abs(x);
-    if (ax.y < 0x3e400000u || wa_f64_isinf(ax)) {{ return x; }}
-    var r = vec2<u32>(0u, 0u);
-    if (ax.y < 0x3fc00000u) {{
-        let z = wa_f64_mul(ax, ax);
-        r = wa_f64_fma(wa_f64_mul(ax, z), wa_f64_asinh_q(z), ax);
-    }} else {{
-        r = wa_f64_ln_x_root(ax, {ONE});
-    }}
-    return wa_f64_with_sign(r, x);
+    return !wa_f64_isnan(x) && !(ax.y < 0x3e400000u || wa_f64_isinf(ax)) && !(ax.y < 0x3fc00000u);
+}""")
+_def(f"""
+fn wa_f64_asinh_a(x: vec2<u32>) -> vec4<u32> {{
+    let ok = wa_f64_asinh_in(x);
+    return select(vec4<u32>(0u), wa_f64_ln_x_root_u(select({ONE}, wa_f64_abs(x), ok), {ONE}), ok);
 }}""")
 _def(f"""
-fn wa_f64_acosh(x: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_asinh_b(u: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
+    let ax = wa_f64_abs(x);
+    let z = wa_f64_mul(ax, ax);
+    let small = wa_f64_fma(wa_f64_mul(ax, z), wa_f64_asinh_q(z), ax);
+    let ok = wa_f64_asinh_in(x);
+    let large = wa_f64_ln_x_root_from(select(vec4<u32>(0u, 0x3ff00000u, 0u, 0u), u, ok), select({ONE}, ax, ok));
+    var r = wa_f64_with_sign(select(small, large, ok), x);
+    r = select(r, x, ax.y < 0x3e400000u || wa_f64_isinf(ax));
+    return select(r, wa_f64_quiet(x), wa_f64_isnan(x));
+}}""")
+_def("fn wa_f64_asinh(x: vec2<u32>) -> vec2<u32> { return wa_f64_asinh_b(wa_f64_asinh_a(x), x); }")
+_def(f"""
+fn wa_f64_acosh_in(x: vec2<u32>) -> bool {{
+    return !wa_f64_isnan(x) && !wa_f64_lt(x, {ONE}) && !wa_f64_isinf(x);
+}}""")
+_def(f"""
+fn wa_f64_acosh_a(x: vec2<u32>) -> vec4<u32> {{
+    let ok = wa_f64_acosh_in(x);
+    return select(vec4<u32>(0u), wa_f64_ln_x_root_u(select({ONE}, x, ok), {_k(-1.0)}), ok);
+}}""")
+_def(f"""
+fn wa_f64_acosh_b(u: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
     if (wa_f64_lt(x, {ONE})) {{ return wa_f64_default_nan(); }}
     if (wa_f64_isinf(x)) {{ return x; }}
-    return wa_f64_ln_x_root(x, {_k(-1.0)});
+    return wa_f64_ln_x_root_from(u, x);
 }}""")
+_def("fn wa_f64_acosh(x: vec2<u32>) -> vec2<u32> { return wa_f64_acosh_b(wa_f64_acosh_a(x), x); }")
 # atanh |x| = ln((1 + |x|) / (1 - |x|)) / 2, the quotient (both terms exact double-doubles)
-# and its logarithm as double-doubles
+# and its logarithm as double-doubles. In a browser two stages (STAGED): _a the quotient
+# (zeros where it is not taken), _b the rest
 _def(f"""
-fn wa_f64_atanh(x: vec2<u32>) -> vec2<u32> {{
-    if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
+fn wa_f64_atanh_in(x: vec2<u32>) -> bool {{
     let ax = wa_f64_abs(x);
-    if (wa_f64_lt({ONE}, ax)) {{ return wa_f64_default_nan(); }}
-    if (wa_f64_eq(ax, {ONE})) {{ return wa_f64_with_sign(wa_f64_inf(0u), x); }}
-    if (ax.y < 0x3e400000u) {{ return x; }}
-    var r = vec2<u32>(0u, 0u);
-    if (ax.y < 0x3fc00000u) {{
-        let z = wa_f64_mul(ax, ax);
-        r = wa_f64_fma(wa_f64_mul(ax, z), wa_f64_atanh_q(z), ax);
-    }} else {{
-        let v = wa_f64_dd_div(wa_f64_two_sum({ONE}, ax), wa_f64_two_sum({ONE}, wa_f64_neg(ax)));
-        let l = wa_f64_ln_of_dd(v, vec2<u32>(0u, 0u));
-        r = wa_f64_mul(wa_f64_add(l.xy, l.zw), {_k(0.5)});
-    }}
-    return wa_f64_with_sign(r, x);
+    return !wa_f64_isnan(x) && wa_f64_lt(ax, {ONE}) && ax.y >= 0x3fc00000u;
 }}""")
+_def(f"""
+fn wa_f64_atanh_a(x: vec2<u32>) -> vec4<u32> {{
+    let ok = wa_f64_atanh_in(x);
+    let ax = select(vec2<u32>(0u), wa_f64_abs(x), ok);
+    return select(vec4<u32>(0u), wa_f64_dd_div(wa_f64_two_sum({ONE}, ax), wa_f64_two_sum({ONE}, wa_f64_neg(ax))), ok);
+}}""")
+_def(f"""
+fn wa_f64_atanh_b(v: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
+    let ax = wa_f64_abs(x);
+    let ok = wa_f64_atanh_in(x);
+    let z = wa_f64_mul(ax, ax);
+    let small = wa_f64_fma(wa_f64_mul(ax, z), wa_f64_atanh_q(z), ax);
+    let l = wa_f64_ln_of_dd(select(vec4<u32>(0u, 0x3ff00000u, 0u, 0u), v, ok), vec2<u32>(0u, 0u));
+    var r = wa_f64_with_sign(select(small, wa_f64_mul(wa_f64_add(l.xy, l.zw), {_k(0.5)}), ok), x);
+    r = select(r, x, ax.y < 0x3e400000u);
+    r = select(r, wa_f64_with_sign(wa_f64_inf(0u), x), wa_f64_eq(ax, {ONE}));
+    r = select(r, wa_f64_default_nan(), wa_f64_lt({ONE}, ax));
+    return select(r, wa_f64_quiet(x), wa_f64_isnan(x));
+}}""")
+_def("fn wa_f64_atanh(x: vec2<u32>) -> vec2<u32> { return wa_f64_atanh_b(wa_f64_atanh_a(x), x); }")
 
 # -- cube root --------------------------------------------------------------------------------
 # |x| = 2^3k m with m in [1, 8) (subnormals scaled by 2^54 first); y from the chord of

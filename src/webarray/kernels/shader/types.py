@@ -79,17 +79,19 @@ def workgroup_bytes(source: str) -> int:
                for t in _WORKGROUP_VAR.findall(source))
 
 
-_FN = re.compile(r"\bfn\s+(\w+)\s*\(")
+# a function definition, WGSL (fn name() -> T {) or GLSL (T name() {), at the start of a line
+_FN = re.compile(r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:fn\s+)?(?:[\w<>]+\s+)?(\w+)\s*\([^;{]*\)[^;{]*\{", re.M)
 _CALLEE = re.compile(r"\b(\w+)\s*\(")
 
 
 def inlined_size(source: str, entry: str = "main") -> int:
-    """Characters of WGSL that ``entry`` amounts to with every call to a function of the
-    source replaced by that function's body, as SwiftShader compiles it (it inlines every
-    call; a loop's body counts once). Kernels of the float64 library reach ~10^6."""
+    """Characters of WGSL (or GLSL) that ``entry`` amounts to with every call to a function
+    of the source replaced by that function's body, as SwiftShader compiles it (it inlines
+    every call; a loop's body counts once). Kernels of the float64 library reach ~10^6. Of
+    several ``entry`` functions (a WebGL2 program's vertex and fragment shaders) the last."""
     bodies: dict[str, str] = {}
     for m in _FN.finditer(source):
-        start = source.find("{", m.end())
+        start = m.end() - 1
         depth, i = 0, start
         while i < len(source):
             depth += {"{": 1, "}": -1}.get(source[i], 0)
