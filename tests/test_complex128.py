@@ -236,11 +236,26 @@ def _moderate(n, seed, lo=-30, hi=30):
     return (r.standard_normal(n) + 1j * r.standard_normal(n)) * np.exp(r.uniform(lo, hi, n))
 
 
+def _exact_abs(z: np.ndarray) -> np.ndarray:
+    """|z| correctly rounded (from 60 digits): NumPy 2.4's complex abs is 1 ulp off on some
+    (|1 - 1.5j|), so it is no reference for a function this library rounds correctly."""
+    import decimal
+
+    out = np.abs(z)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        for i, v in enumerate(z):
+            if np.isfinite(v):
+                a, b = decimal.Decimal(float(v.real)), decimal.Decimal(float(v.imag))
+                out[i] = float((a * a + b * b).sqrt())
+    return out
+
+
 def test_abs(dev):
     z = np.concatenate([EDGE, _moderate(500, 1, -700, 700)])
     got = host(xp.abs(up(z, dev)))
     assert got.dtype == np.float64
-    assert ulps(got.astype(np.complex128), np.abs(z).astype(np.complex128)) <= 1
+    assert ulps(got.astype(np.complex128), _exact_abs(z).astype(np.complex128)) <= 0.5
 
 
 def test_sqrt(dev):
