@@ -188,7 +188,7 @@ def _staged(device, shape, outputs, inputs, scalars, raw_inputs):
     those arrays as more inputs. The same values bit for bit (ops.STAGED). Calls under other
     nodes than ops and casts (loops, user kernels) stay whole: the backend's probe refuses
     those it cannot run."""
-    inputs = list(inputs)
+    original, inputs = inputs, list(inputs)
     done: dict = {}
 
     def visit(node):
@@ -216,8 +216,12 @@ def _staged(device, shape, outputs, inputs, scalars, raw_inputs):
         done[node.key] = new
         return new
 
-    outputs = [(visit(node), out) for node, out in outputs]
-    return outputs, inputs
+    new = [(visit(node), out) for node, out in outputs]
+    visit = None  # (a recursive closure is a reference cycle: it held the inputs' buffers
+    # until the cyclic collector ran, and the pool grew meanwhile)
+    if all(a is b for (a, _), (b, _) in zip(new, outputs)):
+        return outputs, original  # no staged call: the launch's own lists, as they came
+    return new, inputs
 
 # the dtypes of more than one word a stored element (lanes.words)
 _WIDE_SET = frozenset(d for d in dt.all_dtypes if lanes.words(d) != 1)
