@@ -183,11 +183,11 @@ def _staged(device, shape, outputs, inputs, scalars, raw_inputs):
     """(outputs, inputs) with every float64 or complex128 call of ``ops.STAGED`` in the
     outputs' expressions split in its kernels, for a device that runs those functions only
     so (``Device.staged``): each stage but the last is computed now, by a kernel of its own
-    over this launch's operands (and the stages before), into a complex128 array (the
+    over the carriers it reads and this launch's operands, into a complex128 array (the
     double-double or pair it carries), and the call becomes its last stage, which reads
-    those arrays as more inputs. The same values bit for bit (ops.STAGED). Calls under other
-    nodes than ops and casts (loops, user kernels) stay whole: the backend's probe refuses
-    those it cannot run."""
+    those arrays as more inputs. The same values bit for bit (ops.STAGED). Every kernel
+    binds only the inputs it reads. Calls under other nodes than ops and casts (loops, user
+    kernels) stay whole: the backend's probe refuses those it cannot run."""
     original, inputs = inputs, list(inputs)
     done: dict = {}
 
@@ -200,13 +200,16 @@ def _staged(device, shape, outputs, inputs, scalars, raw_inputs):
             args = tuple(visit(a) for a in node.args)
             stages = STAGED.get((node.op, _STAGE_LANES.get(node.compute)))
             if stages is not None:
-                carried = ()  # the stages' results so far, as inputs of the later ones
-                for stage in stages[:-1]:
-                    part = expr.apply(stage, carried + args, node.compute, dt.complex128)
-                    inputs.append(elementwise(device, shape, [(part, None)], list(inputs),
-                                              scalars, raw_inputs)[0])
-                    carried += (expr.slot(Input, len(inputs) - 1, dt.complex128),)
-                new = expr.apply(stages[-1], carried + args, node.compute, node.dtype)
+                carried = []  # the stages' results so far, as inputs of the later ones
+                for k, stage in enumerate(stages[:-1]):
+                    part = expr.apply(stage.fn, tuple(carried[j] for j in stage.carriers(k)) + args,
+                                      node.compute, dt.complex128)
+                    parts, read = _read_only(((part, None),), inputs, raw_inputs)
+                    inputs.append(elementwise(device, shape, list(parts), read, scalars, raw_inputs)[0])
+                    carried.append(expr.slot(Input, len(inputs) - 1, dt.complex128))
+                last = stages[-1]
+                new = expr.apply(last.fn, tuple(carried[j] for j in last.carriers(len(carried))) + args,
+                                 node.compute, node.dtype)
             elif args != node.args:
                 new = expr.apply(node.op, args, node.compute, node.dtype)
         elif type(node) is Cast:
@@ -221,7 +224,35 @@ def _staged(device, shape, outputs, inputs, scalars, raw_inputs):
     # until the cyclic collector ran, and the pool grew meanwhile)
     if all(a is b for (a, _), (b, _) in zip(new, outputs)):
         return outputs, original  # no staged call: the launch's own lists, as they came
-    return new, inputs
+    return _read_only(new, inputs, raw_inputs)
+
+
+def _read_only(outputs, inputs, raw_inputs):
+    """(outputs, inputs) with only the inputs the outputs' expressions read, renumbered; as
+    they are where an expression holds other nodes than ops, casts, inputs and scalars, or
+    raw inputs come."""
+    nodes = expr.walk([node for node, _ in outputs])
+    if raw_inputs or any(type(n) not in _RENUMBERED for n in nodes):
+        return outputs, list(inputs)
+    slots = sorted({n.slot for n in nodes if type(n) is Input})
+    if len(slots) == len(inputs):
+        return outputs, list(inputs)
+    at = {old: new for new, old in enumerate(slots)}
+    done: dict = {}
+    for n in nodes:  # arguments before their users
+        if type(n) is Input:
+            n2 = expr.slot(Input, at[n.slot], n.dtype)
+        elif type(n) is Apply:
+            n2 = expr.apply(n.op, tuple(done[a.key] for a in n.args), n.compute, n.dtype)
+        elif type(n) is Cast:
+            n2 = Cast(done[n.arg.key], n.dtype)
+        else:
+            n2 = n
+        done[n.key] = n2
+    return [(done[node.key], out) for node, out in outputs], [inputs[k] for k in slots]
+
+
+_RENUMBERED = frozenset({Apply, Cast, Input, expr.Scalar, expr.Index})
 
 # the dtypes of more than one word a stored element (lanes.words)
 _WIDE_SET = frozenset(d for d in dt.all_dtypes if lanes.words(d) != 1)

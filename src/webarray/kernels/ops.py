@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .wgsl_lib import Stage
 from . import wgsl_complex, wgsl_complex128, wgsl_f64, wgsl_f64_math, wgsl_int64  # noqa: F401 (define the wide lanes' helpers)
 
 
@@ -300,26 +301,38 @@ TABLE: dict[str, OpDef] = {
 # later kernels as a complex128 array, and each later one takes the carriers before it and
 # the function's operands. So a staged result is the unstaged one bit for bit.
 # launch.elementwise splits them; (op name, lane) -> its stages, ops of STAGE_OPS.
-_after = wgsl_complex128.after_carriers
-STAGED: dict[tuple[str, str], tuple[str, ...]] = {  # the stages' helpers, as ops
+
+
+def _staged(*stages) -> tuple[Stage, ...]:
+    return tuple(s if isinstance(s, Stage) else Stage(s) for s in stages)
+
+
+STAGED: dict[tuple[str, str], tuple[Stage, ...]] = {  # the stages' helpers, as ops
     # (wgsl_f64_math.py, wgsl_complex128.py)
-    **{(name, "D"): tuple(f"wa_f64_{name}_{c}" for c in "abcd"[:count])
+    **{(name, "D"): _staged(*(f"wa_f64_{name}_{c}" for c in "abcd"[:count]))
        for name, count in (("expm1", 2), ("sinh", 2), ("cosh", 2), ("tanh", 2), ("pow", 4),
-                           ("logaddexp", 3), ("asinh", 2), ("acosh", 2), ("atanh", 2))},
+                           ("asinh", 2))},
+    # a logarithm's table and series a stage of their own (wa_f64_ln_m), an exponential's
+    # reduction and series too (wa_f64_exp_core's parts)
+    **{(name, "D"): _staged(f"wa_f64_{name}_a", Stage(f"wa_f64_{name}_m", (0,)), f"wa_f64_{name}_b")
+       for name in ("acosh", "atanh")},
+    ("logaddexp", "D"): _staged("wa_f64_logaddexp_a_r", Stage("wa_f64_logaddexp_a_p", (0,)),
+                                Stage("wa_f64_logaddexp_a", (1,)), Stage("wa_f64_logaddexp_b_m", (2,)),
+                                Stage("wa_f64_logaddexp_b", (2, 3)), Stage("wa_f64_logaddexp_c", (2, 4))),
     # the inverse trigonometric functions: atan2_dd in three (wgsl_f64_math.atan2_stages)
-    **{(name, "D"): (*first, f"wa_f64_{name}_b_q", f"wa_f64_{name}_b_u", f"wa_f64_{name}_b_d", last)
+    **{(name, "D"): _staged(*first, f"wa_f64_{name}_b_q", f"wa_f64_{name}_b_u", f"wa_f64_{name}_b_d", last)
        for name, first, last in (("atan2", ("wa_f64_atan2_a",), "wa_f64_atan2_c2"),
                                  ("acos", ("wa_f64_acos_a",), "wa_f64_acos_c2"),
                                  ("asin", ("wa_f64_asin_a",), "wa_f64_asin_c"))},
-    ("atan", "D"): ("wa_f64_atan_b_q", "wa_f64_atan_b_u", "wa_f64_atan_c"),
+    ("atan", "D"): _staged("wa_f64_atan_b_q", "wa_f64_atan_b_u", "wa_f64_atan_c"),
     # sin, cos and tan share their reduction
-    **{(name, "D"): ("wa_f64_trig_r", f"wa_f64_{name}_b") for name in ("sin", "cos", "tan")},
+    **{(name, "D"): _staged("wa_f64_trig_r", f"wa_f64_{name}_b") for name in ("sin", "cos", "tan")},
     # complex128: a first stage of (sin b, cos b) is two, b's reduction and the sine and
     # cosine from it (wgsl_complex128._sincos_stage), the later stages do not read the
-    # reduction (after_carriers); sinh and cosh share their first stages, sin and cos theirs
-    # (sinh's and cosh's at iz), so that a page compiles them once
-    **{(name, "Z"): (f"{first}_r", f"{first}_s",
-                     *(_after(stage, k + 1, 1, (0,)) for k, stage in enumerate(rest)))
+    # reduction; sinh and cosh share their first stages, sin and cos theirs (sinh's and
+    # cosh's at iz), so that a page compiles them once
+    **{(name, "Z"): _staged(f"{first}_r", f"{first}_s",
+                            *(Stage(stage, tuple(range(1, k + 2))) for k, stage in enumerate(rest)))
        for name, first, rest in (
            ("sinh", "wa_z_hyp_a", ("wa_z_hyp_b", "wa_z_hyp_c", "wa_z_sinh_d")),
            ("cosh", "wa_z_hyp_a", ("wa_z_hyp_b", "wa_z_hyp_c", "wa_z_cosh_d")),
@@ -328,24 +341,24 @@ STAGED: dict[tuple[str, str], tuple[str, ...]] = {  # the stages' helpers, as op
            ("tanh", "wa_z_tanh_a", ("wa_z_tanh_b", "wa_z_tanh_c", "wa_z_tanh_d")),
            ("tan", "wa_z_tan_a", ("wa_z_tan_b", "wa_z_tan_c", "wa_z_tan_d")))},
     # exp: the sine and cosine, then the exponential of the real part
-    ("exp", "Z"): ("wa_z_exp_a_r", "wa_z_exp_a_s", "wa_z_exp_b_e", _after("wa_z_exp_from", 2, 1, (0,))),
+    ("exp", "Z"): _staged("wa_z_exp_a_r", "wa_z_exp_a_s", "wa_z_exp_b_e", Stage("wa_z_exp_from", (1, 2))),
     # expm1: (sin b, cos b), then sin(b/2), each from a reduction of its own
-    ("expm1", "Z"): ("wa_z_expm1_a_r", "wa_z_expm1_a_s", "wa_z_expm1_b_r", "wa_z_expm1_b_s",
-                     *(_after(f"wa_z_expm1_{c}", k + 2, 1, (0, 2)) for k, c in enumerate("cde"))),
-    # pow: ln z, the sine and cosine of Im(w ln z) (its reduction between), the binary powers
-    ("pow", "Z"): ("wa_z_pow_a", "wa_z_pow_b_r", "wa_z_pow_b_s",
-                   _after("wa_z_pow_c", 2, 2, (1,)), _after("wa_z_pow_d", 3, 2, (1,))),
+    ("expm1", "Z"): _staged("wa_z_expm1_a_r", "wa_z_expm1_a_s", "wa_z_expm1_b_r", "wa_z_expm1_b_s",
+                            *(Stage(f"wa_z_expm1_{c}", (1, *range(3, k + 4))) for k, c in enumerate("cde"))),
+    # the logarithms (ln z in six: its angle's three, ln|z|'s two, the rest) and pow (ln z,
+    # the sine and cosine of Im(w ln z), the binary powers), as wgsl_complex128 composes them
+    **{(name, "Z"): stages for name, stages in wgsl_complex128.STAGED.items()},
 }
 # the stages as ops, named as their helpers (not functions of the namespace, so not in
-# TABLE): stage k takes the k carriers before it, then the function's arguments; all but the
+# TABLE): a stage takes the carriers it reads, then the function's arguments; all but the
 # last give a complex128 ("dd")
 STAGE_OPS: dict[str, OpDef] = {}
 for (_name, _lane), _stages in STAGED.items():
     for _k, _stage in enumerate(_stages):
-        _args = ", ".join(f"{{{j}}}" for j in range(_k + TABLE[_name].arity))
-        STAGE_OPS[_stage] = OpDef(_stage, _k + TABLE[_name].arity, "floating-point",
-                                  "same" if _k == len(_stages) - 1 else "dd",
-                                  {_lane: f"{_stage}({_args})"})
+        _args = ", ".join(f"{{{j}}}" for j in range(len(_stage.carriers(_k)) + TABLE[_name].arity))
+        _op = OpDef(_stage.fn, len(_stage.carriers(_k)) + TABLE[_name].arity, "floating-point",
+                    "same" if _k == len(_stages) - 1 else "dd", {_lane: f"{_stage.fn}({_args})"})
+        assert STAGE_OPS.setdefault(_stage.fn, _op) == _op, _stage  # a shared stage: one op
 # every op a kernel may apply: the generators look ops up here
 KERNEL_OPS: dict[str, OpDef] = {**TABLE, **STAGE_OPS}
 

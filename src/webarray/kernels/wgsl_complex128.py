@@ -29,7 +29,8 @@ otherwise, scaled by powers of two at the ends of the range. The special cases a
 
 from __future__ import annotations
 
-from .wgsl_lib import _def
+from .wgsl_f64_math import atan2_stages
+from .wgsl_lib import Stage, _def, compose
 
 # -- arithmetic --------------------------------------------------------------------------
 _def("""
@@ -121,13 +122,16 @@ fn wa_z_sign(a: vec4<u32>) -> vec4<u32> {
     }
     if (wa_f64_isinf(a.zw)) { return vec4<u32>(zero, wa_z_unit(a.zw)); }
     if (wa_f64_is0(wa_f64_abs(a.xy)) && wa_f64_is0(wa_f64_abs(a.zw))) { return vec4<u32>(0u); }
+    // |z|, and where it overflows |z/4| (one call site of hypot, which the compiler inlines
+    // at every one: two made the kernel too large for SwiftShader)
     var x = a.xy;
     var y = a.zw;
-    var h = wa_f64_hypot(x, y);
-    if (wa_f64_isinf(h)) {
+    var h: vec2<u32>;
+    for (var k = 0u; k < 2u; k = k + 1u) {
+        h = wa_f64_hypot(x, y);
+        if (!wa_f64_isinf(h)) { break; }
         x = wa_f64_ldexp(x, -2);
         y = wa_f64_ldexp(y, -2);
-        h = wa_f64_hypot(x, y);
     }
     return vec4<u32>(wa_f64_div(x, h), wa_f64_div(y, h));
 }""")
@@ -197,18 +201,6 @@ fn {fn}({params}) -> vec4<u32> {{
 }}""")
 
 
-def after_carriers(stage: str, carriers: int, arity: int, drops: tuple) -> str:
-    """A stage of ops.STAGED (``carriers`` carriers, then ``arity`` operands, all complex128)
-    given more carriers, at the positions ``drops`` of the new list, which it does not read
-    (the reductions that split sincos stages leave): the new stage's name."""
-    name = stage + "_without" + "_".join(map(str, drops))
-    total = carriers + len(drops)
-    params = [f"c{k}: vec4<u32>" for k in range(total)] + [f"x{k}: vec4<u32>" for k in range(arity)]
-    args = [f"c{k}" for k in range(total) if k not in drops] + [f"x{k}" for k in range(arity)]
-    _def(f"fn {name}({', '.join(params)}) -> vec4<u32> {{ return {stage}({', '.join(args)}); }}")
-    return name
-
-
 # In two stages (ops.STAGED, for a browser; three there with the sincos stage split): _a,
 # (sin b, cos b) where the result is made of them (zeros elsewhere); _b the rest
 _sincos_stage("wa_z_exp_a", "!(wa_f64_isnan(z.xy) || wa_f64_is0(wa_f64_abs(z.zw)) || !wa_f64_isfinite(z.zw))")
@@ -219,11 +211,14 @@ fn wa_z_exp_big(a: vec2<u32>) -> bool {
     return wa_f64_lt(vec2<u32>(0u, 0x40862000u), a) && wa_f64_isfinite(a);
 }""")
 _def("""
-fn wa_z_exp_e(z: vec4<u32>) -> vec4<u32> {
+fn wa_z_exp_e(z: vec4<u32>) -> vec4<u32> { return wa_z_exp_e_from(wa_f64_exp_p(wa_z_exp_arg(z)), z); }""")
+# (the exponential in two parts, wa_f64_exp's p, then wa_z_exp_e_from, for pow's stages)
+_def("""
+fn wa_z_exp_arg(z: vec4<u32>) -> vec2<u32> {
     let a = z.xy;
-    let b0 = wa_f64_is0(wa_f64_abs(z.zw));
-    return vec4<u32>(wa_f64_exp(select(select(a, wa_f64_ldexp(a, -1), wa_z_exp_big(a)), a, b0)), 0u, 0u);
+    return select(select(a, wa_f64_ldexp(a, -1), wa_z_exp_big(a)), a, wa_f64_is0(wa_f64_abs(z.zw)));
 }""")
+_def("fn wa_z_exp_e_from(p: vec4<u32>, z: vec4<u32>) -> vec4<u32> { return vec4<u32>(wa_f64_exp_from(p, wa_z_exp_arg(z)), 0u, 0u); }")
 _def("""
 fn wa_z_exp_from(sc: vec4<u32>, ee: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
     let a = z.xy;
@@ -257,9 +252,24 @@ _def("fn wa_z_exp_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> { return wa_z_exp_
 _def("fn wa_z_exp_b_e(r: vec4<u32>, sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> { return wa_z_exp_e(z); }")
 _def("fn wa_z_exp(z: vec4<u32>) -> vec4<u32> { return wa_z_exp_b(wa_z_exp_a(z), z); }")
 # ln|z| for finite, not both zero parts, as a double-double: ln of the double-double a² + b²
-# of the parts scaled to [1, 2), halved
+# of the parts scaled to [1, 2) (_v), halved; in two parts for a browser's stages: _v, then
+# _from(v, wa_f64_ln_m(v), x, y)
 _def("""
 fn wa_z_ln_abs_dd(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
+    let v = wa_z_ln_abs_v(x, y);
+    return wa_z_ln_abs_from(v, wa_f64_ln_m(v), x, y);
+}""")
+_def("""
+fn wa_z_ln_abs_sc(x: vec2<u32>, y: vec2<u32>) -> i32 {
+    return 0x3ff - max(max(wa_f64_biased_exp(x), wa_f64_biased_exp(y)), 1);
+}""")
+_def("""
+fn wa_z_ln_abs_from(v: vec4<u32>, m: vec4<u32>, x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
+    let l = wa_f64_ln_of_dd_m(v, m, wa_f64_from_i32(-2 * wa_z_ln_abs_sc(x, y)));
+    return vec4<u32>(wa_f64_ldexp(l.xy, -1), wa_f64_ldexp(l.zw, -1));
+}""")
+_def("""
+fn wa_z_ln_abs_v(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
     var a = wa_f64_abs(x);
     var b = wa_f64_abs(y);
     if (wa_lt_u64(a, b)) {
@@ -267,85 +277,173 @@ fn wa_z_ln_abs_dd(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
         a = b;
         b = t;
     }
-    let sc = 0x3ff - max(wa_f64_biased_exp(a), 1);
+    let sc = wa_z_ln_abs_sc(a, b);
     a = wa_f64_ldexp(a, sc);
     b = wa_f64_ldexp(b, sc);
     let a2 = wa_f64_two_prod(a, a);
     let b2 = wa_f64_two_prod(b, b);
     let s = wa_f64_two_sum(a2.xy, b2.xy);
-    let q = wa_f64_fast_two_sum(s.xy, wa_f64_add(s.zw, wa_f64_add(a2.zw, b2.zw)));
-    let l = wa_f64_ln_of_dd(q, wa_f64_from_i32(-2 * sc));
-    return vec4<u32>(wa_f64_ldexp(l.xy, -1), wa_f64_ldexp(l.zw, -1));
+    return wa_f64_fast_two_sum(s.xy, wa_f64_add(s.zw, wa_f64_add(a2.zw, b2.zw)));
 }""")
-_def("fn wa_z_ln_abs(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> { return wa_z_ln_abs_dd(x, y).xy; }")
-# log(1 + z), as complex64's wa_clog1p: with 1 + a = x + e exactly, near |1 + z| = 1
-# ln|1 + z| = log1p(2a + a² + b²) / 2 with the sum as a double-double; elsewhere ln|x + ib|
-# plus e's first-order term e·x/|x + ib|²; the imaginary part is atan2(b, x)
+# -- the logarithms: ln z, log2, log10, log1p, and the ln z of pow ---------------------------
+# ln z = (ln|z|, atan2(b, a)). In a browser six stages (ops.STAGED; compose() makes the
+# function whole from the same ones): _q, _u and _d, atan2_dd's three for the angle (in
+# wa_f64_atan2's last case, wa_z_angle_in); _v, ln|z|'s double-double (wa_z_ln_abs_v) where
+# z is finite and not 0; _m, wa_f64_ln_m of it; the last stage the rest. _log_stages defines
+# the first five for z computed from a function's operands.
 _def("""
-fn wa_z_log1p(z: vec4<u32>) -> vec4<u32> {
-    let a = z.xy;
-    let b = z.zw;
-    let u = wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), a);
+fn wa_z_angle_in(z: vec4<u32>) -> bool {
+    return !wa_z_isnan(z) && wa_f64_atan2_case(wa_f64_abs(z.zw), wa_f64_abs(z.xy)) == 5u;
+}""")
+_def("""
+fn wa_z_ln_in(z: vec4<u32>) -> bool {
+    return wa_f64_isfinite(z.xy) && wa_f64_isfinite(z.zw)
+        && !(wa_f64_is0(wa_f64_abs(z.xy)) && wa_f64_is0(wa_f64_abs(z.zw)));
+}""")
+# atan2(Im z, Re z) from the double-double angle of the stages (where wa_z_angle_in), the
+# other cases directly (wa_f64_atan2_a and _c: wa_f64_atan2 bit for bit)
+_def("""
+fn wa_z_angle(d: vec4<u32>, z: vec4<u32>) -> vec2<u32> {
+    let s = wa_f64_atan2_a(z.zw, z.xy);
+    return wa_f64_atan2_c(s, select(s, d, wa_z_angle_in(z)), z.zw, z.xy);
+}""")
+# ln z where z is not finite or 0 (not wa_z_ln_in), with its angle im
+_def("""
+fn wa_z_log_special(z: vec4<u32>, im: vec2<u32>) -> vec4<u32> {
+    if (wa_f64_isinf(z.xy) || wa_f64_isinf(z.zw)) { return vec4<u32>(wa_f64_inf(0u), im); }
+    if (wa_z_isnan(z)) { return wa_z_nan(); }
+    return vec4<u32>(wa_f64_inf(1u), im);
+}""")
+
+
+def _angle_stages(prefix: str, params: str, arg: str) -> None:
+    """``prefix``_q, _u and _d: atan2_dd's stages for the angle of z = ``arg``, computed from
+    the operands ``params``."""
+    atan2_stages(prefix, "; " + params, f"""
+    let zz = {arg};
+    let ok = wa_z_angle_in(zz);
+    let s = wa_f64_atan2_scaled(wa_f64_abs(select(vec2<u32>(0u, 0x3ff00000u), zz.zw, ok)),
+                                wa_f64_abs(select(vec2<u32>(0u, 0x3ff00000u), zz.xy, ok)));
+    let A = vec4<u32>(s.xy, 0u, 0u);
+    let B = vec4<u32>(s.zw, 0u, 0u);""")
+
+
+def _log_stages(prefix: str, params: str, arg: str) -> tuple[Stage, ...]:
+    """``prefix``_q, _u, _d, _v and _m: the stages of ln z before its last for z = ``arg``,
+    computed from the operands ``params``, as Stages (the last reads 2, 3 and 4)."""
+    _angle_stages(prefix, params, arg)
+    _def(f"""
+fn {prefix}_v({params}) -> vec4<u32> {{
+    let zz = {arg};
+    let ok = wa_z_ln_in(zz);
+    return wa_z_ln_abs_v(select(vec2<u32>(0u, 0x3ff00000u), zz.xy, ok), select(vec2<u32>(0u), zz.zw, ok));
+}}""")
+    _def(f"fn {prefix}_m(v: vec4<u32>, {params}) -> vec4<u32> {{ return wa_f64_ln_m(v); }}")
+    return (Stage(prefix + "_q"), Stage(prefix + "_u", (0,)), Stage(prefix + "_d", (0, 1)),
+            Stage(prefix + "_v", ()), Stage(prefix + "_m", (3,)))
+
+
+_Z = "z: vec4<u32>"
+LOG_STAGES = _log_stages("wa_z_log", _Z, "z")
+_def("""
+fn wa_z_log_c(d: vec4<u32>, v: vec4<u32>, m: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    let im = wa_z_angle(d, z);
+    if (!wa_z_ln_in(z)) { return wa_z_log_special(z, im); }
+    return vec4<u32>(wa_z_ln_abs_from(v, m, z.xy, z.zw).xy, im);
+}""")
+STAGED = {"log": compose("wa_z_log", _Z, "vec4<u32>", LOG_STAGES + (Stage("wa_z_log_c", (2, 3, 4)),))}
+# log z times a constant k given as a double-double (1/ln 2, 1/ln 10): ln|z| as a
+# double-double times k, rounded once; arg z rounded, then times k
+_def("""
+fn wa_z_log_k_c(d: vec4<u32>, v: vec4<u32>, m: vec4<u32>, z: vec4<u32>, kh: vec2<u32>, kl: vec2<u32>) -> vec4<u32> {
+    let g = wa_z_angle(d, z);
+    let t = wa_f64_two_prod(g, kh);
+    var im = wa_f64_add(t.xy, wa_f64_fma(g, kl, t.zw));
+    if (wa_f64_is0(wa_f64_abs(g)) || wa_f64_isnan(g)) { im = g; }
+    if (!wa_z_ln_in(z)) { return wa_z_log_special(z, im); }
+    let l = wa_z_ln_abs_from(v, m, z.xy, z.zw);
+    let p = wa_f64_two_prod(l.xy, kh);
+    return vec4<u32>(wa_f64_add(p.xy, wa_f64_add(p.zw, wa_f64_fma(l.xy, kl, wa_f64_mul(l.zw, kh)))), im);
+}""")
+for _name, _kh, _kl in (("log2", "vec2<u32>(0x652b82feu, 0x3ff71547u)", "vec2<u32>(0xffda0d24u, 0x3c7777d0u)"),
+                        ("log10", "vec2<u32>(0x1526e50eu, 0x3fdbcb7bu)", "vec2<u32>(0xbaaafad3u, 0x3c695355u)")):
+    _def(f"""
+fn wa_z_{_name}_c(d: vec4<u32>, v: vec4<u32>, m: vec4<u32>, z: vec4<u32>) -> vec4<u32> {{
+    return wa_z_log_k_c(d, v, m, z, {_kh}, {_kl});
+}}""")
+    STAGED[_name] = compose(f"wa_z_{_name}", _Z, "vec4<u32>", LOG_STAGES + (Stage(f"wa_z_{_name}_c", (2, 3, 4)),))
+# log(1 + z), as complex64's wa_clog1p: with 1 + a = x + e exactly, near |1 + z| = 1
+# ln|1 + z| = log1p(2a + a² + b²) / 2 with the sum s as a double-double; elsewhere ln|x + ib|
+# plus e's first-order term e·x/|x + ib|²; the imaginary part is atan2(b, x). In eight
+# stages: the angle's three and _a, the angle itself; _s, s near |1 + z| = 1 (zeros
+# elsewhere); _v, the double-double whose logarithm is taken (1 + s there, else ln|x + ib|'s);
+# _m, wa_f64_ln_m of it; the last, the rest
+_def("""
+fn wa_z_log1p_x(z: vec4<u32>) -> vec4<u32> {
+    return vec4<u32>(wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), z.xy).xy, z.zw);
+}""")
+_def("""
+fn wa_z_log1p_near(z: vec4<u32>) -> bool {
+    let x = wa_z_log1p_x(z);
+    let q = wa_f64_add(wa_f64_mul(x.xy, x.xy), wa_f64_mul(x.zw, x.zw));
+    return wa_f64_isfinite(z.xy) && wa_f64_isfinite(z.zw) && wa_z_ln_in(x)
+        && wa_f64_lt(vec2<u32>(0u, 0x3fe00000u), q) && wa_f64_lt(q, vec2<u32>(0u, 0x40000000u));
+}""")
+_angle_stages("wa_z_log1p", _Z, "wa_z_log1p_x(z)")
+_def("""
+fn wa_z_log1p_a(d: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    return vec4<u32>(wa_z_angle(d, wa_z_log1p_x(z)), 0u, 0u);
+}""")
+_def("""
+fn wa_z_log1p_s(z: vec4<u32>) -> vec4<u32> {
+    let ok = wa_z_log1p_near(z);
+    let a = select(vec2<u32>(0u), z.xy, ok);
+    let b = select(vec2<u32>(0u), z.zw, ok);
+    let a2 = wa_f64_two_prod(a, a);
+    let b2 = wa_f64_two_prod(b, b);
+    let t1 = wa_f64_two_sum(wa_f64_ldexp(a, 1), a2.xy);
+    let t2 = wa_f64_two_sum(t1.xy, b2.xy);
+    let lo = wa_f64_add(wa_f64_add(t1.zw, t2.zw), wa_f64_add(a2.zw, b2.zw));
+    return wa_f64_fast_two_sum(t2.xy, lo);
+}""")
+_def("""
+fn wa_z_log1p_v(s: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    if (wa_z_log1p_near(z)) { return wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), s.xy); }
+    let x = wa_z_log1p_x(z);
+    let ok = wa_z_ln_in(x);
+    return wa_z_ln_abs_v(select(vec2<u32>(0u, 0x3ff00000u), x.xy, ok), select(vec2<u32>(0u), x.zw, ok));
+}""")
+_def("fn wa_z_log1p_m(v: vec4<u32>, z: vec4<u32>) -> vec4<u32> { return wa_f64_ln_m(v); }")
+_def("""
+fn wa_z_log1p_c(g: vec4<u32>, s: vec4<u32>, v: vec4<u32>, m: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    let u = wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), z.xy);
     let x = u.xy;
-    if (!wa_f64_isfinite(a) || !wa_f64_isfinite(b)
-            || (wa_f64_is0(wa_f64_abs(x)) && wa_f64_is0(wa_f64_abs(b)))) {
-        return wa_z_log(vec4<u32>(x, b));
+    let b = z.zw;
+    let im = g.xy;
+    if (!wa_f64_isfinite(z.xy) || !wa_f64_isfinite(b) || !wa_z_ln_in(vec4<u32>(x, b))) {
+        return wa_z_log_special(vec4<u32>(x, b), im);
     }
-    let im = wa_f64_atan2(b, x);
-    let q = wa_f64_add(wa_f64_mul(x, x), wa_f64_mul(b, b));
-    if (wa_f64_lt(vec2<u32>(0u, 0x3fe00000u), q) && wa_f64_lt(q, vec2<u32>(0u, 0x40000000u))) {
-        let a2 = wa_f64_two_prod(a, a);
-        let b2 = wa_f64_two_prod(b, b);
-        let t1 = wa_f64_two_sum(wa_f64_ldexp(a, 1), a2.xy);
-        let t2 = wa_f64_two_sum(t1.xy, b2.xy);
-        let lo = wa_f64_add(wa_f64_add(t1.zw, t2.zw), wa_f64_add(a2.zw, b2.zw));
-        let s = wa_f64_fast_two_sum(t2.xy, lo);
+    // one call site of the logarithm's last part (the compiler inlines every one): of 1 + s
+    // near |1 + z| = 1 (as log1p of s), else of |x + ib|^2 scaled (as ln_abs_from)
+    let near = wa_z_log1p_near(z);
+    let k = select(wa_f64_from_i32(-2 * wa_z_ln_abs_sc(x, b)), vec2<u32>(0u), near);
+    let l = wa_f64_ln_of_dd_m(v, m, k);
+    if (near) {
         let c = wa_f64_div(s.zw, wa_f64_add(vec2<u32>(0u, 0x3ff00000u), s.xy));
-        return vec4<u32>(wa_f64_ldexp(wa_f64_add(wa_f64_log1p(s.xy), c), -1), im);
+        return vec4<u32>(wa_f64_ldexp(wa_f64_add(wa_f64_log1p_fin(l.xy, s.xy), c), -1), im);
     }
-    var re = wa_z_ln_abs(x, b);
+    var re = wa_f64_ldexp(l.xy, -1);  // ln_abs_from's
     if (!wa_f64_is0(wa_f64_abs(u.zw))) {
+        let q = wa_f64_add(wa_f64_mul(x, x), wa_f64_mul(b, b));
         re = wa_f64_add(re, wa_f64_div(wa_f64_mul(u.zw, x), q));
     }
     return vec4<u32>(re, im);
 }""")
-_def("""
-fn wa_z_log(z: vec4<u32>) -> vec4<u32> {
-    let a = z.xy;
-    let b = z.zw;
-    let im = wa_f64_atan2(b, a);
-    if (wa_f64_isinf(a) || wa_f64_isinf(b)) { return vec4<u32>(wa_f64_inf(0u), im); }
-    if (wa_z_isnan(z)) { return wa_z_nan(); }
-    if (wa_f64_is0(wa_f64_abs(a)) && wa_f64_is0(wa_f64_abs(b))) {
-        return vec4<u32>(wa_f64_inf(1u), im);
-    }
-    return vec4<u32>(wa_z_ln_abs(a, b), im);
-}""")
-# log z times a constant k given as a double-double (1/ln 2, 1/ln 10): ln|z| as a
-# double-double times k, rounded once; arg z rounded, then times k
-_def("""
-fn wa_z_log_k(z: vec4<u32>, kh: vec2<u32>, kl: vec2<u32>) -> vec4<u32> {
-    let a = z.xy;
-    let b = z.zw;
-    let g = wa_f64_atan2(b, a);
-    let t = wa_f64_two_prod(g, kh);
-    var im = wa_f64_add(t.xy, wa_f64_fma(g, kl, t.zw));
-    if (wa_f64_is0(wa_f64_abs(g)) || wa_f64_isnan(g)) { im = g; }
-    if (wa_f64_isinf(a) || wa_f64_isinf(b)) { return vec4<u32>(wa_f64_inf(0u), im); }
-    if (wa_z_isnan(z)) { return wa_z_nan(); }
-    if (wa_f64_is0(wa_f64_abs(a)) && wa_f64_is0(wa_f64_abs(b))) { return vec4<u32>(wa_f64_inf(1u), im); }
-    let l = wa_z_ln_abs_dd(a, b);
-    let p = wa_f64_two_prod(l.xy, kh);
-    return vec4<u32>(wa_f64_add(p.xy, wa_f64_add(p.zw, wa_f64_fma(l.xy, kl, wa_f64_mul(l.zw, kh)))), im);
-}""")
-_def("""
-fn wa_z_log2(z: vec4<u32>) -> vec4<u32> {
-    return wa_z_log_k(z, vec2<u32>(0x652b82feu, 0x3ff71547u), vec2<u32>(0xffda0d24u, 0x3c7777d0u));
-}""")
-_def("""
-fn wa_z_log10(z: vec4<u32>) -> vec4<u32> {
-    return wa_z_log_k(z, vec2<u32>(0x1526e50eu, 0x3fdbcb7bu), vec2<u32>(0xbaaafad3u, 0x3c695355u));
-}""")
+STAGED["log1p"] = compose("wa_z_log1p", _Z, "vec4<u32>", (
+    Stage("wa_z_log1p_q"), Stage("wa_z_log1p_u", (0,)), Stage("wa_z_log1p_d", (0, 1)),
+    Stage("wa_z_log1p_a", (2,)), Stage("wa_z_log1p_s", ()), Stage("wa_z_log1p_v", (4,)),
+    Stage("wa_z_log1p_m", (5,)), Stage("wa_z_log1p_c", (3, 4, 5, 6))))
+_def("fn wa_z_ln_abs(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> { return wa_z_ln_abs_dd(x, y).xy; }")
 # e^z - 1 as NumPy computes it, (expm1(a) cos b - 2 sin^2(b/2), e^a sin b); the special
 # values are the standard's, as complex64's wa_cexpm1 (NumPy: expm1(+inf + 0j) = inf + NaN j,
 # the standard +inf + 0j). In five stages (ops.STAGED), each reading the ones before: _a,
@@ -615,9 +713,9 @@ fn wa_z_mul_c(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
 # otherwise; for a real integer w below 100 in magnitude, products by binary powering (w = 2:
 # z·z, w = 3: z·(z·z)), a negative w's result then divided into 1; else e^(w ln z), whose
 # error grows with |w ln z| as NumPy's (glibc's cpow) does.
-# In four stages (ops.STAGED), each reading the ones before: _a, ln z where e^(w ln z) is
-# the result (zeros elsewhere); _b, wa_z_exp_a of w ln z; _c, the binary powers' result
-# where it is the result; _d the rest. wa_z_pow_case: 0 for w = 0, 1 for z = 0, 2 for the
+# In stages (ops.STAGED; compose() below): _a, ln z where e^(w ln z) is the result (zeros
+# elsewhere; ln z's stages before it); _b_r and _b_s, wa_z_exp_a of w ln z; _c, the binary
+# powers' result where it is the result; _d the rest. wa_z_pow_case: 0 for w = 0, 1 for z = 0, 2 for the
 # binary powers, 3 for e^(w ln z)
 _def("""
 fn wa_z_pow_case(z: vec4<u32>, w: vec4<u32>) -> u32 {
@@ -630,14 +728,12 @@ fn wa_z_pow_case(z: vec4<u32>, w: vec4<u32>) -> u32 {
     }
     return 3u;
 }""")
+_ZW = "z: vec4<u32>, w: vec4<u32>"
+POW_L = _log_stages("wa_z_pow_l", _ZW, "select(vec4<u32>(0u, 0x3ff00000u, 0u, 0u), z, wa_z_pow_case(z, w) == 3u)")
 _def("""
-fn wa_z_pow_a(z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+fn wa_z_pow_a(d: vec4<u32>, v: vec4<u32>, m: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
     let ok = wa_z_pow_case(z, w) == 3u;
-    return select(vec4<u32>(0u), wa_z_log(select(vec4<u32>(0u, 0x3ff00000u, 0u, 0u), z, ok)), ok);
-}""")
-_def("""
-fn wa_z_pow_b(l: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
-    return wa_z_exp_a(wa_z_mul_c(w, l));
+    return select(vec4<u32>(0u), wa_z_log_c(d, v, m, select(vec4<u32>(0u, 0x3ff00000u, 0u, 0u), z, ok)), ok);
 }""")
 _def("fn wa_z_pow_b_r(l: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> { return wa_z_exp_a_r(wa_z_mul_c(w, l)); }")
 _def("""
@@ -665,19 +761,23 @@ fn wa_z_pow_c(l: vec4<u32>, sc: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u
     return select(r, wa_z_div(one, r), neg && ok);
 }""")
 _def("""
-fn wa_z_pow_d(l: vec4<u32>, sc: vec4<u32>, r: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+fn wa_z_pow_p(l: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+    return wa_f64_exp_p(wa_z_exp_arg(wa_z_mul_c(w, l)));
+}""")
+_def("""
+fn wa_z_pow_d(l: vec4<u32>, sc: vec4<u32>, r: vec4<u32>, p: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
     let c = wa_z_pow_case(z, w);
-    let e = wa_z_exp_b(sc, wa_z_mul_c(w, l));
+    let wl = wa_z_mul_c(w, l);
+    let e = wa_z_exp_from(sc, wa_z_exp_e_from(p, wl), wl);
     let bi0 = wa_f64_is0(wa_f64_abs(w.zw));
     let at0 = select(wa_z_nan(), vec4<u32>(0u), bi0 && wa_f64_lt(vec2<u32>(0u, 0u), w.xy));
     return select(select(select(e, r, c == 2u), at0, c == 1u), vec4<u32>(0u, 0x3ff00000u, 0u, 0u), c == 0u);
 }""")
-_def("""
-fn wa_z_pow(z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
-    let l = wa_z_pow_a(z, w);
-    let sc = wa_z_pow_b(l, z, w);
-    return wa_z_pow_d(l, sc, wa_z_pow_c(l, sc, z, w), z, w);
-}""")
+# ln z's five stages, its last (_a: l), w l's reduction and (sin, cos) of its imaginary
+# part, the binary powers, the series of e^Re(w l) (wa_f64_exp_p), the rest
+STAGED["pow"] = compose("wa_z_pow", _ZW, "vec4<u32>", POW_L + (
+    Stage("wa_z_pow_a", (2, 3, 4)), Stage("wa_z_pow_b_r", (5,)), Stage("wa_z_pow_b_s", (5, 6)),
+    Stage("wa_z_pow_c", (5, 7)), Stage("wa_z_pow_p", (5,)), Stage("wa_z_pow_d", (5, 7, 8, 9))))
 
 # -- inverse trigonometric and hyperbolic ----------------------------------------------------
 # Kahan's formulas ("Branch cuts for complex elementary functions", 1987), as complex64's, for

@@ -83,6 +83,7 @@ def _ln(v: Fraction, digits: int = 40) -> Fraction:
 LN2 = _ln(Fraction(2))
 LN10 = _ln(Fraction(10))
 ONE = _k(1.0)
+ONE_DD = f"vec4<u32>({ONE}, 0u, 0u)"  # 1 as a double-double
 
 # double-double steps: (a + b) and (a * b) exactly, as (rounded, error). fast_two_sum needs
 # |a| >= |b| (or a = 0); two_sum orders its operands by magnitude (integer comparison of the
@@ -157,14 +158,23 @@ fn wa_f64_exp_r(x: vec2<u32>, k: vec2<u32>) -> vec4<u32> {{
     return vec4<u32>(rh, wa_f64_sub(wa_f64_sub(r0, rh), kl));
 }}""")
 # e^(x + lo) / 2^K = 2^(j/64) (1 + p) as a double-double in [1, 2), with K = k >> 6 and
-# j = k & 63 for k = round(64 (x + lo) / ln2) (returned as the integer k); |lo| <= 2^-40 |x|
+# j = k & 63 for k = round(64 (x + lo) / ln2) (returned as the integer k); |lo| <= 2^-40 |x|.
+# For a browser's stages in three parts: wa_f64_exp_rh, r + lo as a double-double; p =
+# wa_f64_expm1_dd of it; wa_f64_exp_core_from the rest
+_def("""
+fn wa_f64_exp_rh(x: vec2<u32>, lo: vec2<u32>) -> vec4<u32> {
+    let r = wa_f64_exp_r(x, wa_f64_exp_k(x));
+    return wa_f64_fast_two_sum(r.xy, wa_f64_add(r.zw, lo));
+}""")
 _def("""
 fn wa_f64_exp_core(x: vec2<u32>, lo: vec2<u32>) -> vec4<u32> {
+    let rh = wa_f64_exp_rh(x, lo);
+    return wa_f64_exp_core_from(wa_f64_expm1_dd(rh.xy, rh.zw), x);
+}""")
+_def("""
+fn wa_f64_exp_core_from(p: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
     var t = array<u32, 256>(""" + ", ".join(_exp2_table()) + """);
     let k = wa_f64_exp_k(x);
-    let r = wa_f64_exp_r(x, k);
-    let rh = wa_f64_fast_two_sum(r.xy, wa_f64_add(r.zw, lo));
-    let p = wa_f64_expm1_dd(rh.xy, rh.zw);
     let j = 4u * (bitcast<u32>(wa_f64_to_i32(k)) & 63u);
     let th = vec2<u32>(t[j], t[j + 1u]);
     let q = wa_f64_two_prod(th, p.xy);
@@ -174,15 +184,26 @@ fn wa_f64_exp_core(x: vec2<u32>, lo: vec2<u32>) -> vec4<u32> {
 }""")
 _def("fn wa_f64_exp_big(x: vec2<u32>) -> i32 { return wa_f64_to_i32(wa_f64_exp_k(x)) >> 6u; }")
 # e^x = 2^K e^x / 2^K: rounded once from the double-double, then scaled (once more rounded
-# only where the result is subnormal)
+# only where the result is subnormal). In two parts for a browser's stages: wa_f64_exp_p,
+# wa_f64_exp_core's series where e^x is computed (of 0 elsewhere); wa_f64_exp_from the rest.
 _def(f"""
-fn wa_f64_exp(x: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_exp_in(x: vec2<u32>) -> bool {{
+    return !wa_f64_isnan(x) && !wa_f64_lt({_k(709.8)}, x) && !wa_f64_lt(x, {_k(-745.2)});
+}}""")
+_def("""
+fn wa_f64_exp_p(x: vec2<u32>) -> vec4<u32> {
+    let rh = wa_f64_exp_rh(select(vec2<u32>(0u), x, wa_f64_exp_in(x)), vec2<u32>(0u, 0u));
+    return wa_f64_expm1_dd(rh.xy, rh.zw);
+}""")
+_def(f"""
+fn wa_f64_exp_from(p: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
     if (wa_f64_lt({_k(709.8)}, x)) {{ return wa_f64_inf(0u); }}
     if (wa_f64_lt(x, {_k(-745.2)})) {{ return vec2<u32>(0u, 0u); }}
-    let e = wa_f64_exp_core(x, vec2<u32>(0u, 0u));
+    let e = wa_f64_exp_core_from(p, x);
     return wa_f64_ldexp(wa_f64_add(e.xy, e.zw), wa_f64_exp_big(x));
 }}""")
+_def("fn wa_f64_exp(x: vec2<u32>) -> vec2<u32> { return wa_f64_exp_from(wa_f64_exp_p(x), x); }")
 # e^(x + lo) as a double-double for -709 <= x <= 709, |lo| <= 2^-40 |x| (the result's low
 # part may lose bits below 2^-1022)
 _def("""
@@ -310,20 +331,33 @@ fn wa_f64_log(x: vec2<u32>) -> vec2<u32> {
 }""")
 # ln(u + c) + k ln2 for a double-double with u > 0 normal and a small integer k: ln(u) + c / u
 # (the next term, c^2 / 2u^2, is below 2^-106 of it), as a double-double
+# For a browser's stages in two parts: wa_f64_ln_m, ln of the significand of u's leading
+# part (wa_f64_ln_dd: most of the function), then wa_f64_ln_of_dd_m, the rest
 _def("""
 fn wa_f64_ln_of_dd(u: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
-    let kf = wa_f64_log_split(u.xy);
-    return wa_f64_log_join(wa_f64_add(kf.xy, k), wa_f64_ln_dd(kf.zw), wa_f64_div(u.zw, u.xy));
+    return wa_f64_ln_of_dd_m(u, wa_f64_ln_m(u), k);
+}""")
+_def("fn wa_f64_ln_m(u: vec4<u32>) -> vec4<u32> { return wa_f64_ln_dd(wa_f64_log_split(u.xy).zw); }")
+_def("""
+fn wa_f64_ln_of_dd_m(u: vec4<u32>, m: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
+    return wa_f64_log_join(wa_f64_add(wa_f64_log_split(u.xy).xy, k), m, wa_f64_div(u.zw, u.xy));
 }""")
 # ln(1 + x) with 1 + x = u + c exactly; x itself below 2^-54
+# (for a browser's stages from 1 + x as a double-double v and l = wa_f64_ln_of_dd_m(v,
+# wa_f64_ln_m(v), 0): wa_f64_log1p_fin(l, x))
 _def("""
 fn wa_f64_log1p(x: vec2<u32>) -> vec2<u32> {
+    let v = wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), x);
+    return wa_f64_log1p_fin(wa_f64_ln_of_dd_m(v, wa_f64_ln_m(v), vec2<u32>(0u, 0u)).xy, x);
+}""")
+_def("""
+fn wa_f64_log1p_fin(l: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
     if (wa_f64_isnan(x)) { return wa_f64_quiet(x); }
     if ((x.y & 0x7fffffffu) < 0x3c900000u) { return x; }
     if (x.y == 0xbff00000u && x.x == 0u) { return wa_f64_inf(1u); }
     if (wa_f64_lt(x, vec2<u32>(0u, 0xbff00000u))) { return wa_f64_default_nan(); }
     if (wa_f64_isinf(x)) { return x; }
-    return wa_f64_ln_of_dd(wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), x), vec2<u32>(0u, 0u)).xy;
+    return l;
 }""")
 # k + ln m / ln2 and k log10(2) + ln m / ln10, the constants as double-doubles
 _def("""
@@ -393,8 +427,9 @@ fn wa_f64_hypot(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
 # ln(e^a + e^b) = m + ln(1 + e^d), m = max(a, b), d = -|a - b|: d, e^d and 1 + e^d as
 # double-doubles, so that m + ln(1 + e^d) is rounded once even where they cancel; a = b
 # (infinities among them) gives a + ln 2, e^d below 2^-1075 m + 0 (+0 for m = -0, as NumPy).
-# Three stages (STAGED): _a, e^d as a double-double where it is needed (zeros elsewhere); _b
-# and _c below.
+# Six stages (STAGED): _a_r, _a_p and _a, e^d as a double-double where it is needed (zeros
+# elsewhere), in wa_f64_exp_core's three parts; _b_m and _b, ln(1 + e^d) in wa_f64_ln_of_dd's
+# two; _c the rest.
 _def("""
 fn wa_f64_logaddexp_d(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
     let d = wa_f64_two_sum(a, wa_f64_neg(b));
@@ -408,18 +443,37 @@ _def("""
 fn wa_f64_logaddexp_in(a: vec2<u32>, b: vec2<u32>, d: vec4<u32>) -> bool {
     return !(wa_f64_isnan(a) || wa_f64_isnan(b) || wa_f64_eq(a, b)) && !wa_f64_logaddexp_far(a, b, d);
 }""")
+# d where e^d is taken, 0 elsewhere
 _def("""
-fn wa_f64_logaddexp_a(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+fn wa_f64_logaddexp_dd(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
     let d = wa_f64_logaddexp_d(a, b);
-    let ok = wa_f64_logaddexp_in(a, b, d);
-    return select(vec4<u32>(0u), wa_f64_exp_dd(select(vec2<u32>(0u), d.xy, ok), select(vec2<u32>(0u), d.zw, ok)), ok);
+    return select(vec4<u32>(0u), d, wa_f64_logaddexp_in(a, b, d));
 }""")
-# _b, ln(1 + e^d) as a double-double from _a's e^d (0 where _a gave zeros)
+_def("""
+fn wa_f64_logaddexp_a_r(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    let d = wa_f64_logaddexp_dd(a, b);
+    return wa_f64_exp_rh(d.xy, d.zw);
+}""")
+_def("fn wa_f64_logaddexp_a_p(rh: vec4<u32>, a: vec2<u32>, b: vec2<u32>) -> vec4<u32> { return wa_f64_expm1_dd(rh.xy, rh.zw); }")
+_def("""
+fn wa_f64_logaddexp_a(p: vec4<u32>, a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    let d = wa_f64_logaddexp_d(a, b);
+    let x = select(vec2<u32>(0u), d.xy, wa_f64_logaddexp_in(a, b, d));
+    let e = wa_f64_exp_core_from(p, x);
+    let big = wa_f64_exp_big(x);
+    return select(vec4<u32>(0u), vec4<u32>(wa_f64_ldexp(e.xy, big), wa_f64_ldexp(e.zw, big)), wa_f64_logaddexp_in(a, b, d));
+}""")
+# _b, ln(1 + e^d) as a double-double from _a's e^d (0 where _a gave zeros): 1 + e^d, ln of it
 _def(f"""
-fn wa_f64_logaddexp_b(t: vec4<u32>, a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {{
+fn wa_f64_logaddexp_u(t: vec4<u32>) -> vec4<u32> {{
     let u = wa_f64_fast_two_sum({ONE}, t.xy);
-    return wa_f64_ln_of_dd(vec4<u32>(u.xy, wa_f64_add(u.zw, t.zw)), vec2<u32>(0u, 0u));
+    return vec4<u32>(u.xy, wa_f64_add(u.zw, t.zw));
 }}""")
+_def("fn wa_f64_logaddexp_b_m(t: vec4<u32>, a: vec2<u32>, b: vec2<u32>) -> vec4<u32> { return wa_f64_ln_m(wa_f64_logaddexp_u(t)); }")
+_def("""
+fn wa_f64_logaddexp_b(t: vec4<u32>, m: vec4<u32>, a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    return wa_f64_ln_of_dd_m(wa_f64_logaddexp_u(t), m, vec2<u32>(0u, 0u));
+}""")
 _def(f"""
 fn wa_f64_logaddexp_c(t: vec4<u32>, l: vec4<u32>, a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(a) || wa_f64_isnan(b)) {{ return wa_f64_nan_of(a, b); }}
@@ -431,8 +485,9 @@ fn wa_f64_logaddexp_c(t: vec4<u32>, l: vec4<u32>, a: vec2<u32>, b: vec2<u32>) ->
 }}""")
 _def("""
 fn wa_f64_logaddexp(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    let t = wa_f64_logaddexp_a(a, b);
-    return wa_f64_logaddexp_c(t, wa_f64_logaddexp_b(t, a, b), a, b);
+    let rh = wa_f64_logaddexp_a_r(a, b);
+    let t = wa_f64_logaddexp_a(wa_f64_logaddexp_a_p(rh, a, b), a, b);
+    return wa_f64_logaddexp_c(t, wa_f64_logaddexp_b(t, wa_f64_logaddexp_b_m(t, a, b), a, b), a, b);
 }""")
 
 # x^y = e^(y ln x) for x > 0: ln x as a double-double (about 2^-70 off), y ln x as a
@@ -875,14 +930,19 @@ fn wa_f64_atan2_case(a: vec2<u32>, b: vec2<u32>) -> u32 {
     if (ea - eb > 60) { return 4u; }
     return 5u;
 }""")
+# a, b >= 0 scaled by one power of two so that the larger is in [1, 2)
+_def("""
+fn wa_f64_atan2_scaled(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    let sc = 0x3ff - max(max(wa_f64_biased_exp(a), 1), max(wa_f64_biased_exp(b), 1));
+    return vec4<u32>(wa_f64_ldexp(a, sc), wa_f64_ldexp(b, sc));
+}""")
 _def(f"""
 fn wa_f64_atan2_a(y: vec2<u32>, x: vec2<u32>) -> vec4<u32> {{
     let a = wa_f64_abs(y);
     let b = wa_f64_abs(x);
     let c = wa_f64_atan2_case(a, b);
     let q = wa_f64_div(select(b, a, c == 3u), select(a, b, c == 3u));  // a / b or b / a
-    let sc = 0x3ff - max(max(wa_f64_biased_exp(a), 1), max(wa_f64_biased_exp(b), 1));
-    var r = vec4<u32>(wa_f64_ldexp(a, sc), wa_f64_ldexp(b, sc));
+    var r = wa_f64_atan2_scaled(a, b);
     r = select(r, vec4<u32>({_k(PIO2_HI)}, wa_f64_sub({_k(PIO2_LO)}, q)), c == 4u);
     r = select(r, vec4<u32>(q, 0u, 0u), c == 3u);
     r = select(r, vec4<u32>(0u), c == 2u);
@@ -1107,8 +1167,8 @@ _def("fn wa_f64_tanh(x: vec2<u32>) -> vec2<u32> { return wa_f64_tanh_b(wa_f64_ta
 # asinh |x| = ln(|x| + sqrt(x^2 + 1)), acosh x = ln(x + sqrt(x^2 - 1)): x^2 ± 1 exactly as a
 # double-double, its root and the sum as double-doubles, the logarithm of that; from 2^28 on
 # (where sqrt(x^2 ± 1) = x to 2^-57) ln x + ln 2, without overflow
-# In a browser two stages (STAGED): _a, the double-double u whose logarithm is taken (zeros
-# where it is not); _b the rest
+# In a browser stages (STAGED): _a, the double-double u whose logarithm is taken (zeros
+# where it is not); acosh's _m, wa_f64_ln_m of it; _b the rest
 _def("""
 fn wa_f64_ln_x_root_u(x: vec2<u32>, s: vec2<u32>) -> vec4<u32> {
     var u = vec4<u32>(x, 0u, 0u);
@@ -1161,16 +1221,24 @@ fn wa_f64_acosh_a(x: vec2<u32>) -> vec4<u32> {{
     return select(vec4<u32>(0u), wa_f64_ln_x_root_u(select({ONE}, x, ok), {_k(-1.0)}), ok);
 }}""")
 _def(f"""
-fn wa_f64_acosh_b(u: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_acosh_m(u: vec4<u32>, x: vec2<u32>) -> vec4<u32> {{
+    return wa_f64_ln_m(select({ONE_DD}, u, wa_f64_acosh_in(x)));
+}}""")
+_def(f"""
+fn wa_f64_acosh_b(u: vec4<u32>, m: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
     if (wa_f64_lt(x, {ONE})) {{ return wa_f64_default_nan(); }}
     if (wa_f64_isinf(x)) {{ return x; }}
-    return wa_f64_ln_x_root_from(u, x);
+    return wa_f64_ln_of_dd_m(u, m, select({ONE}, vec2<u32>(0u, 0u), x.y < 0x41b00000u)).xy;
 }}""")
-_def("fn wa_f64_acosh(x: vec2<u32>) -> vec2<u32> { return wa_f64_acosh_b(wa_f64_acosh_a(x), x); }")
+_def("""
+fn wa_f64_acosh(x: vec2<u32>) -> vec2<u32> {
+    let u = wa_f64_acosh_a(x);
+    return wa_f64_acosh_b(u, wa_f64_acosh_m(u, x), x);
+}""")
 # atanh |x| = ln((1 + |x|) / (1 - |x|)) / 2, the quotient (both terms exact double-doubles)
-# and its logarithm as double-doubles. In a browser two stages (STAGED): _a the quotient
-# (zeros where it is not taken), _b the rest
+# and its logarithm as double-doubles. In a browser three stages (STAGED): _a the quotient
+# (zeros where it is not taken), _m wa_f64_ln_m of it, _b the rest
 _def(f"""
 fn wa_f64_atanh_in(x: vec2<u32>) -> bool {{
     let ax = wa_f64_abs(x);
@@ -1183,19 +1251,27 @@ fn wa_f64_atanh_a(x: vec2<u32>) -> vec4<u32> {{
     return select(vec4<u32>(0u), wa_f64_dd_div(wa_f64_two_sum({ONE}, ax), wa_f64_two_sum({ONE}, wa_f64_neg(ax))), ok);
 }}""")
 _def(f"""
-fn wa_f64_atanh_b(v: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_atanh_m(v: vec4<u32>, x: vec2<u32>) -> vec4<u32> {{
+    return wa_f64_ln_m(select({ONE_DD}, v, wa_f64_atanh_in(x)));
+}}""")
+_def(f"""
+fn wa_f64_atanh_b(v: vec4<u32>, m: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     let ax = wa_f64_abs(x);
     let ok = wa_f64_atanh_in(x);
     let z = wa_f64_mul(ax, ax);
     let small = wa_f64_fma(wa_f64_mul(ax, z), wa_f64_atanh_q(z), ax);
-    let l = wa_f64_ln_of_dd(select(vec4<u32>(0u, 0x3ff00000u, 0u, 0u), v, ok), vec2<u32>(0u, 0u));
+    let l = wa_f64_ln_of_dd_m(select({ONE_DD}, v, ok), m, vec2<u32>(0u, 0u));
     var r = wa_f64_with_sign(select(small, wa_f64_mul(wa_f64_add(l.xy, l.zw), {_k(0.5)}), ok), x);
     r = select(r, x, ax.y < 0x3e400000u);
     r = select(r, wa_f64_with_sign(wa_f64_inf(0u), x), wa_f64_eq(ax, {ONE}));
     r = select(r, wa_f64_default_nan(), wa_f64_lt({ONE}, ax));
     return select(r, wa_f64_quiet(x), wa_f64_isnan(x));
 }}""")
-_def("fn wa_f64_atanh(x: vec2<u32>) -> vec2<u32> { return wa_f64_atanh_b(wa_f64_atanh_a(x), x); }")
+_def("""
+fn wa_f64_atanh(x: vec2<u32>) -> vec2<u32> {
+    let v = wa_f64_atanh_a(x);
+    return wa_f64_atanh_b(v, wa_f64_atanh_m(v, x), x);
+}""")
 
 # -- cube root --------------------------------------------------------------------------------
 # |x| = 2^3k m with m in [1, 8) (subnormals scaled by 2^54 first); y from the chord of

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import NamedTuple
 
 LIB: dict[str, str] = {}
 
@@ -50,6 +51,32 @@ LIB: dict[str, str] = {}
 def _def(src: str) -> None:
     name = re.match(r"\s*fn (wa_\w+)", src).group(1)
     LIB[name] = src.strip() + "\n"
+
+
+class Stage(NamedTuple):
+    """A stage of a large function that a browser runs as several kernels (ops.STAGED): its
+    helper, and the positions of the stages before it whose results (carriers, complex128:
+    a double-double or a pair) it takes, in order, before the function's operands (None:
+    every one before it)."""
+    fn: str
+    reads: tuple[int, ...] | None = None
+
+    def carriers(self, k: int) -> tuple[int, ...]:
+        """The carriers stage k of its function takes."""
+        return tuple(range(k)) if self.reads is None else self.reads
+
+
+def compose(name: str, params: str, result: str, stages: tuple[Stage, ...]) -> tuple[Stage, ...]:
+    """``fn name(params) -> result``: the stages applied in turn, each to the carriers it
+    reads and the operands, the function whole (so a staged result is the whole one bit for
+    bit). The stages, for ops.STAGED."""
+    names = ", ".join(p.split(":")[0].strip() for p in params.split(","))
+    lines = [f"    let c{k} = {st.fn}({', '.join([f'c{j}' for j in st.carriers(k)] + [names])});"
+             for k, st in enumerate(stages[:-1])]
+    last = stages[-1]
+    args = ", ".join([f"c{j}" for j in last.carriers(len(stages) - 1)] + [names])
+    _def(f"fn {name}({params}) -> {result} {{\n" + "\n".join(lines) + f"\n    return {last.fn}({args});\n}}")
+    return stages
 
 
 # -- constants and classification --------------------------------------------------------

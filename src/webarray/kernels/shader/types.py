@@ -115,14 +115,13 @@ def inlined_size(source: str, entry: str = "main") -> int:
 # inlined WGSL compiled (float64 exp, log, log1p, the stages of sin, pow, asinh, atan2, of
 # complex128 exp, sin, tanh, expm1); from ~740,000 on (float64 atan2's double-double core and
 # the sine whole before they were staged, complex128 sign, ln) every one measured crashed the
-# GPU process. Below that the size does not decide: these stages crashed it at 618,000-690,000
-# characters while larger ones ran, so they are refused by name.
+# GPU process. Below that the size alone did not decide (stages holding a whole logarithm or
+# exponential crashed it at 618,000-690,000 characters while larger ones ran): those are now
+# split further (wa_f64_ln_m, wa_f64_exp_core's parts), every stage below ~500,000.
 INLINE_LIMIT = 700_000
 # WebGL2 on SwiftShader (its GLSL, ~1.1x the WGSL): float64 sin whole (975,000) ran; complex128
 # ln z (2,090,000) lost the context or was refused by the probe
 INLINE_LIMIT_WEBGL2 = 1_200_000
-SWIFTSHADER_WEBGPU_CRASHES = frozenset({"wa_f64_acosh_b", "wa_f64_atanh_b", "wa_f64_logaddexp_a",
-                                        "wa_f64_logaddexp_b"})
 
 
 def compile_refusal(source: str, backend: str, limit: int, device: str) -> str | None:
@@ -134,11 +133,9 @@ def compile_refusal(source: str, backend: str, limit: int, device: str) -> str |
     main = source[at if at >= 0 else source.rfind("void main(" if webgl2 else "fn main("):]
     calls = sorted(set(re.findall(r"\b(wa_\w+)\(", main[:main.find("\n}")])) - {"wa_value"})
     size = inlined_size(source)
-    crashes = [] if webgl2 else sorted(set(calls) & SWIFTSHADER_WEBGPU_CRASHES)
-    if size <= limit and not crashes:
+    if size <= limit:
         return None
-    what = (f"calls {', '.join(crashes)}, whose kernel crashed it" if crashes else
-            f"is {size:,} characters of {'GLSL' if webgl2 else 'WGSL'} with its calls inlined, "
+    what = (f"is {size:,} characters of {'GLSL' if webgl2 else 'WGSL'} with its calls inlined, "
             f"more than the {limit:,} it compiles")
     where = ("WebGL2, where SwiftShader lost the context or wrote zeros on such kernels" if webgl2
              else "SwiftShader's WebGPU on the CPU, whose compiler crashes the browser's GPU "
