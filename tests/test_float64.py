@@ -335,8 +335,9 @@ def test_float64_can_be_switched_off(tmp_path):
 
 # The elementary functions on WebGPU in Chromium (SwiftShader): run as the stages ops.STAGED
 # lists (its compiler crashed the GPU process on several of them whole), bit for bit the
-# native device's; kernels still too large for it are refused by size with
-# NotImplementedError, and the device goes on working.
+# native device's (float64 pow and complex128 exp: tests/test_webgl2.py, the same stages);
+# kernels still too large for it are refused by size with NotImplementedError, and the
+# device goes on working.
 STAGED_VALUES = [0.0, -0.0, 1e-300, -0.5, 0.3, 1.0, -1.0, 3.0, -20.5, 100.25, 709.9, 1e300,
                  float("inf"), float("-inf"), float("nan")]
 STAGED_C = [complex(a, b) for a in (0.0, -1.5, 3.0, 709.9, float("inf")) for b in (0.0, -0.25, 2.0, 1e300)]
@@ -351,8 +352,6 @@ y = xp.flip(x)
 z = xp.asarray([complex(a, b) for a, b in PAIRS], dtype=xp.complex128)
 print("sin", bits(xp.sin(x)._host_nested()))
 print("atan2", bits(xp.atan2(x, y)._host_nested()))
-print("pow", bits(xp.pow(x, y)._host_nested()))
-print("zexp", bits(xp.exp(z)._host_nested()))
 print("acosh", bits(xp.acosh(x)._host_nested()))
 print("zlog", bits(xp.log(z)._host_nested()))
 try:
@@ -387,8 +386,7 @@ def test_staged_functions_on_browser_webgpu_match_the_native_device_bit_for_bit(
     z = xp.asarray(STAGED_C, dtype=xp.complex128)
     nan = lambda b: (b >> 52) & 0x7ff == 0x7ff and b & (2 ** 52 - 1) != 0
     for name, want in (("sin", xp.sin(x)), ("atan2", xp.atan2(x, xp.flip(x))),
-                       ("pow", xp.pow(x, xp.flip(x))), ("zexp", xp.exp(z)), ("acosh", xp.acosh(x)),
-                       ("zlog", xp.log(z))):
+                       ("acosh", xp.acosh(x)), ("zlog", xp.log(z))):
         got, want = json.loads(lines[name]), bits(want._host_nested())
         assert [None if nan(w) else g for g, w in zip(got, want)] == [None if nan(w) else w for w in want], name
         assert all(nan(g) for g, w in zip(got, want) if nan(w)), name

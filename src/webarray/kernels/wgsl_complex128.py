@@ -211,7 +211,7 @@ fn wa_z_exp_big(a: vec2<u32>) -> bool {
     return wa_f64_lt(vec2<u32>(0u, 0x40862000u), a) && wa_f64_isfinite(a);
 }""")
 _def("""
-fn wa_z_exp_e(z: vec4<u32>) -> vec4<u32> { return wa_z_exp_e_from(wa_f64_exp_p(wa_z_exp_arg(z)), z); }""")
+fn wa_z_exp_e(z: vec4<u32>) -> vec4<u32> { return vec4<u32>(wa_f64_exp(wa_z_exp_arg(z)), 0u, 0u); }""")
 # (the exponential in two parts, wa_f64_exp's p, then wa_z_exp_e_from, for pow's stages)
 _def("""
 fn wa_z_exp_arg(z: vec4<u32>) -> vec2<u32> {

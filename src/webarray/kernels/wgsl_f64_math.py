@@ -166,10 +166,21 @@ fn wa_f64_exp_rh(x: vec2<u32>, lo: vec2<u32>) -> vec4<u32> {
     let r = wa_f64_exp_r(x, wa_f64_exp_k(x));
     return wa_f64_fast_two_sum(r.xy, wa_f64_add(r.zw, lo));
 }""")
+# (wa_f64_exp_core whole is these inlined, without computing k twice: SwiftShader's WebGPU
+# compiles exp, sinh, complex exp's stages as measured at this size)
 _def("""
 fn wa_f64_exp_core(x: vec2<u32>, lo: vec2<u32>) -> vec4<u32> {
-    let rh = wa_f64_exp_rh(x, lo);
-    return wa_f64_exp_core_from(wa_f64_expm1_dd(rh.xy, rh.zw), x);
+    var t = array<u32, 256>(""" + ", ".join(_exp2_table()) + """);
+    let k = wa_f64_exp_k(x);
+    let r = wa_f64_exp_r(x, k);
+    let rh = wa_f64_fast_two_sum(r.xy, wa_f64_add(r.zw, lo));
+    let p = wa_f64_expm1_dd(rh.xy, rh.zw);
+    let j = 4u * (bitcast<u32>(wa_f64_to_i32(k)) & 63u);
+    let th = vec2<u32>(t[j], t[j + 1u]);
+    let q = wa_f64_two_prod(th, p.xy);
+    let ql = wa_f64_add(wa_f64_fma(th, p.zw, vec2<u32>(t[j + 2u], t[j + 3u])), wa_f64_mul(vec2<u32>(t[j + 2u], t[j + 3u]), p.xy));
+    let s = wa_f64_fast_two_sum(th, q.xy);
+    return wa_f64_fast_two_sum(s.xy, wa_f64_add(s.zw, wa_f64_add(q.zw, ql)));
 }""")
 _def("""
 fn wa_f64_exp_core_from(p: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
@@ -184,8 +195,9 @@ fn wa_f64_exp_core_from(p: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
 }""")
 _def("fn wa_f64_exp_big(x: vec2<u32>) -> i32 { return wa_f64_to_i32(wa_f64_exp_k(x)) >> 6u; }")
 # e^x = 2^K e^x / 2^K: rounded once from the double-double, then scaled (once more rounded
-# only where the result is subnormal). In two parts for a browser's stages: wa_f64_exp_p,
-# wa_f64_exp_core's series where e^x is computed (of 0 elsewhere); wa_f64_exp_from the rest.
+# only where the result is subnormal). In two parts for a browser's stages (pow's):
+# wa_f64_exp_p, wa_f64_exp_core's series where e^x is computed (of 0 elsewhere), then
+# wa_f64_exp_from(p, x), the same value as wa_f64_exp(x).
 _def(f"""
 fn wa_f64_exp_in(x: vec2<u32>) -> bool {{
     return !wa_f64_isnan(x) && !wa_f64_lt({_k(709.8)}, x) && !wa_f64_lt(x, {_k(-745.2)});
@@ -203,7 +215,14 @@ fn wa_f64_exp_from(p: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     let e = wa_f64_exp_core_from(p, x);
     return wa_f64_ldexp(wa_f64_add(e.xy, e.zw), wa_f64_exp_big(x));
 }}""")
-_def("fn wa_f64_exp(x: vec2<u32>) -> vec2<u32> { return wa_f64_exp_from(wa_f64_exp_p(x), x); }")
+_def(f"""
+fn wa_f64_exp(x: vec2<u32>) -> vec2<u32> {{
+    if (wa_f64_isnan(x)) {{ return wa_f64_quiet(x); }}
+    if (wa_f64_lt({_k(709.8)}, x)) {{ return wa_f64_inf(0u); }}
+    if (wa_f64_lt(x, {_k(-745.2)})) {{ return vec2<u32>(0u, 0u); }}
+    let e = wa_f64_exp_core(x, vec2<u32>(0u, 0u));
+    return wa_f64_ldexp(wa_f64_add(e.xy, e.zw), wa_f64_exp_big(x));
+}}""")
 # e^(x + lo) as a double-double for -709 <= x <= 709, |lo| <= 2^-40 |x| (the result's low
 # part may lose bits below 2^-1022)
 _def("""
