@@ -252,13 +252,7 @@ _def("fn wa_z_exp_b(sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> { return wa_z_exp_
 _def("fn wa_z_exp_b_e(r: vec4<u32>, sc: vec4<u32>, z: vec4<u32>) -> vec4<u32> { return wa_z_exp_e(z); }")
 _def("fn wa_z_exp(z: vec4<u32>) -> vec4<u32> { return wa_z_exp_b(wa_z_exp_a(z), z); }")
 # ln|z| for finite, not both zero parts, as a double-double: ln of the double-double a² + b²
-# of the parts scaled to [1, 2) (_v), halved; in two parts for a browser's stages: _v, then
-# _from(v, wa_f64_ln_m(v), x, y)
-_def("""
-fn wa_z_ln_abs_dd(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
-    let v = wa_z_ln_abs_v(x, y);
-    return wa_z_ln_abs_from(v, wa_f64_ln_m(v), x, y);
-}""")
+# of the parts scaled to [1, 2) (_v), halved (_from, given v and wa_f64_ln_m of it)
 _def("""
 fn wa_z_ln_abs_sc(x: vec2<u32>, y: vec2<u32>) -> i32 {
     return 0x3ff - max(max(wa_f64_biased_exp(x), wa_f64_biased_exp(y)), 1);
@@ -316,16 +310,17 @@ fn wa_z_log_special(z: vec4<u32>, im: vec2<u32>) -> vec4<u32> {
 }""")
 
 
-def _angle_stages(prefix: str, params: str, arg: str) -> None:
+def _angle_stages(prefix: str, params: str, arg: str, carriers: str = "", lets: str = "") -> None:
     """``prefix``_q, _u and _d: atan2_dd's stages for the angle of z = ``arg``, computed from
-    the operands ``params``."""
-    atan2_stages(prefix, "; " + params, f"""
+    the carriers before them (``carriers``, WGSL parameters) and the operands ``params``
+    (after ``lets``)."""
+    atan2_stages(prefix, carriers + "; " + params, f"""{lets}
     let zz = {arg};
     let ok = wa_z_angle_in(zz);
-    let s = wa_f64_atan2_scaled(wa_f64_abs(select(vec2<u32>(0u, 0x3ff00000u), zz.zw, ok)),
-                                wa_f64_abs(select(vec2<u32>(0u, 0x3ff00000u), zz.xy, ok)));
-    let A = vec4<u32>(s.xy, 0u, 0u);
-    let B = vec4<u32>(s.zw, 0u, 0u);""")
+    let sab = wa_f64_atan2_scaled(wa_f64_abs(select(vec2<u32>(0u, 0x3ff00000u), zz.zw, ok)),
+                                  wa_f64_abs(select(vec2<u32>(0u, 0x3ff00000u), zz.xy, ok)));
+    let A = vec4<u32>(sab.xy, 0u, 0u);
+    let B = vec4<u32>(sab.zw, 0u, 0u);""")
 
 
 def _log_stages(prefix: str, params: str, arg: str) -> tuple[Stage, ...]:
@@ -443,7 +438,6 @@ STAGED["log1p"] = compose("wa_z_log1p", _Z, "vec4<u32>", (
     Stage("wa_z_log1p_q"), Stage("wa_z_log1p_u", (0,)), Stage("wa_z_log1p_d", (0, 1)),
     Stage("wa_z_log1p_a", (2,)), Stage("wa_z_log1p_s", ()), Stage("wa_z_log1p_v", (4,)),
     Stage("wa_z_log1p_m", (5,)), Stage("wa_z_log1p_c", (3, 4, 5, 6))))
-_def("fn wa_z_ln_abs(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> { return wa_z_ln_abs_dd(x, y).xy; }")
 # e^z - 1 as NumPy computes it, (expm1(a) cos b - 2 sin^2(b/2), e^a sin b); the special
 # values are the standard's, as complex64's wa_cexpm1 (NumPy: expm1(+inf + 0j) = inf + NaN j,
 # the standard +inf + 0j). In five stages (ops.STAGED), each reading the ones before: _a,
@@ -783,126 +777,306 @@ STAGED["pow"] = compose("wa_z_pow", _ZW, "vec4<u32>", POW_L + (
 # Kahan's formulas ("Branch cuts for complex elementary functions", 1987), as complex64's, for
 # x, y >= 0 finite, with s = sqrt(1 - z) and t = sqrt(1 + z): asin z = atan2(x, Re(s t)) +
 # i asinh(Im(conj(s) t)), acos z = 2 atan2(Re s, Re t) + i asinh(Im(conj(t) s)); every sum in
-# them adds terms of one sign (Im(conj(t) s) is -Im(conj(s) t)); (Re, Im) of asin or acos
+# them adds terms of one sign (Im(conj(t) s) is -Im(conj(s) t)). Above |z| = 2^28, asin z =
+# atan2(y, x) + i (ln|z| + ln 2) (first quadrant; acos the conjugate, parts swapped).
+# asinh and asin take the first for (y, x), acos and acosh the second for (x, y), (x, y) the
+# magnitudes of z's parts (asin: of iz; acosh: of conj-folded z). In ten stages (ops.STAGED;
+# compose() makes each function whole from them): _s and _t, s and t; _q, _u and _d, atan2_dd's
+# for the angle (of the point wa_z_inv_point); _a, the angle; _r, asinh's logarithm's
+# argument for u = Im(conj(s) t); _v, the double-double whose logarithm is taken (ln|z|'s
+# above 2^28, else _r's); _m, wa_f64_ln_m of it; the last, the function from them and its
+# special cases.
 _def("""
-fn wa_z_asin_acos(x: vec2<u32>, y: vec2<u32>, arccos: bool) -> vec4<u32> {
-    let one = vec2<u32>(0u, 0x3ff00000u);
-    let s = wa_z_sqrt(vec4<u32>(wa_f64_sub(one, x), wa_f64_neg(y)));
-    let t = wa_z_sqrt(vec4<u32>(wa_f64_add(one, x), y));
-    let u = wa_f64_sub(wa_f64_mul(s.xy, t.zw), wa_f64_mul(s.zw, t.xy));  // Im(conj(s) t)
-    let re = wa_f64_atan2(select(x, s.xy, arccos),
-                          select(wa_f64_sub(wa_f64_mul(s.xy, t.xy), wa_f64_mul(s.zw, t.zw)), t.xy, arccos));
-    return vec4<u32>(wa_f64_ldexp(re, select(0, 1, arccos)), wa_f64_asinh(select(u, wa_f64_neg(u), arccos)));
+fn wa_z_inv_big(x: vec2<u32>, y: vec2<u32>) -> bool {
+    return wa_f64_lt(vec2<u32>(0u, 0x41b00000u), x) || wa_f64_lt(vec2<u32>(0u, 0x41b00000u), y);
 }""")
-# asinh is odd and conj-symmetric: computed for (|a|, |b|), signs put back; asinh(x + iy) =
-# swap(asin(y + ix)); above |z| = 2^28, asinh z = ln 2z to float64 precision
 _def("""
-fn wa_z_asinh(z: vec4<u32>) -> vec4<u32> {
+fn wa_z_inv_ok(x: vec2<u32>, y: vec2<u32>) -> bool {
+    return wa_f64_isfinite(x) && wa_f64_isfinite(y) && !wa_z_inv_big(x, y);
+}""")
+# Kahan's formulas' operands: (y, x) for asin, (x, y) for acos; s = sqrt(1 - X - iY) and
+# t = sqrt(1 + X + iY) where they are taken (zeros elsewhere)
+_def("""
+fn wa_z_inv_xy(x: vec2<u32>, y: vec2<u32>, arccos: bool) -> vec4<u32> {
+    let ok = wa_z_inv_ok(x, y);
+    return select(vec4<u32>(0u), select(vec4<u32>(y, x), vec4<u32>(x, y), arccos), ok);
+}""")
+_def("""
+fn wa_z_inv_s(x: vec2<u32>, y: vec2<u32>, arccos: bool) -> vec4<u32> {
+    let p = wa_z_inv_xy(x, y, arccos);
+    return select(vec4<u32>(0u), wa_z_sqrt(vec4<u32>(wa_f64_sub(vec2<u32>(0u, 0x3ff00000u), p.xy), wa_f64_neg(p.zw))), wa_z_inv_ok(x, y));
+}""")
+_def("""
+fn wa_z_inv_t(x: vec2<u32>, y: vec2<u32>, arccos: bool) -> vec4<u32> {
+    let p = wa_z_inv_xy(x, y, arccos);
+    return select(vec4<u32>(0u), wa_z_sqrt(vec4<u32>(wa_f64_add(vec2<u32>(0u, 0x3ff00000u), p.xy), p.zw)), wa_z_inv_ok(x, y));
+}""")
+# the point whose angle is taken: (x, y) above 2^28, else (Re(s t), X) for asin and
+# (Re t, Re s) for acos
+_def("""
+fn wa_z_inv_point(s: vec4<u32>, t: vec4<u32>, x: vec2<u32>, y: vec2<u32>, arccos: bool) -> vec4<u32> {
+    if (wa_z_inv_big(x, y)) { return vec4<u32>(x, y); }
+    let p = wa_z_inv_xy(x, y, arccos);
+    return select(vec4<u32>(wa_f64_sub(wa_f64_mul(s.xy, t.xy), wa_f64_mul(s.zw, t.zw)), p.xy),
+                  vec4<u32>(t.xy, s.xy), arccos);
+}""")
+# asinh's argument: Im(conj(s) t) for asin, Im(conj(t) s) = -Im(conj(s) t) for acos
+_def("""
+fn wa_z_inv_u(s: vec4<u32>, t: vec4<u32>, arccos: bool) -> vec2<u32> {
+    let u = wa_f64_sub(wa_f64_mul(s.xy, t.zw), wa_f64_mul(s.zw, t.xy));
+    return select(u, wa_f64_neg(u), arccos);
+}""")
+# |u| + sqrt(u^2 + 1) as a double-double, asinh u's logarithm's argument (1 where not taken)
+_def("""
+fn wa_z_inv_r(s: vec4<u32>, t: vec4<u32>, arccos: bool) -> vec4<u32> {
+    let u = wa_z_inv_u(s, t, arccos);
+    let ok = wa_f64_asinh_in(u);
+    return select(vec4<u32>(0u, 0x3ff00000u, 0u, 0u),
+                  wa_f64_ln_x_root_u(select(vec2<u32>(0u, 0x3ff00000u), wa_f64_abs(u), ok), vec2<u32>(0u, 0x3ff00000u)), ok);
+}""")
+# the double-double whose logarithm is taken: ln|z|'s above 2^28, else asinh's (r)
+_def("""
+fn wa_z_inv_v(r: vec4<u32>, x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
+    if (!wa_f64_isfinite(x) || !wa_f64_isfinite(y)) { return vec4<u32>(0u, 0x3ff00000u, 0u, 0u); }
+    if (wa_z_inv_big(x, y)) { return wa_z_ln_abs_v(x, y); }
+    return r;
+}""")
+# (asinh's part, the angle's) for asin, (the angle's, asinh's) for acos, for finite x, y: a,
+# the angle (_a's); v and m, _v's and _m's
+_def("""
+fn wa_z_inv_core(a: vec4<u32>, s: vec4<u32>, t: vec4<u32>, v: vec4<u32>, m: vec4<u32>, x: vec2<u32>, y: vec2<u32>, arccos: bool) -> vec4<u32> {
+    let big = wa_z_inv_big(x, y);
+    let u = wa_z_inv_u(s, t, arccos);
+    let k = select(select(vec2<u32>(0u, 0x3ff00000u), vec2<u32>(0u), wa_f64_abs(u).y < 0x41b00000u),
+                   wa_f64_from_i32(-2 * wa_z_ln_abs_sc(x, y)), big);
+    let l = wa_f64_ln_of_dd_m(v, m, k).xy;
+    if (big) {
+        let lnv = wa_f64_add(wa_f64_ldexp(l, -1), vec2<u32>(0xfefa39efu, 0x3fe62e42u));
+        return select(vec4<u32>(lnv, a.xy), vec4<u32>(a.xy, wa_f64_neg(lnv)), arccos);
+    }
+    let h = wa_f64_asinh_fin(l, u);
+    return select(vec4<u32>(h, a.xy), vec4<u32>(wa_f64_ldexp(a.xy, 1), h), arccos);
+}""")
+
+
+def _inv_stages(prefix: str, arg: str, arccos: bool) -> tuple[Stage, ...]:
+    """The stages of an inverse function before its last (``prefix``_s ... _m) for the z
+    computed as ``arg`` from the operand z, Kahan's asin (``arccos`` False) or acos, as
+    Stages; the last stage (``prefix``_c) reads (a, s, t, v, m)."""
+    lets = f"""
+    let zf = {arg};
+    let x = wa_f64_abs(zf.xy);
+    let y = wa_f64_abs(zf.zw);
+    let arccos = {str(arccos).lower()};"""
+    for name, body in (("s", "wa_z_inv_s(x, y, arccos)"), ("t", "wa_z_inv_t(x, y, arccos)")):
+        _def(f"fn {prefix}_{name}(z: vec4<u32>) -> vec4<u32> {{{lets}\n    return {body};\n}}")
+    _angle_stages(prefix, _Z, "wa_z_inv_point(s, t, x, y, arccos)", "s: vec4<u32>, t: vec4<u32>", lets)
+    _def(f"""fn {prefix}_a(s: vec4<u32>, t: vec4<u32>, d: vec4<u32>, z: vec4<u32>) -> vec4<u32> {{{lets}
+    return vec4<u32>(wa_z_angle(d, wa_z_inv_point(s, t, x, y, arccos)), 0u, 0u);
+}}""")
+    _def(f"""fn {prefix}_r(s: vec4<u32>, t: vec4<u32>, z: vec4<u32>) -> vec4<u32> {{{lets}
+    return wa_z_inv_r(s, t, arccos);
+}}""")
+    _def(f"""fn {prefix}_v(r: vec4<u32>, z: vec4<u32>) -> vec4<u32> {{{lets}
+    return wa_z_inv_v(r, x, y);
+}}""")
+    _def(f"fn {prefix}_m(v: vec4<u32>, z: vec4<u32>) -> vec4<u32> {{ return wa_f64_ln_m(v); }}")
+    return (Stage(prefix + "_s"), Stage(prefix + "_t", ()), Stage(prefix + "_q", (0, 1)),
+            Stage(prefix + "_u", (0, 1, 2)), Stage(prefix + "_d", (0, 1, 2, 3)), Stage(prefix + "_a", (0, 1, 4)),
+            Stage(prefix + "_r", (0, 1)), Stage(prefix + "_v", (6,)), Stage(prefix + "_m", (7,)))
+
+
+_INV_LAST = (5, 0, 1, 7, 8)  # the last stage reads a, s, t, v, m
+_INV = "a: vec4<u32>, s: vec4<u32>, t: vec4<u32>, v: vec4<u32>, m: vec4<u32>, z: vec4<u32>"
+# asinh is odd and conj-symmetric: computed for (|a|, |b|), signs put back; asinh(x + iy) =
+# swap(asin(y + ix))
+_def(f"""
+fn wa_z_asinh_c({_INV}) -> vec4<u32> {{
     let x = wa_f64_abs(z.xy);
     let y = wa_f64_abs(z.zw);
     let inf = wa_f64_inf(0u);
     var r: vec4<u32>;
-    if (wa_f64_isnan(x)) {
+    if (wa_f64_isnan(x)) {{
         r = vec4<u32>(x, select(x, y, wa_f64_is0(y)));
-        if (wa_f64_isinf(y)) { r = vec4<u32>(inf, x); }
-    } else if (wa_f64_isnan(y)) {
+        if (wa_f64_isinf(y)) {{ r = vec4<u32>(inf, x); }}
+    }} else if (wa_f64_isnan(y)) {{
         r = vec4<u32>(select(y, inf, wa_f64_isinf(x)), y);
-    } else if (wa_f64_isinf(x)) {
+    }} else if (wa_f64_isinf(x)) {{
         r = vec4<u32>(x, select(vec2<u32>(0u, 0u), vec2<u32>(0x54442d18u, 0x3fe921fbu), wa_f64_isinf(y)));
-    } else if (wa_f64_isinf(y)) {
+    }} else if (wa_f64_isinf(y)) {{
         r = vec4<u32>(y, vec2<u32>(0x54442d18u, 0x3ff921fbu));
-    } else if (wa_f64_lt(vec2<u32>(0u, 0x41b00000u), x) || wa_f64_lt(vec2<u32>(0u, 0x41b00000u), y)) {
-        r = vec4<u32>(wa_f64_add(wa_z_ln_abs(x, y), vec2<u32>(0xfefa39efu, 0x3fe62e42u)), wa_f64_atan2(y, x));
-    } else {
-        let p = wa_z_asin_acos(y, x, false);
-        r = vec4<u32>(p.zw, p.xy);
-    }
+    }} else {{
+        r = wa_z_inv_core(a, s, t, v, m, x, y, false);
+    }}
     return vec4<u32>(wa_f64_copysign(r.xy, z.xy), wa_f64_copysign(r.zw, z.zw));
-}""")
-_def("""
-fn wa_z_asin(z: vec4<u32>) -> vec4<u32> {
-    let w = wa_z_asinh(vec4<u32>(wa_f64_neg(z.zw), z.xy));
+}}""")
+STAGED["asinh"] = compose("wa_z_asinh", _Z, "vec4<u32>",
+                          _inv_stages("wa_z_asinh", "z", False) + (Stage("wa_z_asinh_c", _INV_LAST),))
+# asin z = -i asinh(iz)
+_ROT = "vec4<u32>(wa_f64_neg(z.zw), z.xy)"
+_def(f"""
+fn wa_z_asin_c({_INV}) -> vec4<u32> {{
+    let w = wa_z_asinh_c(a, s, t, v, m, {_ROT});
     return vec4<u32>(w.zw, wa_f64_neg(w.xy));
-}""")
+}}""")
+STAGED["asin"] = compose("wa_z_asin", _Z, "vec4<u32>",
+                         _inv_stages("wa_z_asin", _ROT, False) + (Stage("wa_z_asin_c", _INV_LAST),))
 # acos(x + iy) = (r, -s) computed for (|a|, |b|), then acos(conj z) = conj acos(z) and
-# acos(-z) = π - acos(z); above |z| = 2^28, acos z = arg z - i ln 2|z| (first quadrant)
-_def("""
-fn wa_z_acos(z: vec4<u32>) -> vec4<u32> {
+# acos(-z) = π - acos(z)
+_def(f"""
+fn wa_z_acos_c({_INV}) -> vec4<u32> {{
     let x = wa_f64_abs(z.xy);
     let y = wa_f64_abs(z.zw);
     let ninf = wa_f64_inf(1u);
     let half_pi = vec2<u32>(0x54442d18u, 0x3ff921fbu);
     var r: vec4<u32>;
-    if (wa_f64_isnan(x)) {
+    if (wa_f64_isnan(x)) {{
         r = vec4<u32>(x, select(x, ninf, wa_f64_isinf(y)));
-    } else if (wa_f64_isnan(y)) {
+    }} else if (wa_f64_isnan(y)) {{
         r = vec4<u32>(select(y, half_pi, wa_f64_is0(x)), select(y, ninf, wa_f64_isinf(x)));
-    } else if (wa_f64_isinf(x)) {
+    }} else if (wa_f64_isinf(x)) {{
         r = vec4<u32>(select(vec2<u32>(0u, 0u), vec2<u32>(0x54442d18u, 0x3fe921fbu), wa_f64_isinf(y)), ninf);
-    } else if (wa_f64_isinf(y)) {
+    }} else if (wa_f64_isinf(y)) {{
         r = vec4<u32>(half_pi, ninf);
-    } else if (wa_f64_lt(vec2<u32>(0u, 0x41b00000u), x) || wa_f64_lt(vec2<u32>(0u, 0x41b00000u), y)) {
-        r = vec4<u32>(wa_f64_atan2(y, x),
-                      wa_f64_neg(wa_f64_add(wa_z_ln_abs(x, y), vec2<u32>(0xfefa39efu, 0x3fe62e42u))));
-    } else {
-        r = wa_z_asin_acos(x, y, true);
-    }
+    }} else {{
+        r = wa_z_inv_core(a, s, t, v, m, x, y, true);
+    }}
     // π - r with π as a double-double; for a = -0 the real part is π/2 either way
     var re = r.xy;
-    if (wa_f64_signbit(z.xy) && !wa_f64_is0(x)) {
+    if (wa_f64_signbit(z.xy) && !wa_f64_is0(x)) {{
         re = wa_f64_add(wa_f64_sub(vec2<u32>(0x54442d18u, 0x400921fbu), r.xy), vec2<u32>(0x33145c07u, 0x3ca1a626u));
-    }
+    }}
     return vec4<u32>(re, select(r.zw, wa_f64_neg(r.zw), wa_f64_signbit(z.zw)));
-}""")
+}}""")
+STAGED["acos"] = compose("wa_z_acos", _Z, "vec4<u32>",
+                         _inv_stages("wa_z_acos", "z", True) + (Stage("wa_z_acos_c", _INV_LAST),))
 # acosh z = ±i acos z: i acos z in the upper half plane, conj-symmetric
-_def("""
-fn wa_z_acosh(z: vec4<u32>) -> vec4<u32> {
-    let w = wa_z_acos(vec4<u32>(z.xy, wa_f64_abs(z.zw)));
+_FOLD = "vec4<u32>(z.xy, wa_f64_abs(z.zw))"
+_def(f"""
+fn wa_z_acosh_c({_INV}) -> vec4<u32> {{
+    let w = wa_z_acos_c(a, s, t, v, m, {_FOLD});
     return vec4<u32>(wa_f64_neg(w.zw), wa_f64_copysign(w.xy, z.zw));
-}""")
-# atanh is odd and conj-symmetric: computed for (|a|, |b|), signs put back.
+}}""")
+STAGED["acosh"] = compose("wa_z_acosh", _Z, "vec4<u32>",
+                          _inv_stages("wa_z_acosh", _FOLD, True) + (Stage("wa_z_acosh_c", _INV_LAST),))
+# atanh is odd and conj-symmetric: computed for (x, y) = (|a|, |b|), signs put back.
 # Re = log1p(4x / ((1 - x)^2 + y^2)) / 4, Im = atan2(2y, 1 - x^2 - y^2) / 2 with
 # 1 - x^2 - y^2 from exact products and sums; at x = 1 and y below 2^-500 (where y^2
 # underflows), Re = (ln 2 - ln y) / 2; above |z| = 2^30, atanh z = 1/z + iπ/2 to float64
-# precision (1/z's imaginary part is not below π/2's ulp there)
+# precision (1/z's imaginary part is not below π/2's ulp there); at x = 0, atanh z = i atan y.
+# In nine stages (ops.STAGED; compose() makes it whole): _h, |z| above 2^30 (hypot); _p, the
+# point whose angle is taken (wa_z_atanh_point); _q, _u and _d, atan2_dd's for its angle; _a,
+# the angle; _v, the
+# double-double whose logarithm is taken (y where Re is (ln 2 - ln y) / 2, else 1 + the
+# argument of log1p); _m, wa_f64_ln_m of it; the last the rest.
 _def("""
-fn wa_z_atanh(z: vec4<u32>) -> vec4<u32> {
+fn wa_z_atanh_big(x: vec2<u32>, y: vec2<u32>) -> bool {
+    return wa_f64_lt(vec2<u32>(0u, 0x41d00000u), x) || wa_f64_lt(vec2<u32>(0u, 0x41d00000u), y);
+}""")
+# the case: 0 for x = 0, 1 for a part infinite, 2 for NaN, 3 above 2^30, 4 for 1 + 0i, 5
+# for (ln 2 - ln y) / 2, 6 for log1p
+_def("""
+fn wa_z_atanh_case(x: vec2<u32>, y: vec2<u32>) -> u32 {
+    if (wa_f64_is0(x)) { return 0u; }
+    if (wa_f64_isinf(x) || wa_f64_isinf(y)) { return 1u; }
+    if (wa_f64_isnan(x) || wa_f64_isnan(y)) { return 2u; }
+    if (wa_z_atanh_big(x, y)) { return 3u; }
+    let one = vec2<u32>(0u, 0x3ff00000u);
+    if (wa_f64_eq(x, one) && wa_f64_is0(y)) { return 4u; }
+    if (wa_f64_eq(x, one) && wa_f64_lt(y, vec2<u32>(0u, 0x20b00000u))) { return 5u; }
+    return 6u;
+}""")
+# 1 - x^2 - y^2 from exact products and sums
+_def("""
+fn wa_z_atanh_1m(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+    let p = wa_f64_two_prod(x, x);
+    let q = wa_f64_two_prod(y, y);
+    let u = wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), wa_f64_neg(p.xy));
+    let v = wa_f64_two_sum(u.xy, wa_f64_neg(q.xy));
+    return wa_f64_add(v.xy, wa_f64_sub(wa_f64_add(v.zw, u.zw), wa_f64_add(p.zw, q.zw)));
+}""")
+# the point whose angle is taken: 1 + iy for x = 0 (atan y), (1 - x^2 - y^2) + 2iy
+_def("""
+fn wa_z_atanh_point(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
+    let c = wa_z_atanh_case(x, y);
+    if (c == 0u) { return vec4<u32>(0u, 0x3ff00000u, y); }
+    if (c >= 5u) { return vec4<u32>(wa_z_atanh_1m(x, y), wa_f64_ldexp(y, 1)); }
+    return vec4<u32>(0u, 0x3ff00000u, 0u, 0u);
+}""")
+# 4x / ((1 - x)^2 + y^2), log1p's argument
+_def("""
+fn wa_z_atanh_w(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+    let e = wa_f64_sub(vec2<u32>(0u, 0x3ff00000u), x);
+    return wa_f64_div(wa_f64_ldexp(x, 2), wa_f64_fma(e, e, wa_f64_mul(y, y)));
+}""")
+_def("""
+fn wa_z_atanh_logarg(x: vec2<u32>, y: vec2<u32>) -> vec4<u32> {
+    let c = wa_z_atanh_case(x, y);
+    if (c == 5u) { return vec4<u32>(y, 0u, 0u); }
+    if (c == 6u) { return wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), wa_z_atanh_w(x, y)); }
+    return vec4<u32>(0u, 0x3ff00000u, 0u, 0u);
+}""")
+_def("""
+fn wa_z_atanh_last(h: vec4<u32>, a: vec4<u32>, v: vec4<u32>, m: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
     let x = wa_f64_abs(z.xy);
     let y = wa_f64_abs(z.zw);
-    let one = vec2<u32>(0u, 0x3ff00000u);
     let half_pi = vec2<u32>(0x54442d18u, 0x3ff921fbu);
+    let c = wa_z_atanh_case(x, y);
     var r: vec4<u32>;
-    if (wa_f64_is0(x)) {
-        r = vec4<u32>(0u, 0u, wa_f64_atan(y));
-    } else if (wa_f64_isinf(x) || wa_f64_isinf(y)) {
+    if (c == 0u) {
+        r = vec4<u32>(0u, 0u, a.xy);
+    } else if (c == 1u) {
         r = vec4<u32>(0u, 0u, select(half_pi, y, wa_f64_isnan(y)));
-    } else if (wa_f64_isnan(x) || wa_f64_isnan(y)) {
+    } else if (c == 2u) {
         r = wa_z_nan();
-    } else if (wa_f64_lt(vec2<u32>(0u, 0x41d00000u), x) || wa_f64_lt(vec2<u32>(0u, 0x41d00000u), y)) {
-        let h = wa_f64_hypot(x, y);
-        r = vec4<u32>(wa_f64_div(wa_f64_div(x, h), h), wa_f64_sub(half_pi, wa_f64_div(wa_f64_div(y, h), h)));
-    } else if (wa_f64_eq(x, one) && wa_f64_is0(y)) {
+    } else if (c == 3u) {
+        r = vec4<u32>(wa_f64_div(wa_f64_div(x, h.xy), h.xy), wa_f64_sub(half_pi, wa_f64_div(wa_f64_div(y, h.xy), h.xy)));
+    } else if (c == 4u) {
         r = vec4<u32>(wa_f64_inf(0u), 0u, 0u);
     } else {
-        let p = wa_f64_two_prod(x, x);
-        let q = wa_f64_two_prod(y, y);
-        let u = wa_f64_two_sum(one, wa_f64_neg(p.xy));
-        let v = wa_f64_two_sum(u.xy, wa_f64_neg(q.xy));
-        let m = wa_f64_add(v.xy, wa_f64_sub(wa_f64_add(v.zw, u.zw), wa_f64_add(p.zw, q.zw)));
-        let im = wa_f64_ldexp(wa_f64_atan2(wa_f64_ldexp(y, 1), m), -1);
-        if (wa_f64_eq(x, one) && wa_f64_lt(y, vec2<u32>(0u, 0x20b00000u))) {
-            r = vec4<u32>(wa_f64_ldexp(wa_f64_sub(vec2<u32>(0xfefa39efu, 0x3fe62e42u), wa_f64_log(y)), -1), im);
+        let im = wa_f64_ldexp(a.xy, -1);
+        let l = wa_f64_ln_of_dd_m(v, m, vec2<u32>(0u, 0u)).xy;
+        if (c == 5u) {
+            r = vec4<u32>(wa_f64_ldexp(wa_f64_sub(vec2<u32>(0xfefa39efu, 0x3fe62e42u), l), -1), im);
         } else {
-            let e = wa_f64_sub(one, x);
-            let d = wa_f64_fma(e, e, wa_f64_mul(y, y));
-            r = vec4<u32>(wa_f64_ldexp(wa_f64_log1p(wa_f64_div(wa_f64_ldexp(x, 2), d)), -2), im);
+            r = vec4<u32>(wa_f64_ldexp(wa_f64_log1p_fin(l, wa_z_atanh_w(x, y)), -2), im);
         }
     }
     return vec4<u32>(wa_f64_copysign(r.xy, z.xy), wa_f64_copysign(r.zw, z.zw));
 }""")
+
+
+def _atanh_stages(prefix: str, arg: str) -> tuple[Stage, ...]:
+    """atanh's stages for the z computed as ``arg`` from the operand z (atan: of iz)."""
+    lets = f"""
+    let zf = {arg};
+    let x = wa_f64_abs(zf.xy);
+    let y = wa_f64_abs(zf.zw);"""
+    _def(f"""fn {prefix}_h(z: vec4<u32>) -> vec4<u32> {{{lets}
+    let ok = wa_z_atanh_case(x, y) == 3u;
+    return vec4<u32>(wa_f64_hypot(select(vec2<u32>(0u), x, ok), select(vec2<u32>(0u), y, ok)), 0u, 0u);
+}}""")
+    _def(f"fn {prefix}_p(z: vec4<u32>) -> vec4<u32> {{{lets}\n    return wa_z_atanh_point(x, y);\n}}")
+    _angle_stages(prefix, _Z, "p", "p: vec4<u32>")
+    _def(f"fn {prefix}_a(p: vec4<u32>, d: vec4<u32>, z: vec4<u32>) -> vec4<u32> {{ return vec4<u32>(wa_z_angle(d, p), 0u, 0u); }}")
+    _def(f"fn {prefix}_v(z: vec4<u32>) -> vec4<u32> {{{lets}\n    return wa_z_atanh_logarg(x, y);\n}}")
+    _def(f"fn {prefix}_m(v: vec4<u32>, z: vec4<u32>) -> vec4<u32> {{ return wa_f64_ln_m(v); }}")
+    return (Stage(prefix + "_h"), Stage(prefix + "_p", ()), Stage(prefix + "_q", (1,)), Stage(prefix + "_u", (1, 2)),
+            Stage(prefix + "_d", (1, 2, 3)), Stage(prefix + "_a", (1, 4)), Stage(prefix + "_v", ()),
+            Stage(prefix + "_m", (6,)))
+
+
+_ATANH_LAST = (0, 5, 6, 7)  # the last stage reads h, a, v, m
 _def("""
-fn wa_z_atan(z: vec4<u32>) -> vec4<u32> {
-    let w = wa_z_atanh(vec4<u32>(wa_f64_neg(z.zw), z.xy));
-    return vec4<u32>(w.zw, wa_f64_neg(w.xy));
+fn wa_z_atanh_c(h: vec4<u32>, a: vec4<u32>, v: vec4<u32>, m: vec4<u32>, z: vec4<u32>) -> vec4<u32> {
+    return wa_z_atanh_last(h, a, v, m, z);
 }""")
+STAGED["atanh"] = compose("wa_z_atanh", _Z, "vec4<u32>", _atanh_stages("wa_z_atanh", "z") + (Stage("wa_z_atanh_c", _ATANH_LAST),))
+# atan z = -i atanh(iz)
+_def(f"""
+fn wa_z_atan_c(h: vec4<u32>, a: vec4<u32>, v: vec4<u32>, m: vec4<u32>, z: vec4<u32>) -> vec4<u32> {{
+    let w = wa_z_atanh_last(h, a, v, m, {_ROT});
+    return vec4<u32>(w.zw, wa_f64_neg(w.xy));
+}}""")
+STAGED["atan"] = compose("wa_z_atan", _Z, "vec4<u32>", _atanh_stages("wa_z_atan", _ROT) + (Stage("wa_z_atan_c", _ATANH_LAST),))
 _def("fn wa_z_round(z: vec4<u32>) -> vec4<u32> { return vec4<u32>(wa_f64_round(z.xy), wa_f64_round(z.zw)); }")

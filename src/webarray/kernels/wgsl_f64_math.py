@@ -1205,10 +1205,6 @@ fn wa_f64_ln_x_root_from(u: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     return wa_f64_ln_of_dd(u, select({ONE}, vec2<u32>(0u, 0u), x.y < 0x41b00000u)).xy;
 }}""")
 _def("""
-fn wa_f64_ln_x_root(x: vec2<u32>, s: vec2<u32>) -> vec2<u32> {
-    return wa_f64_ln_x_root_from(wa_f64_ln_x_root_u(x, s), x);
-}""")
-_def("""
 fn wa_f64_asinh_in(x: vec2<u32>) -> bool {
     let ax = wa_f64_abs(x);
     return !wa_f64_isnan(x) && !(ax.y < 0x3e400000u || wa_f64_isinf(ax)) && !(ax.y < 0x3fc00000u);
@@ -1220,11 +1216,16 @@ fn wa_f64_asinh_a(x: vec2<u32>) -> vec4<u32> {{
 }}""")
 _def(f"""
 fn wa_f64_asinh_b(u: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
+    let ok = wa_f64_asinh_in(x);
+    return wa_f64_asinh_fin(wa_f64_ln_x_root_from(select({ONE_DD}, u, ok), select({ONE}, wa_f64_abs(x), ok)), x);
+}}""")
+# asinh x from ln(|x| + sqrt(x^2 + 1)) as ``large`` (where wa_f64_asinh_in)
+_def(f"""
+fn wa_f64_asinh_fin(large: vec2<u32>, x: vec2<u32>) -> vec2<u32> {{
     let ax = wa_f64_abs(x);
     let z = wa_f64_mul(ax, ax);
     let small = wa_f64_fma(wa_f64_mul(ax, z), wa_f64_asinh_q(z), ax);
     let ok = wa_f64_asinh_in(x);
-    let large = wa_f64_ln_x_root_from(select(vec4<u32>(0u, 0x3ff00000u, 0u, 0u), u, ok), select({ONE}, ax, ok));
     var r = wa_f64_with_sign(select(small, large, ok), x);
     r = select(r, x, ax.y < 0x3e400000u || wa_f64_isinf(ax));
     return select(r, wa_f64_quiet(x), wa_f64_isnan(x));
