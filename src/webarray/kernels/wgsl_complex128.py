@@ -729,10 +729,11 @@ fn wa_z_pow_a(d: vec4<u32>, v: vec4<u32>, m: vec4<u32>, z: vec4<u32>, w: vec4<u3
     let ok = wa_z_pow_case(z, w) == 3u;
     return select(vec4<u32>(0u), wa_z_log_c(d, v, m, select(vec4<u32>(0u, 0x3ff00000u, 0u, 0u), z, ok)), ok);
 }""")
-_def("fn wa_z_pow_b_r(l: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> { return wa_z_exp_a_r(wa_z_mul_c(w, l)); }")
+_def("fn wa_z_pow_wl(l: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> { return wa_z_mul_c(w, l); }")
+_def("fn wa_z_pow_b_r(wl: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> { return wa_z_exp_a_r(wl); }")
 _def("""
-fn wa_z_pow_b_s(l: vec4<u32>, r: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
-    return wa_z_exp_a_s(r, wa_z_mul_c(w, l));
+fn wa_z_pow_b_s(wl: vec4<u32>, r: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+    return wa_z_exp_a_s(r, wl);
 }""")
 _def("""
 fn wa_z_pow_c(l: vec4<u32>, sc: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
@@ -755,23 +756,23 @@ fn wa_z_pow_c(l: vec4<u32>, sc: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u
     return select(r, wa_z_div(one, r), neg && ok);
 }""")
 _def("""
-fn wa_z_pow_p(l: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
-    return wa_f64_exp_p(wa_z_exp_arg(wa_z_mul_c(w, l)));
+fn wa_z_pow_p(wl: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+    return wa_f64_exp_p(wa_z_exp_arg(wl));
 }""")
 _def("""
-fn wa_z_pow_d(l: vec4<u32>, sc: vec4<u32>, r: vec4<u32>, p: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
+fn wa_z_pow_d(wl: vec4<u32>, sc: vec4<u32>, r: vec4<u32>, p: vec4<u32>, z: vec4<u32>, w: vec4<u32>) -> vec4<u32> {
     let c = wa_z_pow_case(z, w);
-    let wl = wa_z_mul_c(w, l);
     let e = wa_z_exp_from(sc, wa_z_exp_e_from(p, wl), wl);
     let bi0 = wa_f64_is0(wa_f64_abs(w.zw));
     let at0 = select(wa_z_nan(), vec4<u32>(0u), bi0 && wa_f64_lt(vec2<u32>(0u, 0u), w.xy));
     return select(select(select(e, r, c == 2u), at0, c == 1u), vec4<u32>(0u, 0x3ff00000u, 0u, 0u), c == 0u);
 }""")
-# ln z's five stages, its last (_a: l), w l's reduction and (sin, cos) of its imaginary
-# part, the binary powers, the series of e^Re(w l) (wa_f64_exp_p), the rest
+# ln z's five stages, its last (_a: l), w l (_wl), its imaginary part's reduction and (sin,
+# cos), the binary powers, the series of e^Re(w l) (wa_f64_exp_p), the rest
 STAGED["pow"] = compose("wa_z_pow", _ZW, "vec4<u32>", POW_L + (
-    Stage("wa_z_pow_a", (2, 3, 4)), Stage("wa_z_pow_b_r", (5,)), Stage("wa_z_pow_b_s", (5, 6)),
-    Stage("wa_z_pow_c", (5, 7)), Stage("wa_z_pow_p", (5,)), Stage("wa_z_pow_d", (5, 7, 8, 9))))
+    Stage("wa_z_pow_a", (2, 3, 4)), Stage("wa_z_pow_wl", (5,)), Stage("wa_z_pow_b_r", (6,)),
+    Stage("wa_z_pow_b_s", (6, 7)), Stage("wa_z_pow_c", (5, 8)), Stage("wa_z_pow_p", (6,)),
+    Stage("wa_z_pow_d", (6, 8, 9, 10))))
 
 # -- inverse trigonometric and hyperbolic ----------------------------------------------------
 # Kahan's formulas ("Branch cuts for complex elementary functions", 1987), as complex64's, for

@@ -117,15 +117,12 @@ def inlined_size(source: str, entry: str = "main") -> int:
 # the sine whole before they were staged, complex128 sign, ln) every one measured crashed the
 # GPU process. Below that the size alone did not decide (stages holding a whole logarithm or
 # exponential crashed it at 618,000-690,000 characters while larger ones ran): those are now
-# split further (wa_f64_ln_m, wa_f64_exp_core's parts), every stage below ~500,000.
+# split further (wa_f64_ln_m, wa_f64_exp_core's parts): every stage of every function now
+# below ~540,000 (complex128 pow lost the device at 636,000 before its w ln z was a stage).
 INLINE_LIMIT = 700_000
 # WebGL2 on SwiftShader (its GLSL, ~1.1x the WGSL): float64 sin whole (975,000) ran; complex128
 # ln z (2,090,000) lost the context or was refused by the probe
 INLINE_LIMIT_WEBGL2 = 1_200_000
-# Functions refused at a first stage of theirs on SwiftShader although each kernel is below
-# the limit: complex128 pow (eleven stages) lost WebGPU's device at one of its stages after
-# ln z (not yet isolated: 440,000-640,000 characters each), and was not run on WebGL2
-SWIFTSHADER_REFUSED = {"wa_z_pow_l_q": "complex128 pow, one of whose later stages crashed its compiler"}
 
 
 def compile_refusal(source: str, backend: str, limit: int, device: str) -> str | None:
@@ -137,11 +134,9 @@ def compile_refusal(source: str, backend: str, limit: int, device: str) -> str |
     main = source[at if at >= 0 else source.rfind("void main(" if webgl2 else "fn main("):]
     calls = sorted(set(re.findall(r"\b(wa_\w+)\(", main[:main.find("\n}")])) - {"wa_value"})
     size = inlined_size(source)
-    refused = [SWIFTSHADER_REFUSED[c] for c in calls if c in SWIFTSHADER_REFUSED]
-    if size <= limit and not refused:
+    if size <= limit:
         return None
-    what = (f"is the first stage of {refused[0]}" if refused else
-            f"is {size:,} characters of {'GLSL' if webgl2 else 'WGSL'} with its calls inlined, "
+    what = (f"is {size:,} characters of {'GLSL' if webgl2 else 'WGSL'} with its calls inlined, "
             f"more than the {limit:,} it compiles")
     where = ("WebGL2, where SwiftShader lost the context or wrote zeros on such kernels" if webgl2
              else "SwiftShader's WebGPU on the CPU, whose compiler crashes the browser's GPU "
