@@ -312,13 +312,9 @@ STAGED: dict[tuple[str, str], tuple[Stage, ...]] = {  # the stages' helpers, as 
     **{(name, "D"): _staged(*(f"wa_f64_{name}_{c}" for c in "abcd"[:count]))
        for name, count in (("expm1", 2), ("sinh", 2), ("cosh", 2), ("tanh", 2), ("pow", 4),
                            ("asinh", 2))},
-    # a logarithm's table and series a stage of their own (wa_f64_ln_m), an exponential's
-    # reduction and series too (wa_f64_exp_core's parts)
-    **{(name, "D"): _staged(f"wa_f64_{name}_a", Stage(f"wa_f64_{name}_m", (0,)), f"wa_f64_{name}_b")
-       for name in ("acosh", "atanh")},
-    ("logaddexp", "D"): _staged("wa_f64_logaddexp_a_r", Stage("wa_f64_logaddexp_a_p", (0,)),
-                                Stage("wa_f64_logaddexp_a", (1,)), Stage("wa_f64_logaddexp_b_m", (2,)),
-                                Stage("wa_f64_logaddexp_b", (2, 3)), Stage("wa_f64_logaddexp_c", (2, 4))),
+    # acosh, atanh and logaddexp, with a logarithm's table and series a stage of their own
+    # (wa_f64_ln_m), an exponential's series too, as wgsl_f64_math composes them
+    **{(name, "D"): stages for name, stages in wgsl_f64_math.STAGED.items()},
     # the inverse trigonometric functions: atan2_dd in three (wgsl_f64_math.atan2_stages)
     **{(name, "D"): _staged(*first, f"wa_f64_{name}_b_q", f"wa_f64_{name}_b_u", f"wa_f64_{name}_b_d", last)
        for name, first, last in (("atan2", ("wa_f64_atan2_a",), "wa_f64_atan2_c2"),

@@ -27,7 +27,7 @@ import struct
 from fractions import Fraction
 
 from . import wgsl_f64  # noqa: F401  (the arithmetic these helpers call)
-from .wgsl_lib import _def
+from .wgsl_lib import Stage, _def, compose
 
 
 def _bits(v: float) -> int:
@@ -84,6 +84,8 @@ LN2 = _ln(Fraction(2))
 LN10 = _ln(Fraction(10))
 ONE = _k(1.0)
 ONE_DD = f"vec4<u32>({ONE}, 0u, 0u)"  # 1 as a double-double
+# functions a browser runs in stages that this module composes (ops.STAGED takes them)
+STAGED: dict = {}
 
 # double-double steps: (a + b) and (a * b) exactly, as (rounded, error). fast_two_sum needs
 # |a| >= |b| (or a = 0); two_sum orders its operands by magnitude (integer comparison of the
@@ -166,26 +168,20 @@ fn wa_f64_exp_rh(x: vec2<u32>, lo: vec2<u32>) -> vec4<u32> {
     let r = wa_f64_exp_r(x, wa_f64_exp_k(x));
     return wa_f64_fast_two_sum(r.xy, wa_f64_add(r.zw, lo));
 }""")
-# (wa_f64_exp_core whole is these inlined, without computing k twice: SwiftShader's WebGPU
-# compiles exp, sinh, complex exp's stages as measured at this size)
+# (wa_f64_exp_core whole computes k once: SwiftShader's WebGPU compiles exp, sinh and complex
+# exp's stages as measured at this size)
 _def("""
 fn wa_f64_exp_core(x: vec2<u32>, lo: vec2<u32>) -> vec4<u32> {
-    var t = array<u32, 256>(""" + ", ".join(_exp2_table()) + """);
     let k = wa_f64_exp_k(x);
     let r = wa_f64_exp_r(x, k);
     let rh = wa_f64_fast_two_sum(r.xy, wa_f64_add(r.zw, lo));
-    let p = wa_f64_expm1_dd(rh.xy, rh.zw);
-    let j = 4u * (bitcast<u32>(wa_f64_to_i32(k)) & 63u);
-    let th = vec2<u32>(t[j], t[j + 1u]);
-    let q = wa_f64_two_prod(th, p.xy);
-    let ql = wa_f64_add(wa_f64_fma(th, p.zw, vec2<u32>(t[j + 2u], t[j + 3u])), wa_f64_mul(vec2<u32>(t[j + 2u], t[j + 3u]), p.xy));
-    let s = wa_f64_fast_two_sum(th, q.xy);
-    return wa_f64_fast_two_sum(s.xy, wa_f64_add(s.zw, wa_f64_add(q.zw, ql)));
+    return wa_f64_exp_join(k, wa_f64_expm1_dd(rh.xy, rh.zw));
 }""")
+_def("fn wa_f64_exp_core_from(p: vec4<u32>, x: vec2<u32>) -> vec4<u32> { return wa_f64_exp_join(wa_f64_exp_k(x), p); }")
+# 2^(j/64) (1 + p) for the j of k
 _def("""
-fn wa_f64_exp_core_from(p: vec4<u32>, x: vec2<u32>) -> vec4<u32> {
+fn wa_f64_exp_join(k: vec2<u32>, p: vec4<u32>) -> vec4<u32> {
     var t = array<u32, 256>(""" + ", ".join(_exp2_table()) + """);
-    let k = wa_f64_exp_k(x);
     let j = 4u * (bitcast<u32>(wa_f64_to_i32(k)) & 63u);
     let th = vec2<u32>(t[j], t[j + 1u]);
     let q = wa_f64_two_prod(th, p.xy);
@@ -502,12 +498,9 @@ fn wa_f64_logaddexp_c(t: vec4<u32>, l: vec4<u32>, a: vec2<u32>, b: vec2<u32>) ->
     let z = wa_f64_two_sum(m, l.xy);
     return wa_f64_add(z.xy, wa_f64_add(z.zw, l.zw));
 }}""")
-_def("""
-fn wa_f64_logaddexp(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-    let rh = wa_f64_logaddexp_a_r(a, b);
-    let t = wa_f64_logaddexp_a(wa_f64_logaddexp_a_p(rh, a, b), a, b);
-    return wa_f64_logaddexp_c(t, wa_f64_logaddexp_b(t, wa_f64_logaddexp_b_m(t, a, b), a, b), a, b);
-}""")
+STAGED["logaddexp"] = compose("wa_f64_logaddexp", "a: vec2<u32>, b: vec2<u32>", "vec2<u32>", (
+    Stage("wa_f64_logaddexp_a_r"), Stage("wa_f64_logaddexp_a_p", (0,)), Stage("wa_f64_logaddexp_a", (1,)),
+    Stage("wa_f64_logaddexp_b_m", (2,)), Stage("wa_f64_logaddexp_b", (2, 3)), Stage("wa_f64_logaddexp_c", (2, 4))))
 
 # x^y = e^(y ln x) for x > 0: ln x as a double-double (about 2^-70 off), y ln x as a
 # double-double, e^ of both parts, scaled once (a subnormal result is rounded twice). A
@@ -1220,8 +1213,8 @@ fn wa_f64_asinh_b(u: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     return wa_f64_asinh_fin(wa_f64_ln_x_root_from(select({ONE_DD}, u, ok), select({ONE}, wa_f64_abs(x), ok)), x);
 }}""")
 # asinh x from ln(|x| + sqrt(x^2 + 1)) as ``large`` (where wa_f64_asinh_in)
-_def(f"""
-fn wa_f64_asinh_fin(large: vec2<u32>, x: vec2<u32>) -> vec2<u32> {{
+_def("""
+fn wa_f64_asinh_fin(large: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
     let ax = wa_f64_abs(x);
     let z = wa_f64_mul(ax, ax);
     let small = wa_f64_fma(wa_f64_mul(ax, z), wa_f64_asinh_q(z), ax);
@@ -1229,7 +1222,7 @@ fn wa_f64_asinh_fin(large: vec2<u32>, x: vec2<u32>) -> vec2<u32> {{
     var r = wa_f64_with_sign(select(small, large, ok), x);
     r = select(r, x, ax.y < 0x3e400000u || wa_f64_isinf(ax));
     return select(r, wa_f64_quiet(x), wa_f64_isnan(x));
-}}""")
+}""")
 _def("fn wa_f64_asinh(x: vec2<u32>) -> vec2<u32> { return wa_f64_asinh_b(wa_f64_asinh_a(x), x); }")
 _def(f"""
 fn wa_f64_acosh_in(x: vec2<u32>) -> bool {{
@@ -1251,11 +1244,8 @@ fn wa_f64_acosh_b(u: vec4<u32>, m: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     if (wa_f64_isinf(x)) {{ return x; }}
     return wa_f64_ln_of_dd_m(u, m, select({ONE}, vec2<u32>(0u, 0u), x.y < 0x41b00000u)).xy;
 }}""")
-_def("""
-fn wa_f64_acosh(x: vec2<u32>) -> vec2<u32> {
-    let u = wa_f64_acosh_a(x);
-    return wa_f64_acosh_b(u, wa_f64_acosh_m(u, x), x);
-}""")
+STAGED["acosh"] = compose("wa_f64_acosh", "x: vec2<u32>", "vec2<u32>", (
+    Stage("wa_f64_acosh_a"), Stage("wa_f64_acosh_m", (0,)), Stage("wa_f64_acosh_b", (0, 1))))
 # atanh |x| = ln((1 + |x|) / (1 - |x|)) / 2, the quotient (both terms exact double-doubles)
 # and its logarithm as double-doubles. In a browser three stages (STAGED): _a the quotient
 # (zeros where it is not taken), _m wa_f64_ln_m of it, _b the rest
@@ -1287,11 +1277,8 @@ fn wa_f64_atanh_b(v: vec4<u32>, m: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     r = select(r, wa_f64_default_nan(), wa_f64_lt({ONE}, ax));
     return select(r, wa_f64_quiet(x), wa_f64_isnan(x));
 }}""")
-_def("""
-fn wa_f64_atanh(x: vec2<u32>) -> vec2<u32> {
-    let v = wa_f64_atanh_a(x);
-    return wa_f64_atanh_b(v, wa_f64_atanh_m(v, x), x);
-}""")
+STAGED["atanh"] = compose("wa_f64_atanh", "x: vec2<u32>", "vec2<u32>", (
+    Stage("wa_f64_atanh_a"), Stage("wa_f64_atanh_m", (0,)), Stage("wa_f64_atanh_b", (0, 1))))
 
 # -- cube root --------------------------------------------------------------------------------
 # |x| = 2^3k m with m in [1, 8) (subnormals scaled by 2^54 first); y from the chord of
