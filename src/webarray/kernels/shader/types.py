@@ -117,8 +117,10 @@ def inlined_size(source: str, entry: str = "main") -> int:
 # the sine whole before they were staged, complex128 sign, ln) every one measured crashed the
 # GPU process. Below that the size alone did not decide (stages holding a whole logarithm or
 # exponential crashed it at 618,000-690,000 characters while larger ones ran): those are now
-# split further (wa_f64_ln_m, wa_f64_exp_core's parts): every stage of every function now
-# below ~540,000 (complex128 pow lost the device at 636,000 before its w ln z was a stage).
+# split further (wa_f64_ln_m, wa_f64_exp_core's parts), the stages added with them at most
+# ~540,000 (complex128 pow lost the device at 636,000 before its w ln z was a stage); the
+# largest left, 615,000-680,000 (float64 exp, log1p, sinh's and asinh's stages, complex128
+# exp's exponential), were measured to run.
 INLINE_LIMIT = 700_000
 # WebGL2 on SwiftShader (its GLSL, ~1.1x the WGSL): float64 sin whole (975,000) ran; complex128
 # ln z (2,090,000) lost the context or was refused by the probe
