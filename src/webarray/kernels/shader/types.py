@@ -130,14 +130,14 @@ INLINE_LIMIT_WEBGL2 = 1_200_000
 def compile_refusal(source: str, backend: str, limit: int, device: str) -> str | None:
     """Why a kernel is not sent to a browser's WebGPU on SwiftShader (it would crash the
     browser's GPU process, losing the device) or to WebGL2 (the context), or None."""
+    size = inlined_size(source)
+    if size <= limit:
+        return None
     webgl2 = backend == "webgl2"
     # the calls of the function that computes the values (a WebGL2 fragment's wa_value)
     at = source.rfind(" wa_value(uint")
     main = source[at if at >= 0 else source.rfind("void main(" if webgl2 else "fn main("):]
     calls = sorted(set(re.findall(r"\b(wa_\w+)\(", main[:main.find("\n}")])) - {"wa_value"})
-    size = inlined_size(source)
-    if size <= limit:
-        return None
     what = (f"is {size:,} characters of {'GLSL' if webgl2 else 'WGSL'} with its calls inlined, "
             f"more than the {limit:,} it compiles")
     where = ("WebGL2, where SwiftShader lost the context or wrote zeros on such kernels" if webgl2
