@@ -432,3 +432,32 @@ def test_kernels_above_the_inline_limit_are_refused_before_compiling_and_the_dev
         xp.log(x)._host_nested()
     assert (x + 1)._host_nested() == [1.5, 3.0]
     assert xp.sqrt(x * 8)._host_nested() == [2.0, 4.0]
+
+
+def test_fused_calls_past_the_inline_limit_are_split_into_kernels_that_fit():
+    """Functions that fit one kernel each but not together (complex128 pinv's magnitudes,
+    divisions and square roots: 913,000 characters fused, refused in a browser's
+    array-api-tests run) are computed in parts on a device with an inline limit
+    (launch._fitted): the values of the whole expression bit for bit, no refusal."""
+    from webarray._core import launch
+    from webarray._core.device import Device, default_device
+
+    dev = Device(default_device().executor, float64=True, float64_lane="software")
+    dev.staged, dev.inline_limit = True, 700_000
+    vals = [complex(a, b) for a in (0.0, -1.5, 3.0, 1e300, float("inf")) for b in (0.0, 2.0, float("nan"))]
+    z = xp.asarray(vals, dtype=xp.complex128, device=dev)
+    w = xp.flip(z)
+
+    def f(z, w):
+        return xp.sqrt(xp.abs(z) * xp.abs(w)) / (xp.abs(z + w) + 1.0)
+
+    before = launch.launches
+    got = np.from_dlpack(f(z, w))
+    assert launch.launches - before > 1  # in parts
+    zn, wn = (xp.asarray(vals, dtype=xp.complex128) for _ in range(2))
+    want = np.from_dlpack(f(zn, xp.flip(wn)))  # one kernel, no limit
+    assert got.tobytes() == want.tobytes()
+    c = np.asarray(vals)
+    with np.errstate(invalid="ignore"):
+        ref = np.sqrt(np.abs(c) * np.abs(c[::-1])) / (np.abs(c + c[::-1]) + 1.0)
+    np.testing.assert_allclose(got, ref, rtol=4e-16)

@@ -46,6 +46,11 @@ test_svd_rank_deficient_and_errors = base.test_svd_rank_deficient_and_errors
 test_svd_and_eigh_of_huge_and_tiny_matrices = base.test_svd_and_eigh_of_huge_and_tiny_matrices
 test_pinv_and_matrix_rank = base.test_pinv_and_matrix_rank
 test_matrix_norm_singular_orders = base.test_matrix_norm_singular_orders
+# eig and eigvals: on the host's QR iteration (_linalg_impl._eig_host) where no kernels are
+test_eig_residual = base.test_eig_residual
+test_eig_of_a_real_matrix_gives_exact_conjugate_pairs = base.test_eig_of_a_real_matrix_gives_exact_conjugate_pairs
+test_eig_special_matrices = base.test_eig_special_matrices
+test_conjugate_pairs_of_a_real_matrix_come_in_lapacks_order = base.test_conjugate_pairs_of_a_real_matrix_come_in_lapacks_order
 
 
 

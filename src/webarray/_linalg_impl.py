@@ -997,9 +997,9 @@ def _eig(x: Array, vectors: bool, name: str):
         return _eig_host(x, vectors, name)
     x = _supported(x, name, square=True, float64_ok=False)
     if x.device.kernels.linalg is None:
-        raise NotImplementedError(
-            f"{name} is not available on {x.device!r}: its Hessenberg and Schur steps are "
-            "compute-shader kernels (workgroup memory and barriers), which WebGL2 lacks")
+        # WebGL2: the Hessenberg and Schur steps are compute-shader kernels (workgroup
+        # memory and barriers), which it lacks; the host's QR iteration instead
+        return _eig_host(x, vectors, name, dt.complex64)
     n = x.shape[-1]
     batch = x.shape[:-2]
     count = math.prod(batch)
@@ -1034,9 +1034,10 @@ def _eig(x: Array, vectors: bool, name: str):
     return w, vec
 
 
-def _eig_host(x: Array, vectors: bool, name: str):
-    """_eig for float64 and complex128: one readback, the QR iteration on the host
-    (_linalg_host), complex128 results."""
+def _eig_host(x: Array, vectors: bool, name: str, dtype=dt.complex128):
+    """_eig for float64 and complex128 (and float32 and complex64 on a device without
+    linalg kernels, WebGL2: dtype complex64): one readback, the QR iteration on the host
+    (_linalg_host) in double precision, results in dtype."""
     if x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{name} requires square matrices, got shape {x.shape}")
     n = x.shape[-1]
@@ -1050,12 +1051,11 @@ def _eig_host(x: Array, vectors: bool, name: str):
         ws += w
         if vectors:  # columns: element (i, k) is vector k's component i
             vs += [v[k][i] for i in range(n) for k in range(n)]
-    c128 = dt.complex128
-    w = asarray(ws, dtype=c128, device=x.device) if ws else Array._empty((0,), c128, x.device)
+    w = asarray(ws, dtype=dtype, device=x.device) if ws else Array._empty((0,), dtype, x.device)
     w = mp.reshape(w, batch + (n,))
     vec = None
     if vectors:
-        vec = asarray(vs, dtype=c128, device=x.device) if vs else Array._empty((0,), c128, x.device)
+        vec = asarray(vs, dtype=dtype, device=x.device) if vs else Array._empty((0,), dtype, x.device)
         vec = mp.reshape(vec, batch + (n, n))
     if x.dtype.kind != "c" and n:
         w, as_pairs = _real_pairs(w)

@@ -51,6 +51,7 @@ from ..kernels.ops import STAGED
 from ..kernels.specs import elementwise as ew
 from ..kernels.specs import reduction as rk
 from ..kernels.grid import fold
+from ..kernels.shader.types import inlined_size
 from . import lease, tensor
 from .tensor import broadcast_strides, is_contiguous
 
@@ -79,6 +80,11 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
         lease.settle(buffers=lease.buffers_of(inputs, outputs))
     if device.staged:
         outputs, inputs = _staged(device, shape, outputs, inputs, scalars, raw_inputs)
+        if device.inline_limit:
+            outputs, inputs, apart = _fitted(device, shape, outputs, inputs, scalars, raw_inputs)
+            if apart:  # outputs that fit one kernel each, not together
+                return [elementwise(device, shape, [o], inputs, scalars, raw_inputs)[0]
+                        for o in outputs]
     if not raw_inputs:
         results = _plain(device, shape, outputs, inputs, scalars)
         if results is not None:
@@ -253,6 +259,82 @@ def _read_only(outputs, inputs, raw_inputs):
 
 
 _RENUMBERED = frozenset({Apply, Cast, Input, expr.Scalar, expr.Index})
+
+# a fused kernel's calls, with everything they call inlined, at most this share of the
+# device's inline limit between two values written out (_fitted): the estimate leaves out
+# the kernel's own indexing and loads, and counts a shared argument once per user
+FIT_SHARE = 0.6
+
+
+def _fitted(device, shape, outputs, inputs, scalars, raw_inputs):
+    """(outputs, inputs, apart) for a device that refuses kernels past an inline limit
+    (``Device.inline_limit``: a browser's SwiftShader): where the fused calls of these
+    outputs would together exceed it (each call's share measured once, ``_call_size``),
+    the arguments of a call that would take the calls in one kernel past FIT_SHARE of the
+    limit are computed first, each by a kernel of its own, into arrays that the call then
+    reads, as eager mode computes every op (the same values bit for bit: each value is
+    stored in its own dtype). ``apart``: the outputs fit one kernel each but not together,
+    so each goes in a launch of its own. Loops, gathers and user kernels stay whole (the
+    refusal names those it cannot send)."""
+    nodes = expr.walk([node for node, _ in outputs])
+    if raw_inputs or any(type(n) not in _RENUMBERED for n in nodes):
+        return outputs, inputs, False
+    limit = device.inline_limit * FIT_SHARE
+    extra = {n.key: _call_size(device, n) for n in nodes if type(n) is Apply}
+    if sum(extra.values()) <= limit:
+        return outputs, inputs, False
+    inputs = list(inputs)
+    acc: dict = {}  # inlined characters a node's value takes to compute in the kernel
+    done: dict = {}
+
+    def written(key, node):  # node (of the new tree) computed into an array, read back
+        parts, read = _read_only(((node, None),), inputs, raw_inputs)
+        inputs.append(elementwise(device, shape, list(parts), read, scalars, raw_inputs)[0])
+        done[key] = expr.slot(Input, len(inputs) - 1, node.dtype)
+        acc[key] = 0
+
+    for n in nodes:  # arguments before their users
+        if type(n) is Apply:
+            if sum(acc[a.key] for a in n.args) + extra[n.key] > limit:
+                for a in n.args:
+                    if acc[a.key]:
+                        written(a.key, done[a.key])
+            done[n.key] = expr.apply(n.op, tuple(done[a.key] for a in n.args), n.compute, n.dtype)
+            acc[n.key] = sum(acc[a.key] for a in n.args) + extra[n.key]
+        elif type(n) is Cast:
+            done[n.key] = Cast(done[n.arg.key], n.dtype)
+            acc[n.key] = acc[n.arg.key]
+        else:
+            done[n.key] = n
+            acc[n.key] = 0
+    roots = {node.key: acc[node.key] for node, _ in outputs}
+    new, inputs = _read_only([(done[node.key], out) for node, out in outputs], inputs, raw_inputs)
+    return new, inputs, len(new) > 1 and sum(roots.values()) > limit
+
+
+_CALL_SIZES: dict = {}
+
+
+def _call_size(device, node) -> int:
+    """Characters that one call of an Apply node's function adds to a kernel with its calls
+    inlined (``inlined_size``): a one-call kernel of the device's generator against a copy,
+    measured once per function, lane and dtypes."""
+    key = (device.backend, node.op, node.compute, node.dtype, tuple(a.dtype for a in node.args))
+    size = _CALL_SIZES.get(key)
+    if size is None:
+        args = tuple(expr.slot(Input, k, a.dtype) for k, a in enumerate(node.args))
+        call = expr.apply(node.op, args, node.compute, node.dtype)
+        size = _CALL_SIZES[key] = max(0, _kernel_size(device, call, args) - _kernel_size(
+            device, expr.slot(Input, 0, node.dtype), (expr.slot(Input, 0, node.dtype),)))
+    return size
+
+
+def _kernel_size(device, node, args) -> int:
+    spec = ew.ElementwiseSpec(
+        inputs=tuple((a.dtype, ew.Operand(k + 2, False)) for k, a in enumerate(args)),
+        scalars=(), outputs=((node, ew.Operand(1, False)),),
+        writable=(True,) + (False,) * len(args), ndim=1, vec4=False)
+    return inlined_size(device.kernels.elementwise.generate(spec))
 
 # the dtypes of more than one word a stored element (lanes.words)
 _WIDE_SET = frozenset(d for d in dt.all_dtypes if lanes.words(d) != 1)
