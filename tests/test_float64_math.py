@@ -461,3 +461,45 @@ def test_fused_calls_past_the_inline_limit_are_split_into_kernels_that_fit():
     with np.errstate(invalid="ignore"):
         ref = np.sqrt(np.abs(c) * np.abs(c[::-1])) / (np.abs(c + c[::-1]) + 1.0)
     np.testing.assert_allclose(got, ref, rtol=4e-16)
+
+
+def test_large_calls_compile_once_whatever_the_operands_layout_on_a_device_with_an_inline_limit():
+    """A browser's SwiftShader takes seconds to minutes to compile a float64 function: on a
+    device with an inline limit (launch._canonical) its kernel runs over contiguous 1-D
+    operands (strided and broadcast ones copied first), so 2-D, strided, broadcast and 0-d
+    operands reuse the one kernel of the function; the values as on the default device."""
+    from webarray._core.device import Device, default_device
+
+    dev = Device(default_device().executor, float64=True, float64_lane="software")
+    dev.staged, dev.inline_limit = True, 700_000
+    from webarray.kernels.shader.types import inlined_size
+
+    big = []  # inlined sizes of the large kernels compiled
+    kernel = dev.kernel
+
+    def spy(key, make_source):
+        if key not in dev._kernels:
+            source = make_source()
+            if inlined_size(source) > 50_000:
+                big.append(key)
+            return kernel(key, lambda: source)
+        return kernel(key, make_source)
+
+    dev.kernel = spy
+    vals = np.linspace(-3.0, 40.0, 24)
+    cases = [lambda x: x, lambda x: xp.reshape(x, (4, 6)), lambda x: xp.reshape(x, (4, 6))[:, ::2],
+             lambda x: xp.reshape(x, (4, 6)).mT, lambda x: x[3], lambda x: xp.broadcast_to(x[:6], (3, 6))]
+    first = None
+    for fused in (False, True):
+        xp.fusion.set_enabled(fused)
+        try:
+            for case in cases:
+                x = case(xp.asarray(vals, device=dev))
+                got = np.from_dlpack(xp.expm1(x) * 2.0)
+                want = np.from_dlpack(xp.expm1(case(xp.asarray(vals))) * 2.0)
+                assert got.shape == want.shape and got.tobytes() == want.tobytes()
+                first = len(big) if first is None else first
+        finally:
+            xp.fusion.set_enabled(True)
+    assert first and len(big) == first, big  # after the first layout, only small kernels
+    np.testing.assert_allclose(np.from_dlpack(xp.expm1(xp.asarray(vals, device=dev))), np.expm1(vals), rtol=1e-15)

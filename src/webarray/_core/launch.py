@@ -85,6 +85,9 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
             if apart:  # outputs that fit one kernel each, not together
                 return [elementwise(device, shape, [o], inputs, scalars, raw_inputs)[0]
                         for o in outputs]
+            flat = _canonical(device, shape, outputs, inputs, scalars, raw_inputs)
+            if flat is not None:
+                return flat
     if not raw_inputs:
         results = _plain(device, shape, outputs, inputs, scalars)
         if results is not None:
@@ -310,6 +313,41 @@ def _fitted(device, shape, outputs, inputs, scalars, raw_inputs):
     roots = {node.key: acc[node.key] for node, _ in outputs}
     new, inputs = _read_only([(done[node.key], out) for node, out in outputs], inputs, raw_inputs)
     return new, inputs, len(new) > 1 and sum(roots.values()) > limit
+
+
+# a kernel whose calls come to more characters than this (inlined) is launched over
+# contiguous 1-D operands on a device with an inline limit (_canonical)
+CANONICAL_SIZE = 50_000
+
+
+def _canonical(device, shape, outputs, inputs, scalars, raw_inputs):
+    """The results of a launch of large calls (float64 and complex128 functions: more than
+    CANONICAL_SIZE characters inlined) on a device with an inline limit, whose compiler takes
+    seconds to minutes on each (a browser's SwiftShader), made by one kernel per function
+    and dtypes whatever the shapes and layouts: strided and broadcast operands are copied
+    contiguous first (small kernels), and the kernel runs over them as 1-D arrays of the
+    elements, its new outputs viewed in the launch's shape. None where the launch is 1-D
+    and contiguous already, writes into existing arrays, or its calls are small."""
+    if raw_inputs or any(out is not None for _, out in outputs) or 0 in shape:
+        return None
+    contiguous = [is_contiguous(shape, broadcast_strides(a, shape)) and len(a._shape) == len(shape)
+                  for a in inputs]
+    if len(shape) == 1 and all(contiguous):
+        return None
+    nodes = expr.walk([node for node, _ in outputs])
+    if any(type(n) not in _RENUMBERED for n in nodes):
+        return None
+    if sum(_call_size(device, n) for n in nodes if type(n) is Apply) <= CANONICAL_SIZE:
+        return None
+    n = math.prod(shape)
+    flat = []
+    for a, ok in zip(inputs, contiguous):
+        if not ok:
+            a = elementwise(device, shape, [(Input(0, a._dtype), None)], [a])[0]
+        flat.append(tensor.view(a._buf, a._dtype, (n,), (1,), a._offset, device))
+    results = elementwise(device, (n,), outputs, flat, scalars)
+    strides = tensor.c_strides(shape)
+    return [tensor.view(r._buf, r._dtype, shape, strides, r._offset, device) for r in results]
 
 
 _CALL_SIZES: dict = {}
