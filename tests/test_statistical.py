@@ -539,6 +539,27 @@ def test_a_repeated_reduction_replays_its_kept_passes_over_new_data(monkeypatch)
     assert len(replays) >= 2 * 3 * 2 * len(cases)  # every repeat of a layout replayed
 
 
+def test_a_repeated_reduction_goes_straight_to_its_kept_passes(monkeypatch):
+    # reduce() keeps, per layout and op, the result's shape and its passes' plan: a repeat
+    # neither plans rows nor walks pieces (a sum's host time), and follows the new data
+    from webarray._core.algorithms import reduce as _reduce
+
+    planned = []
+    real = _reduce._reduced
+    monkeypatch.setattr(_reduce, "_reduced", lambda *a, **k: planned.append(1) or real(*a, **k))
+    rng = np.random.default_rng(11)
+    for shape, axis, cut in [((4096,), None, lambda a: a[5:]), ((33, 40), 1, lambda a: a[:, ::3]),
+                             ((33, 40), (0, 1), lambda a: a[2:].mT)]:
+        for op in ("sum", "max", "prod"):
+            seen = len(planned)
+            for k in range(3):
+                a = rng.standard_normal(shape).astype(np.float32) * (0.1 if op == "prod" else 1)
+                got = getattr(xp, op)(cut(xp.asarray(a)), axis=axis)
+                want = getattr(np, op)(cut(a).astype(np.float64), axis=axis)
+                np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=1e-6)
+            assert len(planned) - seen == 1, (shape, axis, op)  # planned once, then replayed
+
+
 @pytest.mark.parametrize("busy", [1, 8])
 def test_sums_whose_threads_take_more_columns_keep_numpys_values(monkeypatch, busy):
     # a sum over rows long enough for the grid takes up to P_ADD columns per thread

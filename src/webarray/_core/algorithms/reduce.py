@@ -350,11 +350,23 @@ def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False
     accumulator) as they are read. Integer sums and products wrap in out_dtype. An empty
     reduction gives the op's identity, or ValueError for min and max. count_nonzero raises
     OverflowError where a count exceeds int32."""
+    device = x.device
+    # a reduction of this layout seen before, in one tree of kept passes: its result's
+    # shape and the plan, straight to the dispatches (a sum's host time on an H200 was
+    # ~34 µs, most of it finding what the last call found)
+    sig = ("reduce-of", op, out_dtype, x._dtype, x._shape, x._strides, x._offset, axes, keepdims)
+    seen = device.plans.get(sig)
+    if seen is not None:
+        shape, acc, run = seen
+        plan = device.plans.get(run)
+        if plan is not None:
+            out = tensor.empty(shape, out_dtype, device)
+            _replay(plan, x._buf, out, acc, device)
+            return out
     combine, mapping, acc, empty = REDUCTIONS[op]
     acc = acc or out_dtype
     axes = tuple(axes)
     shape = _out_shape(x.shape, axes, keepdims)
-    device = x.device
     if math.prod(shape) == 0:
         return tensor.empty(shape, out_dtype, device)
     count = math.prod(x.shape[d] for d in axes)
@@ -368,6 +380,11 @@ def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False
     x, repeats = _unbroadcast(x, axes)
     if op == "count_nonzero" and count > MAX_INDEX:
         return _big_count(x, axes, shape, repeats)
+    if repeats == 1 and count <= MAX_COLUMNS and combine not in ("argmin", "argmax"):
+        rows = _rows_of(x, axes, ordered=False)
+        run = ("reduce", rows.dtype, rows.offset, tuple(rows.dims), rows.n, rows.stride,
+               rows.fold, combine, mapping, acc, out_dtype, "none", 0.0)
+        device.keep_plan(sig, (shape, acc, run))  # _run keeps the plan under run
     out = _reduced(x, axes, shape, combine, mapping, acc, out_dtype)
     if repeats == 1 or combine in ("min", "max"):  # min, max, all, any: idempotent
         return out
