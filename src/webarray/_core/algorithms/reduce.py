@@ -242,14 +242,15 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
 
 
 
-def _replay(plan, buf, out: Tensor, acc: dt.DType, device) -> None:
+def _replay(plan, buf, out: Tensor, acc: dt.DType, device, new=None) -> None:
     """The passes of a kept plan (``_run``) over buf into out: each pass but the last into
-    new partials, which the next one reads."""
+    new partials (made by ``new``, acc's ``tensor.maker``, where given), which the next one
+    reads."""
     for key, make, uniforms, grid, partials in plan:
         if partials is None:
             device.launch(key, make, [buf, out._buf], uniforms, grid)
             return
-        t = tensor.empty((partials,), acc, device)
+        t = new((partials,), (1,)) if new else tensor.empty((partials,), acc, device)
         device.launch(key, make, [buf, t._buf], uniforms, grid)
         buf = t._buf
 
@@ -357,11 +358,11 @@ def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False
     sig = ("reduce-of", op, out_dtype, x._dtype, x._shape, x._strides, x._offset, axes, keepdims)
     seen = device.plans.get(sig)
     if seen is not None:
-        shape, acc, run = seen
+        shape, strides, acc, run, new_out, new_partials = seen
         plan = device.plans.get(run)
         if plan is not None:
-            out = tensor.empty(shape, out_dtype, device)
-            _replay(plan, x._buf, out, acc, device)
+            out = new_out(shape, strides)
+            _replay(plan, x._buf, out, acc, device, new_partials)
             return out
     combine, mapping, acc, empty = REDUCTIONS[op]
     acc = acc or out_dtype
@@ -384,7 +385,8 @@ def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False
         rows = _rows_of(x, axes, ordered=False)
         run = ("reduce", rows.dtype, rows.offset, tuple(rows.dims), rows.n, rows.stride,
                rows.fold, combine, mapping, acc, out_dtype, "none", 0.0)
-        device.keep_plan(sig, (shape, acc, run))  # _run keeps the plan under run
+        device.keep_plan(sig, (shape, tensor.c_strides(shape), acc, run,  # _run keeps run's plan
+                               tensor.maker(out_dtype, device), tensor.maker(acc, device)))
     out = _reduced(x, axes, shape, combine, mapping, acc, out_dtype)
     if repeats == 1 or combine in ("min", "max"):  # min, max, all, any: idempotent
         return out
