@@ -11,7 +11,7 @@ rule with one fused multiply-add per step in a loop over a constant array (writt
 compiles each ``wa_f64_fma`` anew, about half a second each on lavapipe). Constants are bit
 patterns computed in Python with exact rational or integer arithmetic. Where a function is
 a ratio, a root or a logarithm of intermediate results, those are double-doubles too
-(``wa_f64_dd_div``, ``wa_f64_dd_sqrt``, ``wa_f64_ln_of_dd``) and the result is rounded once.
+(``wa_f64_dd_div``, ``wa_f64_dd_sqrt``, ``wa_f64_ln_m`` and ``wa_f64_ln_of_dd_m``) and the result is rounded once.
 
 Every helper is also WebGL2's (``shader/translate.py`` writes it as GLSL ES 3.00), so they
 keep to the WGSL subset it reads: no structs, arrays only as local variables.
@@ -345,13 +345,9 @@ fn wa_f64_log(x: vec2<u32>) -> vec2<u32> {
     return wa_f64_log_join(kf.xy, wa_f64_ln_dd(kf.zw), vec2<u32>(0u, 0u)).xy;
 }""")
 # ln(u + c) + k ln2 for a double-double with u > 0 normal and a small integer k: ln(u) + c / u
-# (the next term, c^2 / 2u^2, is below 2^-106 of it), as a double-double
-# For a browser's stages in two parts: wa_f64_ln_m, ln of the significand of u's leading
-# part (wa_f64_ln_dd: most of the function), then wa_f64_ln_of_dd_m, the rest
-_def("""
-fn wa_f64_ln_of_dd(u: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
-    return wa_f64_ln_of_dd_m(u, wa_f64_ln_m(u), k);
-}""")
+# (the next term, c^2 / 2u^2, is below 2^-106 of it), as a double-double, in two parts that
+# a browser runs as stages of their own: m = wa_f64_ln_m(u), ln of the significand of u's
+# leading part (wa_f64_ln_dd: most of the work), then wa_f64_ln_of_dd_m(u, m, k), the rest
 _def("fn wa_f64_ln_m(u: vec4<u32>) -> vec4<u32> { return wa_f64_ln_dd(wa_f64_log_split(u.xy).zw); }")
 _def("""
 fn wa_f64_ln_of_dd_m(u: vec4<u32>, m: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
@@ -360,11 +356,16 @@ fn wa_f64_ln_of_dd_m(u: vec4<u32>, m: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
 # ln(1 + x) with 1 + x = u + c exactly; x itself below 2^-54
 # (for a browser's stages from 1 + x as a double-double v and l = wa_f64_ln_of_dd_m(v,
 # wa_f64_ln_m(v), 0): wa_f64_log1p_fin(l, x))
+# In a browser three stages (STAGED): _a 1 + x as the double-double v, _m wa_f64_ln_m(v),
+# _b the rest (the whole function was 679,000 characters inlined, near SwiftShader's limit)
+_def("fn wa_f64_log1p_a(x: vec2<u32>) -> vec4<u32> { return wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), x); }")
+_def("fn wa_f64_log1p_m(v: vec4<u32>, x: vec2<u32>) -> vec4<u32> { return wa_f64_ln_m(v); }")
 _def("""
-fn wa_f64_log1p(x: vec2<u32>) -> vec2<u32> {
-    let v = wa_f64_two_sum(vec2<u32>(0u, 0x3ff00000u), x);
-    return wa_f64_log1p_fin(wa_f64_ln_of_dd_m(v, wa_f64_ln_m(v), vec2<u32>(0u, 0u)).xy, x);
+fn wa_f64_log1p_b(v: vec4<u32>, m: vec4<u32>, x: vec2<u32>) -> vec2<u32> {
+    return wa_f64_log1p_fin(wa_f64_ln_of_dd_m(v, m, vec2<u32>(0u, 0u)).xy, x);
 }""")
+STAGED["log1p"] = compose("wa_f64_log1p", "x: vec2<u32>", "vec2<u32>", (
+    Stage("wa_f64_log1p_a"), Stage("wa_f64_log1p_m", (0,)), Stage("wa_f64_log1p_b", (0, 1))))
 _def("""
 fn wa_f64_log1p_fin(l: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
     if (wa_f64_isnan(x)) { return wa_f64_quiet(x); }
@@ -443,7 +444,7 @@ fn wa_f64_hypot(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
 # double-doubles, so that m + ln(1 + e^d) is rounded once even where they cancel; a = b
 # (infinities among them) gives a + ln 2, e^d below 2^-1075 m + 0 (+0 for m = -0, as NumPy).
 # Six stages (STAGED): _a_r, _a_p and _a, e^d as a double-double where it is needed (zeros
-# elsewhere), in wa_f64_exp_core's three parts; _b_m and _b, ln(1 + e^d) in wa_f64_ln_of_dd's
+# elsewhere), in wa_f64_exp_core's three parts; _b_m and _b, ln(1 + e^d) in the logarithm's
 # two; _c the rest.
 _def("""
 fn wa_f64_logaddexp_d(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
@@ -1180,7 +1181,8 @@ _def("fn wa_f64_tanh(x: vec2<u32>) -> vec2<u32> { return wa_f64_tanh_b(wa_f64_ta
 # double-double, its root and the sum as double-doubles, the logarithm of that; from 2^28 on
 # (where sqrt(x^2 ± 1) = x to 2^-57) ln x + ln 2, without overflow
 # In a browser stages (STAGED): _a, the double-double u whose logarithm is taken (zeros
-# where it is not); acosh's _m, wa_f64_ln_m of it; _b the rest
+# where it is not); _m, wa_f64_ln_m of it; _b the rest (asinh's _b held the whole logarithm,
+# 679,000 characters inlined, until a long browser run lost the device compiling it)
 _def("""
 fn wa_f64_ln_x_root_u(x: vec2<u32>, s: vec2<u32>) -> vec4<u32> {
     var u = vec4<u32>(x, 0u, 0u);
@@ -1193,10 +1195,6 @@ fn wa_f64_ln_x_root_u(x: vec2<u32>, s: vec2<u32>) -> vec4<u32> {
     }
     return u;
 }""")
-_def(f"""
-fn wa_f64_ln_x_root_from(u: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
-    return wa_f64_ln_of_dd(u, select({ONE}, vec2<u32>(0u, 0u), x.y < 0x41b00000u)).xy;
-}}""")
 _def("""
 fn wa_f64_asinh_in(x: vec2<u32>) -> bool {
     let ax = wa_f64_abs(x);
@@ -1208,9 +1206,15 @@ fn wa_f64_asinh_a(x: vec2<u32>) -> vec4<u32> {{
     return select(vec4<u32>(0u), wa_f64_ln_x_root_u(select({ONE}, wa_f64_abs(x), ok), {ONE}), ok);
 }}""")
 _def(f"""
-fn wa_f64_asinh_b(u: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
+fn wa_f64_asinh_m(u: vec4<u32>, x: vec2<u32>) -> vec4<u32> {{
+    return wa_f64_ln_m(select({ONE_DD}, u, wa_f64_asinh_in(x)));
+}}""")
+_def(f"""
+fn wa_f64_asinh_b(u: vec4<u32>, m: vec4<u32>, x: vec2<u32>) -> vec2<u32> {{
     let ok = wa_f64_asinh_in(x);
-    return wa_f64_asinh_fin(wa_f64_ln_x_root_from(select({ONE_DD}, u, ok), select({ONE}, wa_f64_abs(x), ok)), x);
+    let ax = select({ONE}, wa_f64_abs(x), ok);
+    let large = wa_f64_ln_of_dd_m(select({ONE_DD}, u, ok), m, select({ONE}, vec2<u32>(0u, 0u), ax.y < 0x41b00000u)).xy;
+    return wa_f64_asinh_fin(large, x);
 }}""")
 # asinh x from ln(|x| + sqrt(x^2 + 1)) as ``large`` (where wa_f64_asinh_in)
 _def("""
@@ -1223,7 +1227,8 @@ fn wa_f64_asinh_fin(large: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
     r = select(r, x, ax.y < 0x3e400000u || wa_f64_isinf(ax));
     return select(r, wa_f64_quiet(x), wa_f64_isnan(x));
 }""")
-_def("fn wa_f64_asinh(x: vec2<u32>) -> vec2<u32> { return wa_f64_asinh_b(wa_f64_asinh_a(x), x); }")
+STAGED["asinh"] = compose("wa_f64_asinh", "x: vec2<u32>", "vec2<u32>", (
+    Stage("wa_f64_asinh_a"), Stage("wa_f64_asinh_m", (0,)), Stage("wa_f64_asinh_b", (0, 1))))
 _def(f"""
 fn wa_f64_acosh_in(x: vec2<u32>) -> bool {{
     return !wa_f64_isnan(x) && !wa_f64_lt(x, {ONE}) && !wa_f64_isinf(x);
