@@ -1,5 +1,5 @@
-"""``python -m conformance run --target native|webgpu|webgl2 --suite PATH`` (the ``scipy`` and
-``sklearn`` commands are in ecosystem.py).
+"""``python -m conformance run --target native|webgpu|webgl2 --suite PATH`` and ``python -m
+conformance merge`` (the ``scipy`` and ``sklearn`` commands are in ecosystem.py).
 
 Runs array-api-tests (a local checkout with its ``array-api`` spec submodule) against
 webarray, in CPython on the native device or inside Pyodide in headless Chromium on the
@@ -365,6 +365,7 @@ def run(args) -> int:
         "skipped_dtypes": skip,
         "note": note,
         "max_examples": args.max_examples,
+        "selection": args.k,
         "xfails": xfails,
         "summary": summarise(tests),
         "tests": tests,
@@ -398,7 +399,44 @@ def print_summary(report: dict, path: Path) -> None:
     print(f"report: {path}")
 
 
+def merge(args) -> int:
+    """One report of a target from reports of its parts (``run -k``): a browser run of the
+    whole suite with float64 compiles every software float64 function, for tens of seconds
+    each on SwiftShader, so it may be run in parts (or a part again after a fix). Each later
+    report's outcomes replace an earlier one's for the same test id; the parts must be of
+    one target, device dtypes, max_examples and suite commit."""
+    parts = [json.loads(Path(p).read_text()) for p in args.reports]
+    first = parts[0]
+    for r in parts[1:]:
+        for key in ("target", "device_dtypes", "max_examples", "suite_commit", "spec_commit"):
+            if r.get(key) != first.get(key):
+                print(f"merge: {key} differs: {first.get(key)!r} and {r.get(key)!r}", file=sys.stderr)
+                return 2
+    order: dict = {}
+    for r in parts:
+        for t in r["tests"]:
+            order[t["id"]] = t
+    tests = list(order.values())
+    report = dict(parts[-1])
+    report.update(
+        date=max(r["date"] for r in parts),
+        selection=None,
+        parts=[{"date": r["date"], "selection": r.get("selection"),
+                "totals": r["summary"]["totals"]} for r in parts],
+        summary=summarise(tests),
+        tests=tests,
+    )
+    out = Path(args.out)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    print_summary(report, out)
+    return 0 if not report["summary"]["totals"].get("failed") else 1
+
+
 def add_parser(sub) -> None:
+    m = sub.add_parser("merge", help="one report from the reports of a run's parts")
+    m.add_argument("reports", nargs="+", help="reports of one target, later ones' outcomes first")
+    m.add_argument("--out", required=True, help="where to write the merged report")
+    m.set_defaults(func=merge)
     r = sub.add_parser("run", help="run array-api-tests against webarray")
     r.add_argument("--target", choices=["native", "webgpu", "webgl2"], default="native")
     r.add_argument("--suite", default=str(ROOT / "vendor" / "array-api-tests"),

@@ -59,3 +59,37 @@ def test_classify_and_summarise():
     assert s["totals"] == {"passed": 1, "failed": 1}
     assert s["functions"]["eye"] == {"failed": 1}
     assert excerpt("a\nE   boom\nb") == "E   boom"
+
+
+def test_merge_takes_each_test_from_the_last_part_that_ran_it(tmp_path):
+    import json
+
+    def report(date, selection, outcomes, **extra):
+        tests = [{"id": f"array_api_tests/test_special_cases.py::test_unary[{k}]", "outcome": v,
+                  "duration": 0.1, "category": "special cases", "function": k} for k, v in outcomes.items()]
+        r = {"target": "webgpu-float64", "date": date, "device_dtypes": ALL_DTYPES, "max_examples": 10,
+             "suite_commit": "abc", "spec_commit": "def", "selection": selection,
+             "device": {"backend": "webgpu", "adapter": {"device": "swiftshader"}}, "skipped_dtypes": [],
+             "note": None, "summary": summarise(tests), "tests": tests}
+        r.update(extra)
+        return r
+
+    whole = tmp_path / "whole.json"
+    again = tmp_path / "again.json"
+    whole.write_text(json.dumps(report("2026-12-01T09:00", None, {"sin": "passed", "asinh": "failed"})))
+    again.write_text(json.dumps(report("2026-12-01T10:00", "test_special_cases",
+                                       {"asinh": "passed", "acosh": "passed"})))
+    out = tmp_path / "merged.json"
+    r = subprocess.run([sys.executable, "-m", "conformance", "merge", str(whole), str(again), "--out", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    merged = json.loads(out.read_text())
+    assert {t["function"]: t["outcome"] for t in merged["tests"]} == {"sin": "passed", "asinh": "passed",
+                                                                     "acosh": "passed"}
+    assert merged["summary"]["totals"] == {"passed": 3}
+    assert [p["selection"] for p in merged["parts"]] == [None, "test_special_cases"]
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(report("2026-12-01T11:00", None, {"sin": "passed"}, max_examples=100)))
+    r = subprocess.run([sys.executable, "-m", "conformance", "merge", str(whole), str(other), "--out", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "max_examples differs" in r.stderr
