@@ -158,8 +158,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
     passes = None
     if user is None and means is None and chunk_group is None and not more and not tail \
             and not arg:
-        sig = ("reduce", rows.dtype, rows.offset, tuple(rows.dims), rows.n, rows.stride,
-               rows.fold, combine, mapping, acc, out.dtype, transform, divisor)
+        sig = _plan_key(rows, combine, mapping, acc, out.dtype, transform, divisor)
         plan = device.plans.get(sig)
         if plan is not None:
             _replay(plan, rows.buf, out, acc, device)
@@ -240,6 +239,13 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         means = None
 
 
+
+
+def _plan_key(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out_dtype: dt.DType,
+              transform: str = "none", divisor: float = 0.0) -> tuple:
+    """The key of a plain reduction's kept passes (``Device.plans``): what they depend on."""
+    return ("reduce", rows.dtype, rows.offset, tuple(rows.dims), rows.n, rows.stride,
+            rows.fold, combine, mapping, acc, out_dtype, transform, divisor)
 
 
 def _replay(plan, buf, out: Tensor, acc: dt.DType, device, new=None) -> None:
@@ -382,9 +388,7 @@ def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False
     if op == "count_nonzero" and count > MAX_INDEX:
         return _big_count(x, axes, shape, repeats)
     if repeats == 1 and count <= MAX_COLUMNS and combine not in ("argmin", "argmax"):
-        rows = _rows_of(x, axes, ordered=False)
-        run = ("reduce", rows.dtype, rows.offset, tuple(rows.dims), rows.n, rows.stride,
-               rows.fold, combine, mapping, acc, out_dtype, "none", 0.0)
+        run = _plan_key(_rows_of(x, axes, ordered=False), combine, mapping, acc, out_dtype)
         device.keep_plan(sig, (shape, tensor.c_strides(shape), acc, run,  # _run keeps run's plan
                                tensor.maker(out_dtype, device), tensor.maker(acc, device)))
     out = _reduced(x, axes, shape, combine, mapping, acc, out_dtype)
