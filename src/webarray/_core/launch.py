@@ -81,13 +81,15 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     if device.staged:
         outputs, inputs = _staged(device, shape, outputs, inputs, scalars, raw_inputs)
         if device.inline_limit:
-            outputs, inputs, apart = _fitted(device, shape, outputs, inputs, scalars, raw_inputs)
+            outputs, inputs, apart, size = _fitted(device, shape, outputs, inputs, scalars,
+                                                   raw_inputs)
             if apart:  # outputs that fit one kernel each, not together
                 return [elementwise(device, shape, [o], inputs, scalars, raw_inputs)[0]
                         for o in outputs]
-            flat = _canonical(device, shape, outputs, inputs, scalars, raw_inputs)
-            if flat is not None:
-                return flat
+            if size > CANONICAL_SIZE:
+                flat = _canonical(device, shape, outputs, inputs, scalars)
+                if flat is not None:
+                    return flat
     if not raw_inputs:
         results = _plain(device, shape, outputs, inputs, scalars)
         if results is not None:
@@ -270,22 +272,24 @@ FIT_SHARE = 0.6
 
 
 def _fitted(device, shape, outputs, inputs, scalars, raw_inputs):
-    """(outputs, inputs, apart) for a device that refuses kernels past an inline limit
+    """(outputs, inputs, apart, size) for a device that refuses kernels past an inline limit
     (``Device.inline_limit``: a browser's SwiftShader): where the fused calls of these
     outputs would together exceed it (each call's share measured once, ``_call_size``),
     the arguments of a call that would take the calls in one kernel past FIT_SHARE of the
     limit are computed first, each by a kernel of its own, into arrays that the call then
     reads, as eager mode computes every op (the same values bit for bit: each value is
     stored in its own dtype). ``apart``: the outputs fit one kernel each but not together,
-    so each goes in a launch of its own. Loops, gathers and user kernels stay whole (the
-    refusal names those it cannot send)."""
+    so each goes in a launch of its own. ``size``: the calls' characters in the kernel of
+    the outputs returned (0 where it is not estimated). Loops, gathers and user kernels stay
+    whole (the refusal names those it cannot send)."""
     nodes = expr.walk([node for node, _ in outputs])
     if raw_inputs or any(type(n) not in _RENUMBERED for n in nodes):
-        return outputs, inputs, False
+        return outputs, inputs, False, 0
     limit = device.inline_limit * FIT_SHARE
     extra = {n.key: _call_size(device, n) for n in nodes if type(n) is Apply}
-    if sum(extra.values()) <= limit:
-        return outputs, inputs, False
+    total = sum(extra.values())
+    if total <= limit:
+        return outputs, inputs, False, total
     inputs = list(inputs)
     acc: dict = {}  # inlined characters a node's value takes to compute in the kernel
     done: dict = {}
@@ -298,21 +302,23 @@ def _fitted(device, shape, outputs, inputs, scalars, raw_inputs):
 
     for n in nodes:  # arguments before their users
         if type(n) is Apply:
-            if sum(acc[a.key] for a in n.args) + extra[n.key] > limit:
+            below = sum(acc[a.key] for a in n.args)
+            if below + extra[n.key] > limit:
                 for a in n.args:
                     if acc[a.key]:
                         written(a.key, done[a.key])
+                below = 0
             done[n.key] = expr.apply(n.op, tuple(done[a.key] for a in n.args), n.compute, n.dtype)
-            acc[n.key] = sum(acc[a.key] for a in n.args) + extra[n.key]
+            acc[n.key] = below + extra[n.key]
         elif type(n) is Cast:
             done[n.key] = Cast(done[n.arg.key], n.dtype)
             acc[n.key] = acc[n.arg.key]
         else:
             done[n.key] = n
             acc[n.key] = 0
-    roots = {node.key: acc[node.key] for node, _ in outputs}
+    size = sum({node.key: acc[node.key] for node, _ in outputs}.values())
     new, inputs = _read_only([(done[node.key], out) for node, out in outputs], inputs, raw_inputs)
-    return new, inputs, len(new) > 1 and sum(roots.values()) > limit
+    return new, inputs, len(new) > 1 and size > limit, size
 
 
 # a kernel whose calls come to more characters than this (inlined) is launched over
@@ -320,24 +326,19 @@ def _fitted(device, shape, outputs, inputs, scalars, raw_inputs):
 CANONICAL_SIZE = 50_000
 
 
-def _canonical(device, shape, outputs, inputs, scalars, raw_inputs):
+def _canonical(device, shape, outputs, inputs, scalars):
     """The results of a launch of large calls (float64 and complex128 functions: more than
-    CANONICAL_SIZE characters inlined) on a device with an inline limit, whose compiler takes
-    seconds to minutes on each (a browser's SwiftShader), made by one kernel per function
-    and dtypes whatever the shapes and layouts: strided and broadcast operands are copied
-    contiguous first (small kernels), and the kernel runs over them as 1-D arrays of the
-    elements, its new outputs viewed in the launch's shape. None where the launch is 1-D
-    and contiguous already, writes into existing arrays, or its calls are small."""
-    if raw_inputs or any(out is not None for _, out in outputs) or 0 in shape:
+    CANONICAL_SIZE characters inlined, as _fitted measures them) on a device with an inline
+    limit, whose compiler takes seconds to minutes on each (a browser's SwiftShader), made
+    by one kernel per function and dtypes whatever the shapes and layouts: strided and
+    broadcast operands are copied contiguous first (small kernels), and the kernel runs
+    over them as 1-D arrays of the elements, its new outputs viewed in the launch's shape.
+    None where the launch is 1-D and contiguous already or writes into existing arrays."""
+    if any(out is not None for _, out in outputs) or 0 in shape:
         return None
     contiguous = [is_contiguous(shape, broadcast_strides(a, shape)) and len(a._shape) == len(shape)
                   for a in inputs]
     if len(shape) == 1 and all(contiguous):
-        return None
-    nodes = expr.walk([node for node, _ in outputs])
-    if any(type(n) not in _RENUMBERED for n in nodes):
-        return None
-    if sum(_call_size(device, n) for n in nodes if type(n) is Apply) <= CANONICAL_SIZE:
         return None
     n = math.prod(shape)
     flat = []
