@@ -311,8 +311,8 @@ STAGED: dict[tuple[str, str], tuple[Stage, ...]] = {  # the stages' helpers, as 
     # (wgsl_f64_math.py, wgsl_complex128.py)
     **{(name, "D"): _staged(*(f"wa_f64_{name}_{c}" for c in "abcd"[:count]))
        for name, count in (("expm1", 2), ("sinh", 2), ("cosh", 2), ("tanh", 2), ("pow", 4))},
-    # asinh, acosh, atanh, log1p and logaddexp, with a logarithm's table and series a stage of their own
-    # (wa_f64_ln_m), an exponential's series too, as wgsl_f64_math composes them
+    # asinh, acosh, atanh, log1p and logaddexp, with a logarithm's table and series a stage
+    # of their own (wa_f64_ln_m), an exponential's series too, as wgsl_f64_math composes them
     **{(name, "D"): stages for name, stages in wgsl_f64_math.STAGED.items()},
     # the inverse trigonometric functions: atan2_dd in three (wgsl_f64_math.atan2_stages)
     **{(name, "D"): _staged(*first, f"wa_f64_{name}_b_q", f"wa_f64_{name}_b_u", f"wa_f64_{name}_b_d", last)
