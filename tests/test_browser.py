@@ -210,13 +210,13 @@ def herm(a):
 
 # every kernel family of the linalg extension, below and above the 64-side limit of the
 # one-workgroup kernels, real and complex: Tint compiles what naga does not judge. Past
-# that limit, both plans: the adapter's own and, forced, the LU panel in registers (a
-# GPU's) with Jacobi by blocks of rows (a CPU's)
+# that limit, both plans: the adapter's own and, forced, the LU panel in registers and
+# the QR step in one launch (a GPU's) with Jacobi by blocks of rows (a CPU's)
 from webarray._core.algorithms import linalg as plan
 
 for dtype, n, gpu in ((xp.float32, 3, None), (xp.complex64, 3, None), (xp.float32, 70, None),
                       (xp.complex64, 70, None), (xp.float32, 70, True), (xp.complex64, 70, True)):
-    plan.REGISTER_PANEL = plan.JACOBI_BLOCKS = gpu
+    plan.REGISTER_PANEL = plan.JACOBI_BLOCKS = plan.QR_ONE_LAUNCH = gpu
     tol = 2e-3
     eye = xp.eye(n, dtype=dtype)
     a = matrix(n, n, dtype, shift=n)

@@ -1046,3 +1046,70 @@ def test_jacobi_by_blocks_is_as_accurate_as_by_rounds(shape, dtype, monkeypatch)
             np.linalg.norm(_c128(h) @ v - v * w[..., None, :]) / np.linalg.norm(_c128(h)),
         ])
     assert np.all(errors[True] <= np.maximum(2 * errors[False], 2e-6)), errors
+
+
+@pytest.mark.parametrize("shape,dtype", [((130, 90), np.float32), ((2, 70, 100), np.float32),
+                                         ((90, 90), np.complex64)])
+def test_qr_in_one_launch_a_column_gives_the_two_launch_bits(shape, dtype, monkeypatch):
+    # GPUs run a Householder step as one launch (qr_step: every workgroup forms the
+    # reflector itself, the column written a launch later), CPU adapters as two
+    # (qr_house, qr_apply): Q and R bit for bit the same either way
+    from webarray._core.algorithms import linalg as alg
+
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if dtype == np.complex64 else 0)
+    a = xp.asarray(a.astype(dtype))
+    out = {}
+    for one in (False, True):
+        monkeypatch.setattr(alg, "QR_ONE_LAUNCH", one)
+        out[one] = [np.asarray(z) for z in xp.linalg.qr(a, mode="complete")]
+    for x, y in zip(out[False], out[True]):
+        assert x.view(np.uint32).tobytes() == y.view(np.uint32).tobytes()
+    q, r = out[True]
+    a64 = _c128(np.asarray(a))
+    assert np.linalg.norm(_c128(q) @ _c128(r) - a64) / np.linalg.norm(a64) < 2e-6
+    assert np.all(np.tril(r, -1) == 0)
+
+
+def _rank(n, m, k, rng):
+    return (rng.standard_normal((n, k)) @ rng.standard_normal((k, m))).astype(np.float32)
+
+
+@pytest.mark.parametrize("case", ["square", "tall", "wide", "rank-deficient", "graded"])
+def test_svd_from_qr_first_columns_on_is_as_accurate_as_jacobi_on_the_matrix(case, monkeypatch):
+    # from QR_FIRST columns on, a float32 svd runs its Jacobi rounds on Rᵀ of a QR (fewer
+    # sweeps): singular values, reconstruction and both factors' orthogonality within 2x
+    # of the plain path's errors (or of float32's scale), with full_matrices either way;
+    # the rank-deficient case has its zero singular values' columns on the other side
+    # (V's), which svd completes by a QR
+    from webarray import _linalg_impl as L
+
+    rng = np.random.default_rng(len(case))
+    n = L.QR_FIRST + 2
+    a = {"square": lambda: rng.standard_normal((n, n)).astype(np.float32),
+         "tall": lambda: rng.standard_normal((n + 30, n)).astype(np.float32),
+         "wide": lambda: rng.standard_normal((n, n + 30)).astype(np.float32),
+         "rank-deficient": lambda: _rank(n + 10, n, 5, rng),
+         "graded": lambda: (rng.standard_normal((n, n)) * np.logspace(0, -5, n)).astype(np.float32),
+         }[case]()
+    a64 = a.astype(np.float64)
+    sn = np.linalg.svd(a64, compute_uv=False)
+    taken = []
+    real = L._svd_of_r
+    monkeypatch.setattr(L, "_svd_of_r", lambda *args: taken.append(1) or real(*args))
+    errors, qr_first = {}, L.QR_FIRST
+    for first in (10 ** 9, qr_first):
+        monkeypatch.setattr(L, "QR_FIRST", first)
+        row = []
+        for full in (False, True):
+            u, s, vh = (np.asarray(z).astype(np.float64)
+                        for z in xp.linalg.svd(xp.asarray(a), full_matrices=full))
+            k = s.shape[-1]
+            row += [np.abs(s - sn).max() / sn.max(),
+                    np.linalg.norm((u[:, :k] * s) @ vh[:k] - a64) / np.linalg.norm(a64),
+                    np.abs(u.T @ u - np.eye(u.shape[1])).max(),
+                    np.abs(vh @ vh.T - np.eye(vh.shape[0])).max()]
+        errors[first] = np.array(row)
+        assert len(taken) == (2 if first == qr_first else 0)
+    assert np.all(errors[qr_first] <= np.maximum(2 * errors[10 ** 9], 2e-6)), errors
+    assert np.all(errors[qr_first] < 1e-4), errors

@@ -776,19 +776,43 @@ def eigvalsh(x: Array, /) -> Array:
     return _eigh(x, False, "eigvalsh")[0]
 
 
-def _svd_jacobi(x: Array, vectors: bool):
-    """(S descending, U, Vh) of x by one-sided Jacobi on the columns of x (of xᴴ when
-    M < N), by the kernels' rounds or composed; see _svd_of."""
+# the columns from which a float32 svd runs its Jacobi rounds on Rᵀ of a QR of the matrix
+# (NOTES-kernels-22, session 30)
+QR_FIRST = 128
+
+
+def _svd_jacobi(x: Array, vectors: bool, precondition: bool = True):
+    """(S descending, U, Vh, swapped) of x by one-sided Jacobi on the columns of x (of xᴴ
+    when M < N), by the kernels' rounds or composed; see _svd_of. From QR_FIRST columns
+    on (float32 with the linalg kernels), on the columns of Rᵀ of a QR instead (Drmač and
+    Veselić's preconditioning: Rᵀ's columns start nearer orthogonal, so fewer sweeps; a
+    NumPy simulation counted a quarter to a third fewer), and then ``swapped`` says so:
+    the tall factor's left columns (U, of V when M < N) are the orthonormal ones, from the
+    rotations, and its right ones are zero where S is, not the left."""
     m, n = x.shape[-2:]
     batch = x.shape[:-2]
     wide = m < n
     cols = m if wide else n
     cj = ew.conj if x.dtype.kind == "c" else (lambda z: z)
     tall = cj(x).mT if wide else x  # tall = U·S·Vᴴ
+    if precondition and cols >= QR_FIRST and _refinable(x):
+        return _svd_of_r(tall, wide, vectors)
     wrows = _work_copy(tall.mT, batch + (cols, tall.shape[-2]), x.dtype)  # its columns as rows
     vt = _identities(cols, batch, x.device, x.dtype)
     _jacobi(wrows, vt)
-    return _svd_of(x, tall, vt.mT, vectors)
+    return _svd_of(x, tall, vt.mT, vectors) + (False,)
+
+
+def _svd_of_r(tall: Array, wide: bool, vectors: bool):
+    """_svd_jacobi's (S, U, Vh, True) of x (tall, or tallᵀ when wide; real) through
+    tall = Q·R: Rᵀ = Ub·S·Vbᵀ by one-sided Jacobi on Rᵀ's columns, so tall = (Q·Vb)·S·Ubᵀ."""
+    q, r = qr(tall)
+    s, ub, vhb, _ = _svd_jacobi(r.mT, vectors, precondition=False)
+    if not vectors:
+        return s, None, None, True
+    if wide:  # x = tallᵀ = Ub·S·(Q·Vb)ᵀ
+        return s, ub, matmul(vhb, q.mT), True
+    return s, matmul(q, vhb.mT), ub.mT, True
 
 
 def _svd_of(x: Array, tall: Array, v: Array, vectors: bool):
@@ -816,22 +840,24 @@ def _svd_of(x: Array, tall: Array, v: Array, vectors: bool):
 
 def _svd(x: Array, name: str, vectors: bool):
     """(S, U, Vh): U (M×K) with zero columns where S is zero, Vh (K×N) orthonormal rows."""
-    s, u, vh, _, finish = _svd_parts(x, name, vectors)
+    s, u, vh, _, finish, _ = _svd_parts(x, name, vectors)
     return finish(s, u, vh)
 
 
 def _svd_parts(x: Array, name: str, vectors: bool):
-    """(S, U, Vh of x scaled by a power of two (_scaled), that scaled x, finish): finish(s,
-    u, vh) scales S back and makes the factors of matrices holding NaN or ±inf NaN."""
+    """(S, U, Vh of x scaled by a power of two (_scaled), that scaled x, finish, swapped):
+    finish(s, u, vh) scales S back and makes the factors of matrices holding NaN or ±inf
+    NaN; swapped as _svd_jacobi's (the factor with zero columns where S is zero is Vᴴ's
+    side of the tall matrix, not U's)."""
     x = _supported(x, name)
     bad = _nonfinite(x)
     x, scale = _scaled(x)
-    s, u, vh = _svd_scaled(x, vectors)
+    s, u, vh, swapped = _svd_scaled(x, vectors)
 
     def finish(s, u, vh):
         return _nan_where(bad, s if scale is None else ew.divide(s, scale[..., 0]), u, vh)
 
-    return s, u, vh, x, finish
+    return s, u, vh, x, finish, swapped
 
 
 def _svd_scaled(x: Array, vectors: bool):
@@ -845,7 +871,7 @@ def _svd_scaled(x: Array, vectors: bool):
     a = _work_copy(tall, batch + (rows, cols))
     v = _identities(cols, batch, x.device)
     _linalg.one_workgroup("svd", (a, v), rows, cols)
-    return _svd_of(x, tall, v, vectors)
+    return _svd_of(x, tall, v, vectors) + (False,)
 
 
 def svd(x: Array, /, *, full_matrices: bool = True):
@@ -857,7 +883,7 @@ def svd(x: Array, /, *, full_matrices: bool = True):
     a complete QR, so the factors are unitary. float32 factors are refined (_refined_svd)
     to NumPy's accuracy."""
     full_matrices = _bool(full_matrices, "svd: full_matrices")
-    s, u, vh, scaled, finish = _svd_parts(x, "svd", True)
+    s, u, vh, scaled, finish, swapped = _svd_parts(x, "svd", True)
     m, n = x.shape[-2:]
     # columns a·v/s for s at rounding level (relative to the largest) are noise, not
     # vectors: those need a QR to complete them; one small readback tells
@@ -873,7 +899,10 @@ def svd(x: Array, /, *, full_matrices: bool = True):
         # off), then completed
         wide = m < n
         tu, tv = (vh.mT, u) if wide else (u, vh.mT)
-        tu = _complete(tu, False) if complete else _cholesky_qr(tu)
+        if swapped:  # (a QR first: tv has the columns a·u/s)
+            tv = _complete(tv, False) if complete else _cholesky_qr(tv)
+        else:
+            tu = _complete(tu, False) if complete else _cholesky_qr(tu)
         tu, s, tv = _refined_svd(scaled.mT if wide else scaled, tu, s, tv)
         if complete and full_matrices and m != n:
             tu = _complete(tu, True)

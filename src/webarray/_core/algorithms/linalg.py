@@ -51,6 +51,7 @@ MAX_SWEEPS = 20  # one-sided Jacobi sweeps at most (float32 converges in 6-12 up
 NB = plan.NB  # columns per panel of the blocked factorizations (the kernels' block size)
 REGISTER_PANEL = None  # True/False: LU panels in registers (where they fit) on every adapter (tests)
 JACOBI_BLOCKS = None  # True/False: Jacobi by blocks of rows (CPU adapters' plan) on every adapter (tests)
+QR_ONE_LAUNCH = None  # True/False: Householder QR in one launch a column (GPUs' plan) on every adapter (tests)
 _SWEEPING = ("eigh", "svd")  # the one-workgroup kernels that run Jacobi sweeps
 
 
@@ -222,16 +223,26 @@ def dot2(at: Tensor, b: Tensor, c: Tensor, lo: Tensor, subtract: bool = False) -
 
 def householder(at: Tensor, q: Tensor) -> None:
     """Householder QR of the matrices held transposed in at (batch, N, M: columns as rows),
-    in place, the reflections applied to q (batch, M, M): per column one launch forms the
-    reflector (a workgroup per matrix), one applies it (a workgroup per column of A and per
-    row of Q)."""
+    in place, the reflections applied to q (batch, M, M). On a GPU one launch a column
+    (``qr_step``: a workgroup per column of A and per row of Q, each forming the column's
+    reflector itself), all of one grid, so they go out as one run of dispatches; on a CPU
+    adapter two (``qr_house`` forms the reflector once, ``qr_apply`` applies it), the
+    same bits."""
     n, m = at.shape[-2:]
-    batch = at.shape[:-2]
-    v = tensor.empty(batch + (m,), at.dtype, at.device)
-    tau = tensor.empty(batch + (1,), dt.float32, at.device)
+    steps = min(m - 1, n)
+    if steps <= 0:
+        return
+    if (not at.device.on_cpu) if QR_ONE_LAUNCH is None else QR_ONE_LAUNCH:
+        grid = (n + m, 1)
+        launches = [("qr_step", (m, n, 0, k, 0), grid) for k in range(steps)]
+        launches.append(("qr_step", (m, n, 0, steps, 1), grid))  # the last column's values
+        _steps((at, q), launches, at.dtype is dt.complex64)
+        return
+    v = tensor.empty(at.shape[:-2] + (m,), at.dtype, at.device)
+    tau = tensor.empty(at.shape[:-2] + (1,), dt.float32, at.device)
 
     def launches():
-        for k in range(min(m - 1, n)):
+        for k in range(steps):
             yield "qr_house", (m, n, 0, k), (1, 1)
             yield "qr_apply", (m, n, 0, k), (n - k - 1 + m, 1)
 
