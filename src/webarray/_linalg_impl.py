@@ -933,21 +933,7 @@ def _cholesky_qr(u: Array) -> Array:
     one inverse and one product, all on the device)."""
     uh = ew.conj(u).mT if u.dtype.kind == "c" else u.mT
     r = cholesky(matmul(uh, u), upper=True)
-    return matmul(u, _upper_inverse(r))
-
-
-def _upper_inverse(r: Array) -> Array:
-    """R⁻¹ of the upper-triangular R (..., N, N) by halves, [[A, B], [0, C]]⁻¹ =
-    [[A⁻¹, −A⁻¹·B·C⁻¹], [0, C⁻¹]], down to 64 a side (``inv``): at 1024 a few dozen
-    launches and products, where ``inv``'s LU took 7.8 ms on an H200 (session 30)."""
-    n = r.shape[-1]
-    if n <= 64:
-        return inv(r)
-    h = n // 2
-    ai, ci = _upper_inverse(r[..., :h, :h]), _upper_inverse(r[..., h:, h:])
-    top = ew.negative(matmul(ai, matmul(r[..., :h, h:], ci)))
-    low = zeros(r.shape[:-2] + (n - h, h), dtype=r.dtype, device=r.device)
-    return mp.concat([mp.concat([ai, top], axis=-1), mp.concat([low, ci], axis=-1)], axis=-2)
+    return matmul(u, inv(r))
 
 
 def _complete(u: Array, full: bool) -> Array:
