@@ -243,6 +243,14 @@ for dtype, n, gpu in ((xp.float32, 3, None), (xp.complex64, 3, None), (xp.float3
     assert xp.linalg.eigvals(a).shape == (n,)
     print("linalg", dtype, n, gpu, "ok")
 
+# rows of JACOBI_WIDE elements: Jacobi rounds with twice the threads a pair (a GPU's plan)
+plan.JACOBI_BLOCKS = False
+for dtype in (xp.float32, xp.complex64):
+    g = matrix(plan.JACOBI_WIDE + 8, 3, dtype)
+    u, sv, vh = xp.linalg.svd(g, full_matrices=False)
+    assert worst((u * sv) @ vh - g) <= 2e-3 * worst(g), ("svd of long rows", dtype)
+plan.JACOBI_BLOCKS = plan.REGISTER_PANEL = plan.QR_ONE_LAUNCH = None
+
 # the refinement's accurate products keep their remainders under Tint and SwiftShader
 # (1 + 2^-30 as hi + lo; a compiler that reassociates TwoSum leaves lo = 0)
 from webarray import _linalg_impl as impl

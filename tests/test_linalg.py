@@ -1113,3 +1113,28 @@ def test_svd_from_qr_first_columns_on_is_as_accurate_as_jacobi_on_the_matrix(cas
         assert len(taken) == (2 if first == qr_first else 0)
     assert np.all(errors[qr_first] <= np.maximum(2 * errors[10 ** 9], 2e-6)), errors
     assert np.all(errors[qr_first] < 1e-4), errors
+
+
+@pytest.mark.parametrize("shape,dtype", [((600, 6), np.float32), ((5, 530), np.complex64)])
+def test_jacobi_rounds_on_long_rows_share_a_pair_among_more_threads(shape, dtype, monkeypatch):
+    # rows of JACOBI_WIDE elements and more take jacobi_round with twice the threads a
+    # pair (a GPU's plan, forced here): the svd as accurate as by blocks of rows
+    from webarray._core.algorithms import linalg as alg
+
+    rng = np.random.default_rng(shape[0])
+    a = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if dtype == np.complex64 else 0)
+    a = a.astype(dtype)
+    a64 = _c128(a)
+    sn = np.linalg.svd(a64, compute_uv=False)
+    names = []
+    steps = alg._steps
+    monkeypatch.setattr(alg, "_steps", lambda arrays, launches, *rest: steps(
+        arrays, [names.append(x[0]) or x for x in launches], *rest))
+    errors = {}
+    for blocks in (True, False):
+        monkeypatch.setattr(alg, "JACOBI_BLOCKS", blocks)
+        u, s, vh = (_c128(np.asarray(z)) for z in xp.linalg.svd(xp.asarray(a), full_matrices=False))
+        errors[blocks] = np.array([np.abs(s - sn).max() / sn.max(),
+                                   np.linalg.norm((u * s) @ vh - a64) / np.linalg.norm(a64)])
+    assert ("jacobi_round", 2 * alg.plan.JACOBI_THREADS) in names
+    assert np.all(errors[False] <= np.maximum(2 * errors[True], 2e-6)), errors

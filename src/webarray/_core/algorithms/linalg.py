@@ -51,6 +51,7 @@ MAX_SWEEPS = 20  # one-sided Jacobi sweeps at most (float32 converges in 6-12 up
 NB = plan.NB  # columns per panel of the blocked factorizations (the kernels' block size)
 REGISTER_PANEL = None  # True/False: LU panels in registers (where they fit) on every adapter (tests)
 JACOBI_BLOCKS = None  # True/False: Jacobi by blocks of rows (CPU adapters' plan) on every adapter (tests)
+JACOBI_WIDE = 512  # rows from which a Jacobi pair has twice JACOBI_THREADS threads
 QR_ONE_LAUNCH = None  # True/False: Householder QR in one launch a column (GPUs' plan) on every adapter (tests)
 _SWEEPING = ("eigh", "svd")  # the one-workgroup kernels that run Jacobi sweeps
 
@@ -262,6 +263,8 @@ def jacobi(w: Tensor, vt: Tensor, max_sweeps: int, tol: float, stop: float) -> N
     by_blocks = w.device.on_cpu if JACOBI_BLOCKS is None else JACOBI_BLOCKS
     nb = -(-n // plan.JACOBI_GROUP)
     nb += nb % 2
+    # a pair's threads: more where the rows are long (WebGPU's guaranteed most is 256)
+    kernel = ("jacobi_round", 2 * plan.JACOBI_THREADS if m >= JACOBI_WIDE else plan.JACOBI_THREADS)
     for s in range(max_sweeps):
         if by_blocks and nb >= 4:
             # the pairs within each block, then the block rounds: on a CPU adapter a launch
@@ -272,7 +275,7 @@ def jacobi(w: Tensor, vt: Tensor, max_sweeps: int, tol: float, stop: float) -> N
             rounds = [("jacobi_blocks", words(0, 1), (nb, 1))]
             rounds += [("jacobi_blocks", words(r, 0), (nb // 2, 1)) for r in range(nb - 1)]
         else:
-            rounds = (("jacobi_round", (n, m, 0, r, s, max_sweeps + 1, stop, tol, ne), (ne // 2, 1))
+            rounds = ((kernel, (n, m, 0, r, s, max_sweeps + 1, stop, tol, ne), (ne // 2, 1))
                       for r in range(ne - 1))
         _steps((w, vt, flags), rounds, w.dtype is dt.complex64)
         if s >= 3 and _largest(flags, s + 1) == 0:

@@ -720,7 +720,7 @@ _SUMS = """let al = tot.x; let be = tot.y;
     let nn = sqrt(al) * sqrt(be);"""
 
 
-def jacobi_round(cplx: bool) -> str:
+def jacobi_round(cplx: bool, threads: int = JACOBI_THREADS) -> str:
     """One round of a sweep: pair number wg.x of round r of the round-robin tournament
     over ne (N rounded up to even) players; an index ≥ N is a bye. W holds the N columns
     being orthogonalised as rows of length M; VT the accumulated rotations as rows. With γ = w_pᴴ·w_q = |γ|·e^{iφ}, w_q·e^{-iφ} and w_p are rotated by the
@@ -730,8 +730,10 @@ def jacobi_round(cplx: bool) -> str:
     sweep's n − 1 rotations of every row, that made the rows' norms drift by ~1e-5 at
     n = 200). A pair already orthogonal to tol·‖w_p‖‖w_q‖ (U[7]) is left alone; a sweep in
     which no pair was further from orthogonal than stop·‖w_p‖‖w_q‖ (U[6]; flag F) makes
-    later sweeps return at once."""
-    T = JACOBI_THREADS
+    later sweeps return at once. ``threads`` share a pair (a round's latency, not its
+    bandwidth, bounds it: at 1024 a side on an H200 256 threads took svd's sweeps from
+    ~13.5 to ~10 µs a round, where below ~500 a side 128 are as fast or faster)."""
+    T = threads
     return _SCALAR[cplx] + f"""var<workgroup> red: array<vec4<f32>, {T}>;
 var<workgroup> go: u32;
 """ + _head([("W", "T"), ("VT", "T"), ("F", "u32")], str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
