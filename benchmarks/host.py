@@ -11,7 +11,8 @@ is issued, then one device sync (not timed: the GPU work of 16 elements is not t
 
 webarray runs each loop fused (lazy nodes, the default) and eager (``fusion.set_enabled(
 False)``: one dispatch recorded per op); NumPy computes on the CPU; CuPy and PyTorch issue
-CUDA launches. The median of the rounds is reported, in µs per op. Prints a table; writes
+CUDA launches. The columns' rounds are interleaved; the median of each column's rounds
+is reported, in µs per op. Prints a table; writes
 ``benchmarks/results/host-<gpu>.json``.
 """
 
@@ -49,30 +50,43 @@ def _loop(kind: str, xp, a, b, count: int) -> float:
 
 
 def measure(backends, count: int, rounds: int, log) -> list[dict]:
-    rows = []
+    """Per loop, the rounds of every column interleaved (round 1 of each, then round 2,
+    ...): a lent host's CPU speed drifts within a run (on an H200's host the same loop's
+    CPU time went from 36 to 57 ms between two minutes), and a drift during one column's
+    rounds alone would read as that column's cost."""
     host = np.ones(16, dtype=np.float32)
+    columns = []  # (label, backend, fusion setting or None, a, b)
     for be in backends:
         modes = [("fused", True), ("eager", False)] if be.name == "webarray" else [("", None)]
+        a, b = be.to_device(host), be.to_device(host)
         for mode, fused in modes:
+            columns.append((be.name + (f" {mode}" if mode else ""), be, fused, a, b))
+
+    def run(column, kind: str, n: int) -> float:
+        _, be, fused, a, b = column
+        if fused is not None:
+            be.xp.fusion.set_enabled(fused)
+        try:
+            t = _loop(kind, be.xp, a, b, n) / n * 1e6
+            be.sync()
+        finally:
             if fused is not None:
-                be.xp.fusion.set_enabled(fused)
-            try:
-                a, b = be.to_device(host), be.to_device(host)
-                label = be.name + (f" {mode}" if mode else "")
-                for kind in LOOPS:
-                    _loop(kind, be.xp, a, b, min(count, 200))  # warm up: kernels compiled
-                    be.sync()
-                    times = []
-                    for _ in range(rounds):
-                        times.append(_loop(kind, be.xp, a, b, count) / count * 1e6)
-                        be.sync()
-                    us = c.median(times)
-                    log(f"  {label:16s} {kind:12s} {us:8.2f} µs/op")
-                    rows.append({"backend": label, "loop": kind, "us_per_op": us,
-                                 "rounds_us": times, "count": count})
-            finally:
-                if fused is not None:
-                    be.xp.fusion.set_enabled(True)
+                be.xp.fusion.set_enabled(True)
+        return t
+
+    rows = []
+    for kind in LOOPS:
+        for column in columns:
+            run(column, kind, min(count, 200))  # warm up: kernels compiled
+        times: dict = {column[0]: [] for column in columns}
+        for _ in range(rounds):
+            for column in columns:
+                times[column[0]].append(run(column, kind, count))
+        for label, ts in times.items():
+            us = c.median(ts)
+            log(f"  {label:16s} {kind:12s} {us:8.2f} µs/op")
+            rows.append({"backend": label, "loop": kind, "us_per_op": us,
+                         "rounds_us": ts, "count": count})
     return rows
 
 
