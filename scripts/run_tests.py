@@ -23,11 +23,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # the longest files first (measured cold on two cores), so that the last ones to start are short
-FIRST = ("test_linalg.py", "test_complex128.py", "test_float64_math.py", "test_fft.py",
+FIRST = ("test_webgl2.py", "test_linalg.py", "test_complex128.py", "test_float64_math.py", "test_fft.py",
          "test_array_object.py", "test_radix_sort.py", "test_ecosystem_sklearn.py",
          "test_cupy_numpy_api.py", "test_cupy.py", "test_core_portable.py", "test_site.py",
          "test_wide_dtypes.py", "test_big_sizes.py", "test_float64_lanes.py",
-         "test_cupy_kernels.py", "test_browser.py", "test_chainer.py", "test_fuzz.py")
+         "test_cupy_kernels.py", "test_browser.py", "test_float64.py", "test_chainer.py",
+         "test_volunteer_browser.py", "test_fuzz.py")
 
 
 def ordered(files: list[Path]) -> list[Path]:
