@@ -525,33 +525,45 @@ _REDUCE = """fn reduce_{name}(t: u32) {{
 """
 
 
+def _column_norm(red: str, row: str, keep: str = "") -> str:
+    """WGSL shared by qr_house and qr_step (so both form a reflector with the same bits):
+    the tree sums over the f32 workgroup array ``red`` (its reducers by _norm_reducers),
+    sc = the largest |element| of AT's line c0 from ``row`` on (1 where all are zero) and
+    total = Σ |a_i / sc|² over it; ``keep`` runs for each u = a_i / sc."""
+    return f"""    var big = 0.0;
+    for (var i = {row} + t; i < M; i = i + {T_WG}u) {{ big = max(big, mag(AT[c0 + i])); }}
+    {red}[t] = big;
+    workgroupBarrier();
+    reduce_{red}(t);
+    let sc = select(1.0, {red}[0], {red}[0] > 0.0);
+    workgroupBarrier();
+    var ss = 0.0;
+    for (var i = {row} + t; i < M; i = i + {T_WG}u) {{ let u = AT[c0 + i] / sc; ss = ss + abs2(u);{keep} }}
+    {red}[t] = ss;
+    workgroupBarrier();
+    sum_{red}(t);
+    let total = {red}[0];
+"""
+
+
+def _norm_reducers(red: str) -> str:
+    """The max and sum tree reductions over ``red`` that _column_norm calls."""
+    return (_REDUCE.format(name=red, half=T_WG // 2, op=f"max({red}[t], {red}[t + h])")
+            + _REDUCE.format(name=red, half=T_WG // 2, op=f"{red}[t] + {red}[t + h]")
+            .replace(f"reduce_{red}", f"sum_{red}"))
+
+
 def qr_house(cplx: bool) -> str:
     """Step k of an M×N matrix held transposed (AT: N rows of M, row j = column j): the
     reflector I − τ·v·vᴴ that maps column k's part from k on to alpha·e_0
     (alpha = −phase(a_kk)·‖x‖, v scaled by the column's largest |element|) into V and
     Tau; column k becomes (alpha, 0, …)."""
     return _SCALAR[cplx] + f"""var<workgroup> red: array<f32, {T_WG}>;
-""" + _REDUCE.format(name="red", half=T_WG // 2, op="max(red[t], red[t + h])") + \
-        _REDUCE.format(name="red", half=T_WG // 2, op="red[t] + red[t + h]").replace("reduce_red", "sum_red") + \
+""" + _norm_reducers("red") + \
         _head([("AT", "T"), ("Q", "T"), ("V", "T"), ("Tau", "f32")], str(T_WG)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let M = U[0]; let N = U[1]; let z = wg.z + U[2]; let k = U[3];
     let c0 = z * M * N + k * M; let v0 = z * M;
-    var big = 0.0;
-    for (var i = k + t; i < M; i = i + {T_WG}u) {{ big = max(big, mag(AT[c0 + i])); }}
-    red[t] = big;
-    workgroupBarrier();
-    reduce_red(t);
-    let sc = select(1.0, red[0], red[0] > 0.0);
-    workgroupBarrier();
-    var ss = 0.0;
-    for (var i = k + t; i < M; i = i + {T_WG}u) {{
-        let u = AT[c0 + i] / sc; ss = ss + abs2(u); V[v0 + i] = u;
-    }}
-    red[t] = ss;
-    workgroupBarrier();
-    sum_red(t);
-    let total = red[0];
-    {_sync()}
+{_column_norm("red", "k", " V[v0 + i] = u;")}    {_sync()}
     if (t == 0u) {{
         let x0 = V[v0 + k];
         let al = -phase(x0) * sqrt(total);
@@ -616,28 +628,13 @@ def qr_step(cplx: bool) -> str:
     two."""
     return _SCALAR[cplx] + f"""var<workgroup> rf: array<f32, {T_WG}>;
 var<workgroup> red: array<T, {T_WG}>;
-""" + _REDUCE.format(name="rf", half=T_WG // 2, op="max(rf[t], rf[t + h])") + \
-        _REDUCE.format(name="rf", half=T_WG // 2, op="rf[t] + rf[t + h]").replace("reduce_rf", "sum_rf") + \
-        _head([("AT", "T"), ("Q", "T")], str(T_WG)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+""" + _norm_reducers("rf") + _head([("AT", "T"), ("Q", "T")], str(T_WG)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let M = U[0]; let N = U[1]; let z = wg.z + U[2]; let k = U[3];
     let g = wg.x;
     let fin = k >= 1u && g == k - 1u;  // this workgroup writes column k - 1
     let r = select(min(k, N - 1u), k - 1u, fin);  // the column whose reflector it forms
     let c0 = z * M * N + r * M;
-    var big = 0.0;
-    for (var i = r + t; i < M; i = i + {T_WG}u) {{ big = max(big, mag(AT[c0 + i])); }}
-    rf[t] = big;
-    workgroupBarrier();
-    reduce_rf(t);
-    let sc = select(1.0, rf[0], rf[0] > 0.0);
-    workgroupBarrier();
-    var ss = 0.0;
-    for (var i = r + t; i < M; i = i + {T_WG}u) {{ let u = AT[c0 + i] / sc; ss = ss + abs2(u); }}
-    rf[t] = ss;
-    workgroupBarrier();
-    sum_rf(t);
-    let total = rf[0];
-    let x0 = AT[c0 + r] / sc;
+{_column_norm("rf", "r")}    let x0 = AT[c0 + r] / sc;
     let al = -phase(x0) * sqrt(total);
     let vr = x0 - al;
     let vv = total - abs2(x0) + abs2(vr);
