@@ -548,3 +548,58 @@ def test_complex_special_values_survive_repeated_subexpressions(name, extra, vie
     with np.errstate(all="ignore"):
         want = ref(*(view(v) for v in (a, b, c, d)))
     assert_same_ieee(got, want if isinstance(want, np.ndarray) else _complex(*want))
+
+
+def test_equal_scalars_share_one_node_and_each_reading_its_own_slot():
+    """The lazy graph makes one node per nonzero int or float scalar of a dtype (``_scalar``):
+    ops over 2.5 read the same node. 0.0 and -0.0, and an int and a float of one value, are
+    different nodes; a kernel that reads a shared node twice gets a slot per reading, so
+    the values (and the kernel) are those of distinct scalars."""
+    xn = np.linspace(-3, 3, 24, dtype=np.float32)
+    x = xp.asarray(xn)
+    a, b = x * 2.5, x + 2.5
+    assert a._lazy.args[1] is b._lazy.args[1]
+    z, nz = x * 0.0, x * -0.0
+    assert z._lazy.args[1] is not nz._lazy.args[1]
+    i, f = xp.asarray(np.arange(24, dtype=np.int32)) + 3, x + 3.0
+    assert i._lazy.args[1] is not f._lazy.args[1]
+    c = a * 2.5 - b * 2.5  # one DAG reading the shared node at three places
+    assert_equal(c, (xn * np.float32(2.5)) * np.float32(2.5) - (xn + np.float32(2.5)) * np.float32(2.5))
+    np.testing.assert_array_equal(np.signbit(np.asarray(z)), np.signbit(xn * np.float32(0.0)))
+    np.testing.assert_array_equal(np.signbit(np.asarray(nz)), np.signbit(xn * np.float32(-0.0)))
+    np.testing.assert_array_equal(np.asarray(i), np.arange(24, dtype=np.int32) + 3)
+    # a fill of the same value is an array's own node, not the shared one: computing it
+    # (its node turns into the leaf of its buffer) leaves what reads 2.5 reading 2.5
+    shared = (x * 2.5)._lazy.args[1]
+    for fill in (xp.full((3, 5), 2.5), xp.full(24, 2.5), xp.ones(4) * 0 + 2.5):
+        d = x * 2.5
+        np.asarray(fill)
+        assert_equal(d, xn * np.float32(2.5))
+    g = xp.zeros(24)
+    d = x * 2.5
+    g[...] = 2.5
+    np.asarray(g)
+    assert shared.kind == "scalar" and shared.value == 2.5
+    assert (x * 2.5)._lazy.args[1] is shared
+    assert_equal(d, xn * np.float32(2.5))
+    assert_equal(x + 2.5, xn + np.float32(2.5))
+
+
+def test_astype_is_a_lazy_cast_over_pending_and_computed_arrays():
+    """astype takes the graph's one-op path (``graph.apply``): a pending cast node that fuses
+    with its producer and consumer, and of a computed array alone, one kernel of exactly
+    what eager runs."""
+    xn = np.linspace(-3, 3, 40, dtype=np.float32)
+    x = xp.asarray(xn)
+    xp.fusion.flush(x)
+    c = xp.astype(x, xp.int32)
+    assert c._b is None and c._lazy.kind == "cast"
+    got, n = launches_during(lambda: np.asarray(c))
+    assert n == 1
+    np.testing.assert_array_equal(got, xn.astype(np.int32))
+    y = xp.astype(xp.astype(x * 2.0, xp.int16) + 1, xp.float32)
+    got, n = launches_during(lambda: np.asarray(y))
+    assert n == 1
+    np.testing.assert_array_equal(got, ((xn * np.float32(2.0)).astype(np.int16) + 1).astype(np.float32))
+    e = xp.astype(xp.asarray(np.zeros((0, 3), dtype=np.float32)), xp.int32)
+    assert e.shape == (0, 3) and e.dtype == xp.int32

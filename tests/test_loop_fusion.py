@@ -441,3 +441,68 @@ def test_a_loop_kept_pending_from_before_does_not_stop_the_next_from_extending(m
     for got in (kept, again):
         for g, w in zip(got, want):
             np.testing.assert_array_equal(bits(np.asarray(g)), bits(w))
+
+
+def test_a_loops_continuation_is_read_from_the_nodes_made_since_without_a_walk(monkeypatch):
+    """After a loop is folded, the nodes made since are kept in the order made
+    (``fold.recent``): each later fold matches them against the body without walking the
+    pending DAG (the walk and its sort were a third of a fold's cost)."""
+    re, im = grid(16)
+    real, imag = xp.asarray(re), xp.asarray(im)
+    xp.fusion.flush(real, imag)
+    walks = []
+    walk = fold._pending_nodes
+    monkeypatch.setattr(fold, "_pending_nodes", lambda roots: walks.append(1) or walk(roots))
+    got = mandelbrot(xp, real, imag, 300)
+    folds = len(walks)
+    want = mandelbrot(np, re, im, 300)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(bits(np.asarray(g)), bits(w))
+    assert folds <= 2  # the search that made the loop (and a compute's extend), not ~40
+    # the same loop with the shortcut off walks at every fold, to the same bits
+    walks.clear()
+    monkeypatch.setattr(fold, "_continue", lambda arr: None)
+    again = mandelbrot(xp, real, imag, 300)
+    assert len(walks) > 20
+    for g, w in zip(again, want):
+        np.testing.assert_array_equal(bits(np.asarray(g)), bits(w))
+
+
+def test_no_node_kept_since_a_fold_outlives_the_next_buffer_allocation():
+    """``fold.recent`` holds nodes that may be dead (a temporary the loop's caller dropped),
+    and through their leaves the buffers those read: a buffer allocation forgets them first,
+    so no buffer lives longer than it would without the shortcut when memory is asked for."""
+    import gc
+    import weakref
+    y = xp.asarray(np.linspace(0, 1, 64, dtype=np.float32))
+    for _ in range(100):
+        y = y * 0.5 + 0.25
+    assert fold.made and fold._last is not None
+    big = xp.asarray(np.ones(64, dtype=np.float32))
+    held = weakref.ref(big._buf)
+    t = y * big  # a node over the loop's state and big's leaf: kept in fold.recent
+    assert any(n is t._lazy for n in fold.recent)
+    del t, big
+    gc.collect()
+    assert held() is not None  # (what the shortcut holds)
+    xp.zeros(8)  # any allocation
+    assert held() is None and not fold.recent and fold._last is None
+    want = np.linspace(0, 1, 64, dtype=np.float32)
+    for _ in range(100):
+        want = want * np.float32(0.5) + np.float32(0.25)
+    np.testing.assert_array_equal(np.asarray(y), want)
+
+
+def test_a_loop_over_signed_zero_scalars_keeps_each_zeros_sign():
+    """Equal nonzero scalars share one node (so a loop's iterations read the same node and
+    the matcher compares by identity), 0.0 and -0.0 do not: a body alternating them is a
+    period of two, not one, and every result keeps NumPy's sign bits."""
+    xn = np.linspace(-2, 2, 32, dtype=np.float32)
+    x = xp.asarray(xn)
+    y, want = x, xn
+    for i in range(200):
+        s = -0.0 if i % 2 else 0.0
+        y = (y + 1.0) * s
+        want = (want + np.float32(1.0)) * np.float32(s)
+    np.testing.assert_array_equal(bits(np.asarray(y)), bits(want))
+    assert (np.signbit(np.asarray(y)) == np.signbit(want)).all()

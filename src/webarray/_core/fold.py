@@ -24,7 +24,9 @@ takes the phase with the fewest states. The nodes made after a loop are checked 
 body node by node (``_extend``, through a check written out as code once per body,
 ``Body.matcher``): whole periods of it make the same loop with a larger count,
 so folding again and again keeps one loop, and ``extend`` does the same before a DAG that
-reads a loop's state is computed, so its kernel does not depend on the count.
+reads a loop's state is computed, so its kernel does not depend on the count. The graph
+hands fold every node it makes while a loop may continue (``recent``), so the next fold
+finds the continuation without walking the pending DAG (``_continue``).
 
 Nothing else changes: every node keeps its value (a loopout is the value its node had), the
 nodes folded away are dropped only when nothing else reads them, and a loop runs exactly the
@@ -39,6 +41,7 @@ attempts are skipped, more of them each time (``MAX_BACKOFF``).
 from __future__ import annotations
 
 import math
+from collections import deque
 from operator import attrgetter
 
 from ..kernels.expr import Carry, Cast, Loop
@@ -119,15 +122,36 @@ _backoff = 0
 made = False  # whether a pending DAG may hold a loop (graph then tries extend before computing)
 FULL = "full"  # what a fold returns that would make a loop longer than one kernel may run
 
+# The nodes made since the last fold, while one was made (``made``): graph appends each op
+# and cast node as it makes it, so the continuation of the last loop (``_last``: the loop,
+# its state nodes, shape and device) is at hand in the order made, without the walk of
+# the pending DAG and its sort (a third of a fold's cost in the NumPy-style Mandelbrot).
+# Only a shortcut: what it does not match is searched for as before. It holds no node
+# across a buffer allocation (``forget``, called by the buffer pool before each), so a
+# node dropped since, and the buffers its leaves read, is freed before memory is asked for.
+RECENT = 1024
+recent: deque = deque(maxlen=RECENT)
+_last = None
 
-def fold(arr, roots) -> bool:
-    """Fold the periodic part of the pending DAG of roots (the live pending arrays of arr's
-    device and shape) into a loop; whether it did (called under graph's lock)."""
+
+def forget() -> None:
+    """Drop the nodes kept since the last fold and the last loop (the next fold walks)."""
+    global _last
+    recent.clear()
+    _last = None
+
+
+def fold(arr, same_shape) -> bool:
+    """Fold the periodic part of the pending DAG of arr's device and shape (the live pending
+    arrays ``same_shape(arr)`` gives) into a loop; whether it did (called under graph's
+    lock)."""
     global _skip, _backoff
     if _skip:
         _skip -= 1
         return False
-    done = _fold_dag(arr, roots)
+    done = _continue(arr)
+    if done is None:
+        done = _fold_dag(arr, same_shape(arr))
     if done is True:
         _backoff = 0
         return True
@@ -169,7 +193,19 @@ def _pending_nodes(roots):
     return found, loopouts
 
 
-def _extend(nodes, loopouts: dict, size: int):
+def _continue(arr):
+    """``_extend`` of the last loop over the nodes made since it (``recent``), when arr is of
+    its shape and device and its state is still pending; None where that does not apply."""
+    if _last is None or not recent:
+        return None
+    loop, state, shape, device = _last
+    if (arr._shape != shape or arr._device is not device or len(recent) == RECENT
+            or any(n.kind != "loopout" or n.args[0] is not loop for n in state)):
+        return None
+    return _periods(loop, state, list(recent), math.prod(shape), arr)
+
+
+def _extend(nodes, loopouts: dict, size: int, arr=None):
     """The nodes (in the order made) after the state of one loop, as many whole periods of
     its body as they are, folded into a longer loop: True if any were, FULL if the loop
     would run too long for one kernel, None if they are not that loop's continuation (the
@@ -181,15 +217,23 @@ def _extend(nodes, loopouts: dict, size: int):
     # loop's state is read by arrays kept from before, such as a previous call's result)
     last = max(states.values(), key=lambda outs: max(n.seq for n in outs))
     loop = last[0].args[0]
-    body = loop.value
-    period, carried = len(body.entries), body.carried
+    carried = loop.value.carried
     outs = {n.value: n for n in last}
     if len(outs) != len(carried) or len(last) != len(carried):
         return None
     after = max(n.seq for n in outs.values())
     cont = [n for n in nodes if n.seq > after]
-    outers = loop.args[len(carried):]
     state = [outs[k] for k in range(len(carried))]  # what the first period reads as its state
+    return _periods(loop, state, cont, size, arr)
+
+
+def _periods(loop, state: list, cont: list, size: int, arr):
+    """The whole periods of loop's body at the start of cont (the nodes made after its
+    state, in order) folded into a longer loop: True if any were, FULL if the loop would
+    run too long for one kernel, None if there are none."""
+    body = loop.value
+    period, carried = len(body.entries), body.carried
+    outers = loop.args[len(carried):]
     periods = body.matcher()(cont, 0, len(cont) - period, state, outers) // period
     if not periods:
         return None
@@ -198,7 +242,7 @@ def _extend(nodes, loopouts: dict, size: int):
         return FULL
     longer = type(loop)("loop", None, loop.args,
                         value=Body(body.entries, carried, body.outer_keys, count, body._matcher))
-    _retarget(longer, cont, (periods - 1) * period, carried)
+    _retarget(longer, cont, (periods - 1) * period, carried, arr)
     return True
 
 
@@ -247,20 +291,31 @@ def _scalar_is(a, key) -> bool:
     return a.kind == "scalar" and _outside(a) == key
 
 
-def _retarget(loop, nodes, last: int, carried) -> None:
+def _retarget(loop, nodes, last: int, carried, arr) -> None:
     """The state nodes of the period at ``last`` become loop's loopouts; the nodes after that
-    period get their depth anew."""
+    period get their depth anew, and are what the next fold of arr's shape and device
+    continues from (``recent``, ``_last``; with no arr, as before a compute, nothing is)."""
+    global _last
+    state = []
     for k, q in enumerate(carried):
         n = nodes[last + q]
         n.kind, n.args, n.value, n.op, n.compute, n.expr = "loopout", (loop,), k, None, None, None
         n.depth = loop.depth + 1
-    for n in nodes[last + len(loop.value.entries):]:
+        state.append(n)
+    tail = nodes[last + len(loop.value.entries):]
+    for n in tail:
         depth = 0
         for a in n.args:
             e = a.depth + 1 if a.args else 1
             if e > depth:
                 depth = e
         n.depth = depth
+    recent.clear()
+    if arr is None:
+        _last = None
+        return
+    recent.extend(tail)
+    _last = (loop, state, arr._shape, arr._device)
 
 
 def _fold_dag(arr, roots) -> bool:
@@ -270,7 +325,7 @@ def _fold_dag(arr, roots) -> bool:
     nodes = sorted(found, key=_SEQ)
     size = math.prod(arr._shape)
     if loopouts:  # the continuation of a loop: checked against its body, not searched for
-        done = _extend(nodes, loopouts, size)
+        done = _extend(nodes, loopouts, size, arr)
         if done is not None:
             return done
     rank = {id(n): i for i, n in enumerate(nodes)}
@@ -312,7 +367,7 @@ def _fold_dag(arr, roots) -> bool:
         periods = (count_n - start) // period
         if not _repeats(nodes, desc, rank, start, periods, refs):
             continue
-        return _fold(nodes, start, refs, inits, periods, size)
+        return _fold(nodes, start, refs, inits, periods, size, arr)
     return False
 
 
@@ -406,7 +461,7 @@ def _repeats(nodes, desc, rank, start, periods, refs) -> bool:
                for k in range(2, periods))
 
 
-def _fold(nodes, start, refs, inits, periods, size) -> bool:
+def _fold(nodes, start, refs, inits, periods, size, arr) -> bool:
     period = len(refs)
     carried = tuple(sorted(inits))
     index = {q: k for k, q in enumerate(carried)}
@@ -442,5 +497,5 @@ def _fold(nodes, start, refs, inits, periods, size) -> bool:
     global made
     made = True
     loop = type(nodes[0])("loop", None, args, value=body)  # a graph.Lazy, as the nodes folded
-    _retarget(loop, nodes, start + (periods - 1) * period, carried)
+    _retarget(loop, nodes, start + (periods - 1) * period, carried, arr)
     return True

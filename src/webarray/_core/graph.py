@@ -33,7 +33,7 @@ import math
 import os
 import weakref
 
-from ..executors import guard
+from ..executors import guard, pool
 from ..executors.guard import LOCK, critical
 from .. import _dtypes as _dt
 from ..kernels.expr import Apply, Cast, Index, Input, LoopOut, Node, Scalar
@@ -95,20 +95,24 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
 
 
 @critical
-def apply(device, shape, node: Apply, inputs, scalars):
+def apply(device, shape, node: Apply | Cast, inputs, scalars):
     """``execute(device, shape, [(node, None)], inputs, scalars)[0]`` for the namespace's
     common case, on its hot path: node applies one op to Input and Scalar slots (each input
-    slot read by one argument), every input has ``shape``, none is empty, and the result dtype
-    is one of the device's. With fusion on it only builds the pending array: one Lazy node
-    over the inputs' nodes, no memo, no list of views (a one-op node over computed arrays
-    finds them in its arguments, ``_expr_views``)."""
+    slot read by one argument), or casts an Input (astype), every input has ``shape``, none
+    is empty, and the result dtype is one of the device's. With fusion on it only builds the
+    pending array: one Lazy node over the inputs' nodes, no memo, no list of views (a one-op
+    node over computed arrays finds them in its arguments, ``_expr_views``)."""
     if not _fusion or 0 in shape:
         return execute(device, shape, [(node, None)], inputs, scalars)[0]
+    if type(node) is Cast:
+        kind, xs, op, compute = "cast", (node.arg,), None, None
+    else:
+        kind, xs, op, compute = "op", node.args, node.op, node.compute
     LOCK.acquire()
     try:
         args = []
         depth = 0
-        for x in node.args:
+        for x in xs:
             if type(x) is Input:
                 a = inputs[x.slot]
                 n = a._lazy
@@ -122,21 +126,21 @@ def apply(device, shape, node: Apply, inputs, scalars):
                     if depth == 0:
                         depth = 1
             else:
-                n = Lazy.__new__(Lazy)  # Lazy("scalar", dtype, (), None, None, value)
-                n.dtype, n.value = scalars[x.slot]
-                n.kind, n.args, n.op, n.compute, n.owner, n.expr, n.error = (
-                    "scalar", (), None, None, None, None, None)
-                n.depth = 0
-                n.seq = next(_SEQ)
+                dtype, value = scalars[x.slot]
+                n = _SCALARS.get((dtype, type(value), value))
+                if n is None:
+                    n = _scalar(dtype, value)
                 if depth == 0:
                     depth = 1
             args.append(n)
         root = Lazy.__new__(Lazy)
         root.kind, root.dtype, root.args, root.op, root.compute = (
-            "op", node.dtype, tuple(args), node.op, node.compute)
+            kind, node.dtype, tuple(args), op, compute)
         root.value = root.owner = root.error = None
         root.depth = depth
         root.seq = next(_SEQ)
+        if _fold.made:  # (a loop's continuation, in the order made: fold.recent)
+            _recent(root)
         # every operand computed: computing this array alone launches exactly what eager would
         root.expr = (node, None, scalars) if depth == 1 else None
         strides = _C_STRIDES.get(shape)
@@ -196,6 +200,8 @@ def copy_of(arr, dtype=None):
         if dtype is not None and dtype is not arr._dtype:
             node = Cast(node, dtype)
         _COPIES[key] = node
+    if dtype is not None and dtype is not arr._dtype and dtype in arr._device.dtypes:
+        return apply(arr._device, arr._shape, node, [arr], ())  # (astype's hot path)
     return execute(arr._device, arr._shape, [(node, None)], [arr])[0]
 
 
@@ -258,6 +264,8 @@ _PENDING: list[weakref.ref] = []
 _prune_at = 64  # _PENDING's length at which the references of computed and dead arrays go
 _C_STRIDES: dict = {}  # C-contiguous strides of the shapes seen (a bounded cache)
 _SEQ = itertools.count()  # Lazy.seq: nodes in the order they were made (fold.py reads it)
+_recent = _fold.recent.append  # op and cast nodes made while a loop may continue (fold.py)
+pool.BEFORE_ACQUIRE.append(_fold.forget)  # (no node kept past a buffer allocation)
 
 
 def _track(arr) -> weakref.ref:
@@ -277,6 +285,7 @@ def _prune() -> None:
     _prune_at = max(64, 2 * len(_PENDING))
     if not _PENDING:  # no pending DAG is left to hold a loop: computing skips fold.extend
         _fold.made = False
+        _fold.forget()
 
 
 def _strides(shape):
@@ -320,6 +329,8 @@ class Lazy:
             if a.depth >= depth:
                 depth = a.depth + 1
         self.depth = depth
+        if _fold.made and (kind == "op" or kind == "cast"):
+            _recent(self)
 
     def realize(self, owner) -> None:
         """Compute owner, the pending record whose value this node is (Tensor._buf)."""
@@ -364,6 +375,33 @@ def _leaf(arr) -> Lazy:
     return leaf
 
 
+_SCALARS: dict = {}  # the shared scalar nodes, by (dtype, type, value) (_scalar)
+_SHARED = (int, float)  # the Python types of the values whose nodes are shared
+
+
+def _scalar(dtype, value, shared: bool = True) -> Lazy:
+    """The node of a scalar operand. Nonzero ints and floats share one node per dtype and
+    value (a bounded cache), so the iterations of a loop read the same node and fold.py
+    compares them by identity; others get a node of their own (as keys 0.0 and -0.0 are
+    equal, and complex numbers' signed zero parts too; bool is not int here). Sharing
+    changes no kernel: a lowering gives every reading of a scalar node a slot of its own.
+    A shared node is only ever an argument: an array's own node (a fill's root, not
+    ``shared``) becomes the leaf of its buffer when the array is computed."""
+    n = _SCALARS.get((dtype, type(value), value)) if shared else None
+    if n is not None:
+        return n
+    n = Lazy.__new__(Lazy)  # Lazy("scalar", dtype, (), None, None, value), without its checks
+    n.kind, n.dtype, n.args, n.op, n.compute, n.value = "scalar", dtype, (), None, None, value
+    n.owner = n.expr = n.error = None
+    n.depth = 0
+    n.seq = next(_SEQ)
+    if shared and type(value) in _SHARED and value:
+        if len(_SCALARS) >= 1024:
+            _SCALARS.clear()
+        _SCALARS[(dtype, type(value), value)] = n
+    return n
+
+
 def _lift(node: Node, inputs, scalars, shape, memo=None) -> Lazy:
     """The Lazy node of one op's expression, with pending operands of the same shape inlined
     (operands of another shape are broadcast: computed first and read as leaves). The root
@@ -372,6 +410,8 @@ def _lift(node: Node, inputs, scalars, shape, memo=None) -> Lazy:
     if memo is None:
         if isinstance(node, Input):
             return Lazy("cast", node.dtype, (_lift(node, inputs, scalars, shape, {}),))
+        if isinstance(node, Scalar):  # (full, a fill: never a shared node, which other
+            return _scalar(*scalars[node.slot], shared=False)  # DAGs read as a scalar)
         memo = {}
     r = memo.get(id(node))
     if r is None:
@@ -385,7 +425,7 @@ def _lift(node: Node, inputs, scalars, shape, memo=None) -> Lazy:
         elif isinstance(n, Cast):
             r = Lazy("cast", n.dtype, (_lift(n.arg, inputs, scalars, shape, memo),))
         elif isinstance(n, Scalar):
-            r = Lazy("scalar", scalars[n.slot][0], value=scalars[n.slot][1])
+            r = _scalar(*scalars[n.slot])
         elif isinstance(n, Index):
             r = Lazy("index", n.dtype)
         else:
@@ -411,8 +451,7 @@ def _lift_op(node: Apply, inputs, scalars, shape) -> Lazy | None:
             a = inputs[x.slot]
             args.append(a._lazy if a._b is None and a._shape == shape else _leaf(a))
         elif t is Scalar:
-            dtype, value = scalars[x.slot]
-            args.append(Lazy("scalar", dtype, value=value))
+            args.append(_scalar(*scalars[x.slot]))
         else:
             return None
     return Lazy("op", node.dtype, tuple(args), node.op, node.compute)
@@ -451,11 +490,11 @@ def _bound(arr) -> None:
     and gets its depths anew, so the walk that corrects stale depths is needed only when
     that fails."""
     if _fold.made:
-        if _fold.fold(arr, _same_shape(arr)) and arr._lazy.depth <= MAX_DEPTH:
+        if _fold.fold(arr, _same_shape) and arr._lazy.depth <= MAX_DEPTH:
             return
         deep = _depth(arr._lazy, {}) > MAX_DEPTH
     else:
-        deep = _depth(arr._lazy, {}) > MAX_DEPTH and not (_fold.fold(arr, _same_shape(arr))
+        deep = _depth(arr._lazy, {}) > MAX_DEPTH and not (_fold.fold(arr, _same_shape)
                                                          and arr._lazy.depth <= MAX_DEPTH)
     if deep:
         for ref in list(_PENDING):
@@ -699,7 +738,8 @@ _ALONE_SCAN = 32
 
 def _expr_views(node: Apply, root: Lazy) -> list:
     """The views a one-op node built by ``apply`` reads: its arguments' leaves, by slot."""
-    views = {x.slot: a.value for x, a in zip(node.args, root.args) if type(x) is Input}
+    xs = (node.arg,) if type(node) is Cast else node.args
+    views = {x.slot: a.value for x, a in zip(xs, root.args) if type(x) is Input}
     return [views[i] for i in range(len(views))]
 
 
@@ -753,11 +793,12 @@ class _Lowering:
                 e = SLOTS.get((Input, slot, n.dtype)) or _slot_node(Input, slot, n.dtype)
             elif kind == "cast":
                 e = Cast(self.node(n.args[0]), n.dtype)
-            elif kind == "scalar":
+            elif kind == "scalar":  # (a slot per reading: not memoised, see _scalar)
                 scalars = self.scalars
                 e = (SLOTS.get((Scalar, len(scalars), n.dtype))
                      or _slot_node(Scalar, len(scalars), n.dtype))
                 scalars.append((n.dtype, n.value))
+                return e
             elif kind == "loopout":
                 e = LoopOut(self.node(n.args[0]), n.value, n.dtype)
             elif kind == "loop":

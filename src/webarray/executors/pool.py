@@ -20,6 +20,9 @@ from .guard import LOCK, critical
 from .protocol import Executor
 
 _MIN_CLASS = 256
+# called before every allocation, under the lock: layers above drop what they keep only to
+# save host time (the lazy graph's recent nodes, _core/fold.py), so it is freed first
+BEFORE_ACQUIRE: list = []
 
 
 def size_class(nbytes: int) -> int:
@@ -71,6 +74,8 @@ class BufferPool:
     def acquire(self, nbytes: int) -> Buffer:
         LOCK.acquire()  # not `with` (half the cost); @critical defers a SIGINT before the try
         try:
+            for f in BEFORE_ACQUIRE:
+                f()
             if self._orphans:
                 self._adopt()
             size = size_class(nbytes)
