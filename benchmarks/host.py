@@ -12,13 +12,19 @@ is issued, then one device sync (not timed: the GPU work of 16 elements is not t
 webarray runs each loop fused (lazy nodes, the default) and eager (``fusion.set_enabled(
 False)``: one dispatch recorded per op); NumPy computes on the CPU; CuPy and PyTorch issue
 CUDA launches. The columns' rounds are interleaved; the median of each column's rounds
-is reported, in µs per op. Prints a table; writes
+is reported, in µs per op. Python's cyclic garbage collector is run before each timed loop
+and paused during it, as ``timeit`` does (``--gc`` leaves it on): a full collection walks
+every object of the process, PyTorch's and CuPy's included, so with it on the rounds of the
+independent loop (10,000 results kept) split into fast ones and ones ~4x slower wherever a
+full collection falls, for webarray and CuPy alike (an H200 host: webarray 2.6-2.9 or 12.0-12.5
+µs, CuPy 8.5-8.9 or 18.4-23.1). Prints a table; writes
 ``benchmarks/results/host-<gpu>.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 
@@ -49,7 +55,7 @@ def _loop(kind: str, xp, a, b, count: int) -> float:
     return time.perf_counter() - t0
 
 
-def measure(backends, count: int, rounds: int, log) -> list[dict]:
+def measure(backends, count: int, rounds: int, log, pause_gc: bool = True) -> list[dict]:
     """Per loop, the rounds of every column interleaved (round 1 of each, then round 2,
     ...): a lent host's CPU speed drifts within a run (on an H200's host the same loop's
     CPU time went from 36 to 57 ms between two minutes), and a drift during one column's
@@ -66,10 +72,16 @@ def measure(backends, count: int, rounds: int, log) -> list[dict]:
         _, be, fused, a, b = column
         if fused is not None:
             be.xp.fusion.set_enabled(fused)
+        paused = pause_gc and gc.isenabled()
+        if paused:
+            gc.collect()
+            gc.disable()
         try:
             t = _loop(kind, be.xp, a, b, n) / n * 1e6
             be.sync()
         finally:
+            if paused:
+                gc.enable()
             if fused is not None:
                 be.xp.fusion.set_enabled(True)
         return t
@@ -104,15 +116,19 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.host", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--count", type=int, default=10_000, help="ops per round (default 10000)")
+    p.add_argument("--gc", action="store_true",
+                   help="leave the cyclic garbage collector on during the timed loops")
     c.add_common_args(p, "host")
     args = p.parse_args(argv)
     backends, skipped = c.open_backends(args.backends)
     rounds = 3 if args.quick else 7
     count = min(args.count, 2000) if args.quick else args.count
-    rows = measure(backends, count, rounds, c.log)
+    rows = measure(backends, count, rounds, c.log, pause_gc=not args.gc)
     rec = c.record("host", backends, skipped,
                    method={"rounds": rounds, "statistic": "median", "dtype": "float32",
-                           "elements": 16, "timed": "issuing the ops (the sync after is not)"},
+                           "elements": 16, "timed": "issuing the ops (the sync after is not)",
+                           "gc": "on" if args.gc else "collected before each timed loop, "
+                                                      "paused during it (as timeit)"},
                    host=rows)
     return c.finish(rec, args.out, report(rows))
 
