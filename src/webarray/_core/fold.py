@@ -257,29 +257,35 @@ def _compile_matcher(body: Body):
     for p, (kind, op, compute, dtype, refs) in enumerate(body.entries):
         consts[f"K{p}"], consts[f"P{p}"], consts[f"C{p}"], consts[f"D{p}"] = (
             kind, op, compute, dtype)
-        lines.append(f"        n = cont[at + {p}]" if p else "        n = cont[at]")
+        # body node p of this period is b<p>; its arguments are compared as one tuple (by
+        # identity: nodes define no __eq__), an outside scalar's also by value (_scalar_is)
+        lines.append(f"        n = b{p} = cont[at + {p}]" if p else "        n = b0 = cont[at]")
         lines.append(f"        if (n.op != P{p} or n.compute is not C{p} or n.dtype is not D{p}"
                      f" or n.kind != K{p}):")
         lines.append("            break")
+        wants = [f"b{i}" if w == "b" else f"s{i}" if w == "c" else f"o[{i}]" for w, i in refs]
         lines.append("        a = n.args")
-        lines.append(f"        if len(a) != {len(refs)}:")
-        lines.append("            break")
-        for j, (w, i) in enumerate(refs):
-            if w == "b":
-                want = f"cont[at + {i}]" if i else "cont[at]"
-            elif w == "c":
-                want = f"s{i}"
-            else:
-                want = f"o[{i}]"
-            if w == "o" and body.outer_keys[i][0] == "s":
-                consts[f"Q{i}"] = body.outer_keys[i]
-                lines.append(f"        if a[{j}] is not {want} and not _scalar_is(a[{j}], Q{i}):")
-            else:
-                lines.append(f"        if a[{j}] is not {want}:")
+        lines.append(f"        if a != ({', '.join(wants)},):")
+        scalars = [(j, i) for j, (w, i) in enumerate(refs)
+                   if w == "o" and body.outer_keys[i][0] == "s"]
+        if not scalars:
             lines.append("            break")
+            continue
+        # the tuple differs: equal only if its other arguments are the same nodes and each
+        # outside scalar's argument is of that value
+        lines.append(f"            if len(a) != {len(refs)}:")
+        lines.append("                break")
+        for j, want in enumerate(wants):
+            i = refs[j][1]
+            if (j, i) in scalars:
+                consts[f"Q{i}"] = body.outer_keys[i]
+                lines.append(f"            if a[{j}] is not {want} and not _scalar_is(a[{j}], Q{i}):")
+            else:
+                lines.append(f"            if a[{j}] is not {want}:")
+            lines.append("                break")
     # a whole period matched: its state nodes are what the next one reads
     for k, q in enumerate(carried):
-        lines.append(f"        s{k} = cont[at + {q}]" if q else f"        s{k} = cont[at]")
+        lines.append(f"        s{k} = b{q}")
     lines.append(f"        at += {period}")
     lines.append("    return at")
     exec(compile("\n".join(lines), "<webarray fold matcher>", "exec"), consts)
