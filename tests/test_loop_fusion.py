@@ -506,3 +506,36 @@ def test_a_loop_over_signed_zero_scalars_keeps_each_zeros_sign():
         want = (want + np.float32(1.0)) * np.float32(s)
     np.testing.assert_array_equal(bits(np.asarray(y)), bits(want))
     assert (np.signbit(np.asarray(y)) == np.signbit(want)).all()
+
+
+@pytest.mark.parametrize("between", ["dropped temporary", "other shape loop", "both"])
+def test_loops_interleaved_with_other_work_keep_numpys_bits(between):
+    """What is made between a loop's nodes (a temporary over its state that the caller
+    drops, the iterations of another loop of another shape) breaks the run of ``recent``
+    that a fold matches: the fold then walks the DAG as before, and every value stays
+    NumPy's, the other loop's as well."""
+    re, im = grid(12)
+    real, imag = xp.asarray(re), xp.asarray(im)
+    vn = np.linspace(-1, 1, 7, dtype=np.float32)
+    v = xp.asarray(vn)
+    xp.fusion.flush(real, imag, v)
+    zr, zi = xp.zeros_like(real), xp.zeros_like(imag)
+    nr, ni = np.zeros_like(re), np.zeros_like(im)
+    dropped = 0.0
+    for i in range(150):
+        zr, zi = zr * zr - zi * zi + real, 2.0 * zr * zi + imag
+        with np.errstate(all="ignore"):
+            nr, ni = nr * nr - ni * ni + re, np.float32(2.0) * nr * ni + im
+        if between in ("dropped temporary", "both"):
+            t = zr * 0.5 + 1.0  # over the state; gone at the next iteration
+            if i == 149:
+                dropped = np.asarray(t)
+        if between in ("other shape loop", "both"):
+            v = v * 0.75 + 0.125
+            vn = vn * np.float32(0.75) + np.float32(0.125)
+    np.testing.assert_array_equal(bits(np.asarray(zr)), bits(nr))
+    np.testing.assert_array_equal(bits(np.asarray(zi)), bits(ni))
+    np.testing.assert_array_equal(bits(np.asarray(v)), bits(vn))
+    if between != "other shape loop":
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(bits(dropped), bits(nr * np.float32(0.5) + np.float32(1.0)))
