@@ -603,3 +603,38 @@ def test_astype_is_a_lazy_cast_over_pending_and_computed_arrays():
     np.testing.assert_array_equal(got, ((xn * np.float32(2.0)).astype(np.int16) + 1).astype(np.float32))
     e = xp.astype(xp.asarray(np.zeros((0, 3), dtype=np.float32)), xp.int32)
     assert e.shape == (0, 3) and e.dtype == xp.int32
+
+
+def test_repeated_in_place_ops_keep_each_writes_meaning():
+    """``x op= y`` from its second call on takes the kept plan (``graph.apply_into``): a
+    pending x or the only view of its buffer is rebound to a new node (earlier readers keep
+    the old values), an x whose buffer another view shares is written in place (the view
+    sees it), and a Python int out of x's range still raises. (No readback before the
+    writes: a NumPy copy lent by one sends the writes through ``execute``.)"""
+    from webarray._core import lease
+    for _ in range(2):  # the first round makes the plans, the second runs them
+        lease.settle()  # (the last round's readbacks' copies: closed)
+        x = xp.asarray(np.arange(8, dtype=np.int32))
+        xp.fusion.flush(x)
+        y = x * 3  # reads x's buffer before the writes below
+        assert not lease.LEASES
+        x += 1  # the only view: rebound
+        assert x._b is None
+        x += xp.asarray(np.full(8, 10, dtype=np.int32))
+        xp.fusion.flush(x)
+        v = x[2:6]  # now x's buffer has two views
+        x += 1  # written in place: v sees it
+        assert x._b is not None
+        v += 100
+        want = np.arange(8, dtype=np.int32) + 12
+        want[2:6] += 100
+        assert_equal(y, np.arange(8, dtype=np.int32) * 3)
+        assert_equal(x, want)
+        assert_equal(v, want[2:6])
+        with pytest.raises(OverflowError):
+            x += 2 ** 40
+        assert_equal(x, want)
+        f = xp.asarray(np.linspace(0, 1, 5, dtype=np.float32))
+        f *= 2.5
+        f -= xp.asarray(np.full(5, 0.5, dtype=np.float32))
+        assert_equal(f, np.linspace(0, 1, 5, dtype=np.float32) * np.float32(2.5) - np.float32(0.5))

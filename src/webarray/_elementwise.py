@@ -245,7 +245,9 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
                  or type(args[1]) in _SCALARS)):
         _INPLACE[(name, out._dtype,
                   args[1]._dtype if isinstance(args[1], Array) else type(args[1]))] = (
-            node, _int_range(ints) if ints.kind in "iu" else None)
+            node, _int_range(ints) if ints.kind in "iu" else None,
+            _graph.apply_into if all(type(x) in (Input, Scalar) for x in node.args)
+            else _into)
     if out is None and all(isinstance(a, Array) or type(a) in _SCALARS for a in args):
         _PLANS[(name,) + tuple([a._dtype if isinstance(a, Array) else type(a) for a in args])] = \
             (compute, node, _int_range(ints) if ints.kind in "iu" else None,
@@ -255,8 +257,13 @@ def _apply(name: str, *args, out: Array | None = None) -> Array:
 
 
 # x op= other's checked node per (op, x's dtype, other's dtype or Python type), kept by
-# _apply's full path for an other of x's shape (or a Python scalar): (node, int range)
+# _apply's full path for an other of x's shape (or a Python scalar): (node, int range, the
+# graph's function that runs it: apply_into where the node reads slots only)
 _INPLACE: dict = {}
+
+
+def _into(device, shape, node, inputs, scalars, out) -> Array:
+    return _graph.execute(device, shape, [(node, out)], inputs, scalars)[0]
 
 
 def _inplace(name: str, x: Array, other) -> Array:
@@ -271,13 +278,13 @@ def _inplace(name: str, x: Array, other) -> Array:
     oa = isinstance(other, Array)
     plan = _INPLACE.get((name, x._dtype, other._dtype if oa else type(other)))
     if plan is not None:
-        node, ints = plan
+        node, ints, run = plan
         if oa:
             if other._shape == x._shape and other._device is x._device:
-                _graph.execute(x._device, x._shape, [(node, x)], [x, other], ())
+                run(x._device, x._shape, node, [x, other], (), x)
                 return x
         elif ints is None or type(other) is not int or ints[0] <= other <= ints[1]:
-            _graph.execute(x._device, x._shape, [(node, x)], [x], [(x._dtype, other)])
+            run(x._device, x._shape, node, [x], [(x._dtype, other)], x)
             return x
     op = TABLE[name]
     arrays, compute = _operands(name, (x, other), op.inputs)

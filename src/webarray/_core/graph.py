@@ -161,6 +161,36 @@ def apply(device, shape, node: Apply | Cast, inputs, scalars):
 
 
 @critical
+def apply_into(device, shape, node: Apply, inputs, scalars, out):
+    """``execute(device, shape, [(node, out)], inputs, scalars)[0]`` for ``x op= y`` on its
+    hot path: node as for ``apply``, out (inputs[0]) of ``shape`` and the node's dtype. With
+    fusion on and out pending or its buffer's only whole view (``_rebindable``), out is
+    rebound to the op's new pending node, as ``execute`` does; else ``execute`` runs it."""
+    if not _fusion or 0 in shape or lease.LEASES:
+        return execute(device, shape, [(node, out)], inputs, scalars)[0]
+    LOCK.acquire()
+    try:
+        buf = out._b
+        if buf is not None and not (buf.views == 1 and out._offset == 0
+                                    and is_contiguous(out._shape, out._strides)):
+            return execute(device, shape, [(node, out)], inputs, scalars)[0]
+        root = _lift_op(node, inputs, scalars, shape)
+        ref = out._lazy.owner if buf is None else None
+        if ref is None or ref() is not out:
+            ref = _track(out)
+            out._b = None
+        out._lazy = root
+        root.owner = ref
+        if root.depth > MAX_DEPTH:
+            _bound(out)
+        return out
+    finally:
+        LOCK.release()
+        if guard._deferred:  # Pyodide: a Ctrl-C that arrived while the op was recorded
+            guard.deliver()
+
+
+@critical
 def run(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
     """Run one elementwise kernel now (see ``execute``), whatever the fusion setting: the
     path for nodes that cannot be lazy (user kernels) and for writes into existing arrays."""
