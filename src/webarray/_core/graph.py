@@ -108,6 +108,8 @@ def apply(device, shape, node: Apply | Cast, inputs, scalars):
         kind, xs, op, compute = "cast", (node.arg,), None, None
     else:
         kind, xs, op, compute = "op", node.args, node.op, node.compute
+        if compute in _WIDE_FLOATS:
+            _wide_op()
     LOCK.acquire()
     try:
         args = []
@@ -283,6 +285,14 @@ _HEAVY = frozenset({"exp", "expm1", "log", "log1p", "log2", "log10", "pow", "sin
                     "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
                     "atanh", "logaddexp", "hypot"})
 _WIDE_FLOATS = frozenset({_dt.float64, _dt.complex128})
+# whether an op node computing in one of _WIDE_FLOATS was ever made: until then no DAG can
+# hold a heavy node, and computing skips the walk that looks for them (_heavy_nodes)
+_wide_made = False
+
+
+def _wide_op() -> None:
+    global _wide_made
+    _wide_made = True
 # buffers one fused kernel may bind: the device's storage buffers per shader stage (8 on
 # every WebGPU device, often more), less the one that carries the uniforms, and at most 16
 MAX_BINDINGS = 16
@@ -361,6 +371,8 @@ class Lazy:
         self.depth = depth
         if _fold.made and (kind == "op" or kind == "cast"):
             _recent(self)
+        if compute in _WIDE_FLOATS:
+            _wide_op()
 
     def realize(self, owner) -> None:
         """Compute owner, the pending record whose value this node is (Tensor._buf)."""
@@ -692,7 +704,7 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
         return
     if _fold.made and not alone:  # whole iterations since the last fold join their loop
         _fold.extend(target)
-    if not _WIDE_FLOATS.isdisjoint(device.dtypes):
+    if _wide_made and not _WIDE_FLOATS.isdisjoint(device.dtypes):
         heavy = _heavy_nodes(root)
         if heavy and _isolate(target, heavy):
             alone = True
