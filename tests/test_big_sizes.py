@@ -477,3 +477,16 @@ def test_fft_of_an_infinity_first_is_that_infinity_everywhere(n):
         _agree(got, want, nan_too=True)
     if n <= 64:
         _agree(xp.fft.ifft(xp.asarray(a)), _numpy("ifft", a), nan_too=True)
+
+
+def test_a_kept_count_nonzero_plan_still_checks_the_int32_limit():
+    """A repeated reduction replays its kept plan (``reduce``'s fast path); a count_nonzero
+    whose count passes MAX_INDEX must still take the checked path and raise, even where the
+    same layout was counted before (found by the hypothesis test above, in CI, once)."""
+    a = np.ones((2, 1), np.int32)
+    x = xp.broadcast_to(xp.asarray(a), (2, 1))
+    assert_equal(xp.count_nonzero(x), np.asarray(2, np.int32))  # the plan is kept
+    with _limits(index=1):
+        with pytest.raises(OverflowError, match="int32"):
+            xp.count_nonzero(x)
+    assert_equal(xp.count_nonzero(x), np.asarray(2, np.int32))

@@ -364,9 +364,10 @@ def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False
     sig = ("reduce-of", op, out_dtype, x._dtype, x._shape, x._strides, x._offset, axes, keepdims)
     seen = device.plans.get(sig)
     if seen is not None:
-        shape, strides, acc, run, new_out, new_partials = seen
+        shape, strides, acc, run, new_out, new_partials, count = seen
         plan = device.plans.get(run)
-        if plan is not None:
+        # (a count_nonzero past MAX_INDEX takes the checked path below, whatever was kept)
+        if plan is not None and (count <= MAX_INDEX or op != "count_nonzero"):
             out = new_out(shape, strides)
             _replay(plan, x._buf, out, acc, device, new_partials)
             return out
@@ -390,7 +391,7 @@ def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False
     if repeats == 1 and count <= MAX_COLUMNS and combine not in ("argmin", "argmax"):
         run = _plan_key(_rows_of(x, axes, ordered=False), combine, mapping, acc, out_dtype)
         device.keep_plan(sig, (shape, tensor.c_strides(shape), acc, run,  # _run keeps run's plan
-                               tensor.maker(out_dtype, device), tensor.maker(acc, device)))
+                               tensor.maker(out_dtype, device), tensor.maker(acc, device), count))
     out = _reduced(x, axes, shape, combine, mapping, acc, out_dtype)
     if repeats == 1 or combine in ("min", "max"):  # min, max, all, any: idempotent
         return out
