@@ -288,11 +288,6 @@ _WIDE_FLOATS = frozenset({_dt.float64, _dt.complex128})
 # whether an op node computing in one of _WIDE_FLOATS was ever made: until then no DAG can
 # hold a heavy node, and computing skips the walk that looks for them (_heavy_nodes)
 _wide_made = False
-
-
-def _wide_op() -> None:
-    global _wide_made
-    _wide_made = True
 # buffers one fused kernel may bind: the device's storage buffers per shader stage (8 on
 # every WebGPU device, often more), less the one that carries the uniforms, and at most 16
 MAX_BINDINGS = 16
@@ -306,6 +301,11 @@ _C_STRIDES: dict = {}  # C-contiguous strides of the shapes seen (a bounded cach
 _SEQ = itertools.count()  # Lazy.seq: nodes in the order they were made (fold.py reads it)
 _recent = _fold.recent.append  # op and cast nodes made while a loop may continue (fold.py)
 pool.BEFORE_ACQUIRE.append(_fold.forget)  # (no node kept past a buffer allocation)
+
+
+def _wide_op() -> None:
+    global _wide_made
+    _wide_made = True
 
 
 def _track(arr) -> weakref.ref:
