@@ -78,15 +78,7 @@ def execute(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
                 root = _lift_op(node, inputs, scalars, shape) if type(node) in _ONE_OP else None
                 if root is None:
                     root = _lift(node, inputs, scalars, shape)
-                ref = out._lazy.owner if out._b is None else None
-                if ref is None or ref() is not out:
-                    ref = _track(out)
-                    out._b = None
-                out._lazy = root
-                root.owner = ref
-                if root.depth > MAX_DEPTH:
-                    _bound(out)
-                return [out]
+                return [_rebind(out, root)]
         return _run(device, shape, outputs, inputs, scalars, raw_inputs)
     finally:
         LOCK.release()
@@ -172,20 +164,9 @@ def apply_into(device, shape, node: Apply, inputs, scalars, out):
         return execute(device, shape, [(node, out)], inputs, scalars)[0]
     LOCK.acquire()
     try:
-        buf = out._b
-        if buf is not None and not (buf.views == 1 and out._offset == 0
-                                    and is_contiguous(out._shape, out._strides)):
+        if not _rebindable(out):
             return execute(device, shape, [(node, out)], inputs, scalars)[0]
-        root = _lift_op(node, inputs, scalars, shape)
-        ref = out._lazy.owner if buf is None else None
-        if ref is None or ref() is not out:
-            ref = _track(out)
-            out._b = None
-        out._lazy = root
-        root.owner = ref
-        if root.depth > MAX_DEPTH:
-            _bound(out)
-        return out
+        return _rebind(out, _lift_op(node, inputs, scalars, shape))
     finally:
         LOCK.release()
         if guard._deferred:  # Pyodide: a Ctrl-C that arrived while the op was recorded
@@ -497,6 +478,19 @@ def _lift_op(node: Apply, inputs, scalars, shape) -> Lazy | None:
         else:
             return None
     return Lazy("op", node.dtype, tuple(args), node.op, node.compute)
+
+
+def _rebind(out, root: Lazy):
+    """out (``_rebindable``) holding root, a new node, as its pending value; out."""
+    ref = out._lazy.owner if out._b is None else None
+    if ref is None or ref() is not out:
+        ref = _track(out)
+        out._b = None
+    out._lazy = root
+    root.owner = ref
+    if root.depth > MAX_DEPTH:
+        _bound(out)
+    return out
 
 
 def _rebindable(out) -> bool:
