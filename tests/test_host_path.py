@@ -12,6 +12,7 @@ import gc
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import webarray as xp
 from webarray import _elementwise
@@ -342,3 +343,112 @@ def test_the_direct_partials_are_the_functions_that_only_apply_their_op():
     assert len(_elementwise.DIRECT) >= 60
     for name, partial in _elementwise.DIRECT.items():
         assert partial.func is _elementwise._apply and partial.args == (name,)
+
+
+class _CountedLowering(graph._Lowering):
+    made = 0
+
+    def __init__(self):
+        type(self).made += 1
+        super().__init__()
+
+
+def test_a_forced_dags_structure_keeps_its_plan_and_numpys_bits(monkeypatch):
+    """A forced result with nothing else pending takes the plan kept for its DAG's structure
+    (graph._quick): the second round of the same structures, over other arrays and other
+    scalars, lowers nothing and keeps NumPy's bits. The structures differ only in which
+    leaves repeat (a*2+b, a*2+a), which views share a buffer, where the views start (vec4
+    or not), shared subexpressions (and which one is read again), a cast and the scalars'
+    values (-0.0, NaN, inf)."""
+    monkeypatch.setattr(graph, "_Lowering", _CountedLowering)
+    rng = np.random.default_rng(3)
+
+    def cases(s):
+        base = rng.standard_normal(64).astype(np.float32)
+        x = rng.standard_normal(16).astype(np.float32)
+        y = rng.standard_normal(16).astype(np.float32)
+        B, a, b = xp.asarray(base), xp.asarray(x), xp.asarray(y)
+        u, v, w = base[0:16], base[16:32], base[1:17]
+        with np.errstate(all="ignore"):
+            t = x * y
+            yield (lambda: a * s + b), x * np.float32(s) + y
+            yield (lambda: a * s + a), x * np.float32(s) + x
+            yield (lambda: (a + b) * (a - b)), (x + y) * (x - y)
+            yield (lambda: B[0:16] * s + B[16:32]), u * np.float32(s) + v  # one buffer
+            yield (lambda: B[0:16] * s + B[1:17]), u * np.float32(s) + w  # offsets 0 and 1
+            yield (lambda: B[4:20] - B[36:52] * s), base[4:20] - base[36:52] * np.float32(s)
+
+            def shared():
+                p = a * b  # dropped: one node read twice
+                return p + p * s
+            yield shared, t + t * np.float32(s)
+
+            def again(which):
+                p, q = a * b, a - b  # dropped: each read twice, which one again differs
+                return (p + q) * (p if which else q)
+            d = x - y
+            yield (lambda: again(True)), (t + d) * t
+            yield (lambda: again(False)), (t + d) * d
+
+            def cast():
+                i = xp.astype(a * 100, xp.int32)
+                return i * 3 + i
+            i = (x * np.float32(100)).astype(np.int32)
+            yield cast, i * 3 + i
+
+    for round_, s in enumerate([2.5, -0.0, float("nan"), float("inf")]):
+        made = _CountedLowering.made
+        for make, ref in cases(s):
+            got = make()
+            assert graph._PENDING and got._b is None
+            assert np.asarray(got).tobytes() == ref.tobytes(), (round_, s)
+        if round_:
+            assert _CountedLowering.made == made, (
+                f"round {round_} lowered {_CountedLowering.made - made} DAGs whose "
+                "structure was computed before")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_random_forced_dags_equal_numpy_through_the_kept_plans(data):
+    """Random small expressions over a few views (some of one buffer, some repeated) and
+    scalars with edge values, each computed twice with other values: the second takes the
+    kept plan (graph._quick) and both keep NumPy's float32 values and eager's bits (a NaN's
+    sign is the GPU's: inf - inf is NumPy's -nan on x86)."""
+    base = np.random.default_rng(data.draw(st.integers(0, 2**16))).standard_normal(80)
+    base = base.astype(np.float32)
+    base[::7] = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-40, -3.0, 65504.0, 2.0, -1.0, 5.0,
+                 0.5][: len(base[::7])]
+    starts = data.draw(st.lists(st.sampled_from([0, 1, 4, 16, 17, 32, 48, 60]), min_size=1,
+                                max_size=4))
+    scalars = st.sampled_from([2.0, -0.0, 0.0, 0.5, float("nan"), float("inf"), -3.25, 1e30])
+    ops = ["add", "subtract", "multiply", "maximum", "minimum"]
+
+    def tree(depth):
+        if depth == 0 or data.draw(st.booleans()):
+            if data.draw(st.integers(0, 3)) == 0:
+                return ("scalar", data.draw(scalars))
+            return ("leaf", data.draw(st.sampled_from(starts)))
+        return (data.draw(st.sampled_from(ops)), tree(depth - 1), tree(depth - 1))
+
+    expr = (data.draw(st.sampled_from(ops)), tree(2), tree(2))
+
+    def run(e, B, np_base):
+        if e[0] == "leaf":
+            return B[e[1]:e[1] + 16], np_base[e[1]:e[1] + 16]
+        if e[0] == "scalar":
+            return e[1], e[1]
+        (x, nx), (y, ny) = run(e[1], B, np_base), run(e[2], B, np_base)
+        if not isinstance(x, xp.Array) and not isinstance(y, xp.Array):
+            x, nx = xp.asarray(np.float32(nx)), np.float32(nx)  # a 0-d array: broadcast
+            x, nx = xp.broadcast_to(x, (16,)), np.broadcast_to(nx, (16,))
+        with np.errstate(all="ignore"):
+            return getattr(xp, e[0])(x, y), getattr(np, e[0])(nx, ny)
+
+    for k in range(2):
+        np_base = base if k == 0 else base[::-1].copy()
+        with xp.fusion.enabled(False):
+            eager, _ = run(expr, xp.asarray(np_base), np_base)
+        got, ref = run(expr, xp.asarray(np_base), np_base)
+        assert_equal(got, np.asarray(ref, dtype=np.float32))  # (NaN payloads aside)
+        assert np.asarray(got).tobytes() == np.asarray(eager).tobytes(), expr

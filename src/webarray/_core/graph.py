@@ -41,7 +41,7 @@ from ..kernels.expr import apply as _apply_node, slot as _slot_node
 from ..kernels.expr import APPLIES, SLOTS
 from ..kernels import lanes
 from . import fold as _fold, lease, storage, tensor
-from .launch import elementwise as _launch
+from .launch import _WIDE_SET, elementwise as _launch, issue as _issue, plain_plan as _plain_plan
 from .tensor import c_strides, is_contiguous
 
 
@@ -704,6 +704,8 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
             alone = True
     limit = _bindings(device)
     if only:
+        if _quick(device, shape, target, root, limit):
+            return
         low = _Lowering()
         expr = low.node(root)
         if len(low.inputs) < limit:  # (views: at least as many as the buffers they bind)
@@ -754,6 +756,94 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
         # the failure may be another array's: let it surface where that array is needed
         return _compute(target, alone=True)
     _finish(owners, nodes, results)
+
+
+def _quick(device, shape, target, root, limit) -> bool:
+    """Compute target alone (nothing else pending) by the plan kept for its DAG's structure,
+    without a lowering or a signature: say False where that does not apply (the caller
+    lowers). A walk of the DAG in the lowering's order (``_Lowering``) gives the structure
+    as a flat key (each op's name, dtypes and arity, each leaf's slot, binding and dtype,
+    each scalar's dtype, a node met again by its index), the leaves' views and offsets and
+    the scalars' values; the key names ``_plain``'s plan (``launch.plain_plan``), made by
+    a lowering the first time. A loop's forced result, ``c = a * 2 + b`` read at each
+    iteration, spent two thirds of its host time lowering and signing the same DAG."""
+    contiguous = _C_STRIDES.get(shape)
+    size = math.prod(shape)
+    big = device._piece_bytes
+    if device.staged or lease.LEASES or contiguous is None or 8 * size > big:
+        return False
+    key = [_QUICK, len(shape)]
+    offsets = [0]  # (launch.issue's words: the count's slot, then each input's offset)
+    views, scalars, buffers = [], [], []
+    slots, bindings, seen = {}, {}, {}
+    aligned = not size & 3 and root.dtype not in _WIDE_SET
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        kind = n.kind
+        if kind == "op" or kind == "cast":
+            again = seen.get(id(n))
+            if again is not None:
+                key += (_AGAIN, again)
+                continue
+            seen[id(n)] = len(seen)
+            args = n.args
+            if kind == "op":
+                key += (n.op, n.compute, n.dtype, len(args))
+            else:
+                key += (_CAST, n.dtype)
+            stack += args[::-1]
+        elif kind == "leaf":
+            v = n.value
+            where = (id(v._buf), v._offset, v._strides, v._shape)
+            slot = slots.get(where)
+            if slot is None:
+                if v._shape != shape or v._strides != contiguous:
+                    return False
+                slot = slots[where] = len(views)
+                views.append(v)
+                offset = v._offset
+                offsets.append(offset)
+                if offset & 3 or v._dtype in _WIDE_SET:
+                    aligned = False
+            buf = v._buf
+            b = bindings.get(id(buf))
+            if b is None:
+                if buf.nbytes > big:  # (bound by ranges: the lowering's path)
+                    return False
+                b = bindings[id(buf)] = len(buffers)
+                buffers.append(buf)
+            key += (_LEAF, slot, n.dtype, b)
+        elif kind == "scalar":
+            key += (_SCALAR, n.dtype)
+            scalars.append((n.dtype, n.value))
+        else:  # a loop, its output or an index: the lowering's
+            return False
+    if len(views) >= limit:
+        return False
+    key.append(aligned)
+    key = tuple(key)
+    plan = device.plans.get(key)
+    if plan is None:
+        low = _Lowering()
+        expr = low.node(root)
+        found = _plain_plan(device, shape, [(expr, None)], low.inputs, low.scalars)
+        if found is None:
+            return False
+        plan, vec4, words, bufs = found
+        if vec4 is aligned and words == offsets and bufs == buffers:  # (as the walk found)
+            device.keep_plan(key, plan)
+        _finish([target], [root], _issue(device, shape, plan, vec4, words, bufs,
+                                         low.scalars, 1))
+        return True
+    _finish([target], [root], _issue(device, shape, plan, aligned, offsets, buffers,
+                                     scalars, 1))
+    return True
+
+
+# _quick's key: its first item, and the tokens that begin a cast, a leaf, a scalar and a
+# node met again (an op's token is its name); objects of their own, equal to nothing else
+_QUICK, _CAST, _LEAF, _SCALAR, _AGAIN = (object() for _ in range(5))
 
 
 def _alone() -> bool:

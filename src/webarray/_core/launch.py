@@ -389,7 +389,17 @@ def _plain(device, shape, outputs, inputs, scalars):
     (``Device.plans``) and a repeated launch only packs its uniforms. This is the path of
     every forced fused result, so it is written for its host cost (~7 µs on a 2-core VM,
     the result's buffer and the recorded dispatch included)."""
-    global launches
+    found = plain_plan(device, shape, outputs, inputs, scalars)
+    if found is None:
+        return None
+    plan, aligned, words, buffers = found
+    return issue(device, shape, plan, aligned, words, buffers, scalars, len(outputs))
+
+
+def plain_plan(device, shape, outputs, inputs, scalars):
+    """_plain's plan for these operands, or None where _plain does not apply: (the plan,
+    vec4, the uniform words so far (a slot for the count, then each input's offset), the
+    distinct input buffers in binding order)."""
     n = math.prod(shape)
     big = device._piece_bytes
     if n == 0 or 8 * n > big:
@@ -445,7 +455,16 @@ def _plain(device, shape, outputs, inputs, scalars):
     if plan is None:
         plan = _plan(device, shape, outputs, inputs, scalars, where, aligned)
         device.keep_plan(sig, plan)
+    return plan, aligned, words, buffers
+
+
+def issue(device, shape, plan, aligned, words, buffers, scalars, outputs: int):
+    """Launch a plan of ``plain_plan`` (or one kept by the graph's quick path) over new
+    output records: words are the count's slot and the inputs' offsets in elements,
+    buffers the inputs' distinct buffers in binding order. Returns the outputs."""
+    global launches
     uses_shape, uses_index, kid, grid_for, key, make, empties, packer = plan
+    n = math.prod(shape)
     if aligned:
         words[0] = n >> 2
         for i in range(1, len(words)):
@@ -454,7 +473,7 @@ def _plain(device, shape, outputs, inputs, scalars):
         words[0] = n
     if uses_shape:
         words[1:1] = shape
-    words += [0] * len(outputs)
+    words += [0] * outputs
     for d, v in scalars:  # a float32 scalar goes in as it is: the packer's "f" rounds it
         if d is _F32:
             words.append(v)
@@ -466,7 +485,12 @@ def _plain(device, shape, outputs, inputs, scalars):
         uniforms = packer.pack(*words)
     except (struct.error, OverflowError):  # negative words, or a float past float32's range
         uniforms = _pack_words(words, scalars, uses_index)
-    results = [new(shape, contiguous) for new in empties]
+    contiguous = _C_STRIDES.get(shape) or tensor.c_strides(shape)
+    results, bound, handles = [], [], []
+    for new in empties:
+        r = new(shape, contiguous)
+        results.append(r)
+        bound.append(r._b)
     launches += 1
     grids = device.grids
     grid = grids.get((n, aligned))
@@ -474,14 +498,17 @@ def _plain(device, shape, outputs, inputs, scalars):
         grid = grid_for(n, aligned, device.executor.max_workgroups_per_dim)
         if len(grids) < 4096:
             grids[(n, aligned)] = grid
-    bound = [r._b for r in results] + buffers
-    for b in bound:
+    big = device._piece_bytes
+    for b in bound:  # (the inputs' buffers fit one binding: plain_plan and the graph check)
         if b.nbytes > big:  # a pooled output buffer of a larger size class: in pieces
-            device.launch(key, make, bound, uniforms, grid)
+            device.launch(key, make, bound + buffers, uniforms, grid)
             return results
+        handles.append(b.handle)
+    for b in buffers:
+        handles.append(b.handle)
     if recording is not None:
-        recording.hold(bound)
-    device.executor.dispatch(kid, [b.handle for b in bound], uniforms, grid)
+        recording.hold(bound + buffers)
+    device.executor.dispatch(kid, handles, uniforms, grid)
     return results
 
 
