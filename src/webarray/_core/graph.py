@@ -765,8 +765,9 @@ def _quick(device, shape, target, root, limit) -> bool:
     as a flat key (each op's name, dtypes and arity, each leaf's slot, binding and dtype,
     each scalar's dtype, a node met again by its index), the leaves' views and offsets and
     the scalars' values; the key names ``_plain``'s plan (``launch.plain_plan``), made by
-    a lowering the first time. A loop's forced result, ``c = a * 2 + b`` read at each
-    iteration, spent two thirds of its host time lowering and signing the same DAG."""
+    a lowering the first time. A loop's forced result (``c = a * 2 + b`` read at each
+    iteration) lowered and signed the same DAG again every time: this takes 7-13% off its
+    host time on an H200's host (benchmarks/NOTES-host.md, session 32)."""
     contiguous = _C_STRIDES.get(shape)
     size = math.prod(shape)
     big = device._piece_bytes
