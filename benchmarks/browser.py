@@ -180,6 +180,22 @@ def fused_round(x=a, y=b, n=N):
     return issue
 fused_round()
 out["op_fused_issue_us"] = med(rounds(fused_round, R)) / N * 1e6
+def forced_round(x=a, y=b, n=N):
+    """Seconds to issue n fused x * 2 + y with fusion on, each computed at once (a flush
+    per result: two lazy ops and one kernel, the elementwise benchmark's forced loop)."""
+    fusion.set_enabled(True)
+    try:
+        t = now()
+        for _ in range(n):
+            z = x * 2.0 + y
+            fusion.flush()
+        issue = now() - t
+        ex.sync()
+    finally:
+        fusion.set_enabled(False)
+    return issue
+forced_round()
+out["forced_issue_us"] = med(rounds(forced_round, R)) / N * 1e6
 baseline(lambda: run_sync(base.dispatch(N)))
 out["baseline_op_us"] = baseline(lambda: med(rounds(lambda: run_sync(base.dispatch(N)) * 1e3 / N, R)))
 
@@ -251,6 +267,7 @@ ROWS = [
     ("round trip (ping, no GPU work)", "ping_us", None, "µs"),
     ("a + b, 16 elements: issue only", "op_issue_us", None, "µs/op"),
     ("a + b, 16 elements, fused: issue only", "op_fused_issue_us", None, "µs/op"),
+    ("a * 2 + b, 16 elements, fused, each flushed: issue", "forced_issue_us", None, "µs/op"),
     ("a + b, 16 elements: with the sync", "op_total_us", "baseline_op_us", "µs/op"),
     ("executor.dispatch alone, with the sync", "dispatch_total_us", "baseline_op_us", "µs/op"),
     ("readback 64 B", "read64_us", "baseline_read64_us", "µs"),
