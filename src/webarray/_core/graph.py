@@ -832,7 +832,8 @@ def _quick(device, shape, target, root, limit) -> bool:
         if found is None:
             return False
         plan, vec4, words, bufs = found
-        if vec4 is aligned and words == offsets and bufs == buffers:  # (as the walk found)
+        if (vec4 is aligned and words == offsets and bufs == buffers
+                and low.scalars == scalars):  # (what the walk found, in the same order)
             device.keep_plan(key, plan)
         _finish([target], [root], _issue(device, shape, plan, vec4, words, bufs,
                                          low.scalars, 1))
