@@ -41,7 +41,7 @@ from ..kernels.expr import apply as _apply_node, slot as _slot_node
 from ..kernels.expr import APPLIES, SLOTS
 from ..kernels import lanes
 from . import fold as _fold, lease, storage, tensor
-from .launch import _WIDE_SET, elementwise as _launch, issue as _issue, plain_plan as _plain_plan
+from .launch import MULTI_WORD, elementwise as _launch, issue as _issue, plain_plan as _plain_plan
 from .tensor import c_strides, is_contiguous
 
 
@@ -777,7 +777,7 @@ def _quick(device, shape, target, root, limit) -> bool:
     offsets = [0]  # (launch.issue's words: the count's slot, then each input's offset)
     views, scalars, buffers = [], [], []
     slots, bindings, seen = {}, {}, {}
-    aligned = not size & 3 and root.dtype not in _WIDE_SET
+    aligned = not size & 3 and root.dtype not in MULTI_WORD
     stack = [root]
     while stack:
         n = stack.pop()
@@ -805,7 +805,7 @@ def _quick(device, shape, target, root, limit) -> bool:
                 views.append(v)
                 offset = v._offset
                 offsets.append(offset)
-                if offset & 3 or v._dtype in _WIDE_SET:
+                if offset & 3 or v._dtype in MULTI_WORD:
                     aligned = False
             buf = v._buf
             b = bindings.get(id(buf))

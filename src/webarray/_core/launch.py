@@ -375,8 +375,10 @@ def _kernel_size(device, node, args) -> int:
         writable=(True,) + (False,) * len(args), ndim=1, vec4=False)
     return inlined_size(device.kernels.elementwise.generate(spec))
 
-# the dtypes of more than one word a stored element (lanes.words)
-_WIDE_SET = frozenset(d for d in dt.all_dtypes if lanes.words(d) != 1)
+# the dtypes of more than one word a stored element (lanes.words): a launch reading or
+# writing one of them, or an operand at an offset that is not a multiple of 4 elements,
+# takes no vec4 path (plain_plan; the graph's kept plans apply the same rule, graph._quick)
+MULTI_WORD = frozenset(d for d in dt.all_dtypes if lanes.words(d) != 1)
 
 _C_STRIDES: dict = {}  # C-contiguous strides by shape (a bounded cache)
 
@@ -437,13 +439,13 @@ def plain_plan(device, shape, outputs, inputs, scalars):
         sig.append(b)
         offset = a._offset
         words.append(offset)
-        if aligned and (offset & 3 or d in _WIDE_SET):
+        if aligned and (offset & 3 or d in MULTI_WORD):
             aligned = False
     for d, _ in scalars:
         sig.append(d)
     if aligned:
         for node, _ in outputs:
-            if node.dtype in _WIDE_SET or has_loop(node):
+            if node.dtype in MULTI_WORD or has_loop(node):
                 aligned = False
                 break
     sig.append(len(outputs))
