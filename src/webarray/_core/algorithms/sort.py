@@ -182,6 +182,21 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
     nb = rows * blocks
     _check_size(device, nb << bits, "sorting")
     flip = 0xFFFFFFFF if descending else 0
+    if carry:  # the values alone, their keys computed at every pass (radix.scatter)
+        dtype, v = values.dtype, values
+        for shift in range(0, 32, bits):
+            u = _words(n, blocks, span, nb, shift, v._offset, flip)
+            h = tensor.empty((nb << bits,), _U32, device)
+            launch.kernel(device, ("sort", "radix-histogram", bits, dtype.name),
+                          lambda: rx.histogram(bits, dtype), [v, h], u, nb)
+            t = tensor.empty((rows << bits,), _U32, device)
+            launch.kernel(device, ("sort", "radix-offsets", bits), lambda: rx.offsets(bits),
+                          [h, t], u, rows << bits)
+            out = tensor.empty((total,), _U32, device)
+            launch.kernel(device, ("sort", "radix-values", bits, dtype.name),
+                          lambda: rx.scatter(bits, dtype, values=True), [v, h, t, out], u, nb)
+            v = out
+        return None, v, n
     k, i, k2, i2 = (tensor.empty((total,), _U32, device) for _ in range(4))
     for word, gather in words:
         if gather:  # the gathered second word of a two-word dtype: its pairs made first
@@ -194,10 +209,10 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
             # their dtype), every other pass the previous pass's pairs
             first = word.dtype if not gather and shift == 0 else None
             if first is None:
-                u, src, key = _words(n, blocks, span, nb, shift), [k, i], (None, False)
+                u, src, key = _words(n, blocks, span, nb, shift), [k, i], (None,)
             else:
                 u = _words(n, blocks, span, nb, shift, word._offset, flip)
-                src, key = [word, word], (first.name, carry)
+                src, key = [word, word], (first.name,)
             h = tensor.empty((nb << bits,), _U32, device)
             launch.kernel(device, ("sort", "radix-histogram", bits, key[0]),
                           lambda f=first: rx.histogram(bits, f), [src[0], h], u, nb)
@@ -205,7 +220,7 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
             launch.kernel(device, ("sort", "radix-offsets", bits), lambda: rx.offsets(bits),
                           [h, t], u, rows << bits)
             launch.kernel(device, ("sort", "radix-scatter", bits) + key,
-                          lambda f=first: rx.scatter(bits, f, carry),
+                          lambda f=first: rx.scatter(bits, f),
                           src + [h, k2, i2, t], u, nb)
             k, i, k2, i2 = k2, i2, k, i
     return (None if len(words) == 2 else k), i, n

@@ -142,26 +142,29 @@ def _rake(a: str, count: int, indent: str = "    ") -> list[str]:
     """Exclusive sum scan of the workgroup array a[0..count) (count a multiple of RAKE):
     RAKE threads scan count / RAKE each, then one thread their totals into TT (TT[RAKE]:
     the whole sum); a[j] + TT[j / (count / RAKE)] is then the scan of element j. Every
-    thread must reach it (barriers)."""
+    thread must reach it (barriers). Written out, each thread's loads issued before its
+    stores: as loops of load-then-store, a chain of workgroup-memory round trips (1 + 16
+    of them in the one thread) that every round of the scatter waited out."""
     per = count // RAKE
-    return [indent + line for line in [
+    w = [
         "workgroupBarrier();",
         f"if (lid < {RAKE}u) {{",
+        f"    let q = lid * {per}u;",
+        *(f"    let x{j} = {a}[q + {j}u];" for j in range(per)),
         "    var acc = 0u;",
-        f"    for (var q = lid * {per}u; q < lid * {per}u + {per}u; q = q + 1u) {{",
-        f"        let x = {a}[q]; {a}[q] = acc; acc = acc + x;",
-        "    }",
+        *(f"    {a}[q + {j}u] = acc; acc = acc + x{j};" for j in range(per)),
         "    TT[lid] = acc;",
         "}",
         "workgroupBarrier();",
         "if (lid == 0u) {",
+        *(f"    let t{j} = TT[{j}u];" for j in range(RAKE)),
         "    var acc = 0u;",
-        f"    for (var q = 0u; q <= {RAKE}u; q = q + 1u) {{",
-        f"        let x = select(0u, TT[q], q < {RAKE}u); TT[q] = acc; acc = acc + x;",
-        "    }",
+        *(f"    TT[{j}u] = acc; acc = acc + t{j};" for j in range(RAKE)),
+        f"    TT[{RAKE}u] = acc;",
         "}",
         "workgroupBarrier();",
-    ]]
+    ]
+    return [indent + line for line in w]
 
 
 def offsets(bits: int = BITS) -> str:
@@ -252,28 +255,38 @@ def _round(s: int) -> list[str]:
 def scatter(bits: int = BITS, first: DType | None = None, values: bool = False) -> str:
     """One pass: every block's pairs, tile by tile, to their places in the output. With
     ``first`` (the values' dtype), the first pass's pairs made from the values as ``keys``
-    makes them (keys computed, the index the position, or with ``values`` the values'
-    bits; uniforms 5 and 6 as ``histogram``'s), binding 1 the values, 2 unused.
+    makes them (keys computed, the index the position; uniforms 5 and 6 as
+    ``histogram``'s), binding 1 the values, 2 unused.
 
     Bindings: 1 keys, 2 indices (read), 3 H as ``offsets`` left it, 4 keys, 5 indices
-    (write), 6 the digit totals T (read)."""
+    (write), 6 the digit totals T (read).
+
+    With ``values`` (and ``first``, a one-word dtype), a pass of the sort of the values by
+    themselves (``sort_values``): it reads values (from U[5]), computes their keys as the
+    first pass does, and writes the values alone, at every pass (the keys are computed
+    again from them, so -0.0 and NaNs keep their bits and input order: the sort moves
+    half the bytes of one that carries a payload). Bindings: 1 values (read), 2 H, 3 T
+    (read), 4 values (write)."""
     r = 1 << bits
     dig = "((SK[" + _w("{0}") + f"] >> shift) & {r - 1}u)"
     at = lambda i: f"t0 + min(lid + {i * WORKGROUP}u, valid - 1u)"  # noqa: E731
-    if first is None:
+    if values:
+        load_k = lambda i: f"(sk_key({lanes.from_words(first, [f'b{i}'])}) ^ U[6])"  # noqa: E731
+        load_i = lambda i: f"X[U[5] + {at(i)}]"  # noqa: E731
+    elif first is None:
         load_k, load_i = (lambda i: f"KI[{at(i)}]"), (lambda i: f"II[{at(i)}]")
     else:
-        load_k = lambda i: _first_key(first, at(i))  # noqa: E731
-        load_i = ((lambda i: f"X[U[5] + {at(i)}]") if values else at)
+        load_k, load_i = (lambda i: _first_key(first, at(i))), at
+    bindings = (["X", "S", "T"] if values else
+                ["KI" if first is None else "X", "II", "S", "KO", "IO", "T"])
+    out = len(bindings) + 1 if values else 5  # the binding written
     w = [
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
-        f"@group(0) @binding(1) var<storage, read> {'KI' if first is None else 'X'}: array<u32>;",
+        *(f"@group(0) @binding({j}) var<storage, read> {name}: array<u32>;"
+          for j, name in enumerate(bindings, start=1) if name not in ("KO", "IO")),
+        *([] if values else ["@group(0) @binding(4) var<storage, read_write> KO: array<u32>;"]),
+        f"@group(0) @binding({out}) var<storage, read_write> IO: array<u32>;",
         *([] if first is None else [key_function(first)]),
-        "@group(0) @binding(2) var<storage, read> II: array<u32>;",
-        "@group(0) @binding(3) var<storage, read> S: array<u32>;",
-        "@group(0) @binding(6) var<storage, read> T: array<u32>;",
-        "@group(0) @binding(4) var<storage, read_write> KO: array<u32>;",
-        "@group(0) @binding(5) var<storage, read_write> IO: array<u32>;",
         f"var<workgroup> SK: array<u32, {_padded(TILE)}>;",
         f"var<workgroup> SI: array<u32, {_padded(TILE)}>;",
         # the rounds' counts; after them, where each digit's run starts in the tile
@@ -297,7 +310,7 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False) 
         # all of a thread's loads, then its stores: one memory round trip a tile, not ITEMS
         # (a loop of load-then-store per pair took the scatter of 2^24 pairs on an H200
         # from 0.55 to 0.67 ms)
-        *(f"    let a{i} = {load_k(i)}; let b{i} = {load_i(i)};" for i in range(ITEMS)),
+        *(f"    let b{i} = {load_i(i)}; let a{i} = {load_k(i)};" for i in range(ITEMS)),
         *(f"    SK[{_w(f'lid + {i * WORKGROUP}u')}] = select({_ALL}u, a{i}, lid + {i * WORKGROUP}u < valid); "
           f"SI[{_w(f'lid + {i * WORKGROUP}u')}] = b{i};" for i in range(ITEMS)),
         "    workgroupBarrier();",
@@ -315,7 +328,7 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False) 
           f"{{ CNT[d{i}] = j{i}; }}" for i in range(ITEMS)),
         "        workgroupBarrier();",
         *(f"        if (j{i} < valid) {{ let at = OFF[d{i}] + j{i} - CNT[d{i}]; "
-          f"KO[at] = e{i}; IO[at] = SI[{_w(f'j{i}')}]; }}" for i in range(ITEMS)),
+          f"{'' if values else f'KO[at] = e{i}; '}IO[at] = SI[{_w(f'j{i}')}]; }}" for i in range(ITEMS)),
         "        workgroupBarrier();",
         *(f"        if (j{i} < valid && (j{i} + 1u == valid || {dig.format(f'j{i} + 1u')} != d{i})) "
           f"{{ OFF[d{i}] = OFF[d{i}] + j{i} + 1u - CNT[d{i}]; }}" for i in range(ITEMS)),
