@@ -169,30 +169,47 @@ def _rake(a: str, count: int, indent: str = "    ") -> list[str]:
 
 def offsets(bits: int = BITS) -> str:
     """Every (row, digit)'s counts over the row's blocks, scanned in place (exclusive),
-    and their total. One workgroup per (row, digit): rows * R of them.
+    and their total. One workgroup per (row, digit): rows * R of them. The counts go
+    through workgroup memory TILE at a time: read and written back coalesced, each
+    thread scanning ITEMS consecutive ones, then a rake over the thread totals (each
+    thread's run of B / WORKGROUP counts scanned in global memory, a load-then-store per
+    count, took 0.05 ms a pass on an H200).
 
     Bindings: 1 counts H (read-write), 2 totals T (write, rows * R words)."""
     r = 1 << bits
+    per = WORKGROUP // RAKE
+    at = lambda i: f"c0 + lid + {i * WORKGROUP}u"  # noqa: E731
+    mine = lambda j: _w(f"lid * {ITEMS}u + {j}u")  # noqa: E731
     return "\n".join([
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
         "@group(0) @binding(1) var<storage, read_write> H: array<u32>;",
         "@group(0) @binding(2) var<storage, read_write> T: array<u32>;",
+        f"var<workgroup> CH: array<u32, {_padded(TILE)}>;",
         f"var<workgroup> TS: array<u32, {WORKGROUP}>;",
         f"var<workgroup> TT: array<u32, {RAKE + 1}>;",
         _ENTRY.format(wg=WORKGROUP),
         "    let B = U[1];",
-        f"    let live = g < (U[3] / B) * {r}u;",  # rows * R groups; the rest only join barriers
-        f"    let per = (B + {WORKGROUP - 1}u) / {WORKGROUP}u;",
-        "    let lo = g * B + min(lid * per, B); let hi = g * B + min(lid * per + per, B);",
-        "    var run = 0u;",
-        "    if (live) { for (var p = lo; p < hi; p = p + 1u) { run = run + H[p]; } }",
-        "    TS[lid] = run;",
-        *_rake("TS", WORKGROUP),
-        "    if (live) {",
-        f"        var acc = TS[lid] + TT[lid / {WORKGROUP // RAKE}u];",
-        "        for (var p = lo; p < hi; p = p + 1u) { let x = H[p]; H[p] = acc; acc = acc + x; }",
-        f"        if (lid == 0u) {{ T[g] = TT[{RAKE}u]; }}",
+        f"    let groups = (U[3] / B) * {r}u;",  # rows * R; the rest only join barriers
+        "    let live = g < groups;",
+        "    let base = min(g, groups - 1u) * B;",
+        "    var carry = 0u;",
+        f"    for (var c0 = 0u; c0 < B; c0 = c0 + {TILE}u) {{",
+        *(f"        let x{i} = select(0u, H[base + min({at(i)}, B - 1u)], {at(i)} < B);"
+          for i in range(ITEMS)),
+        *(f"        CH[{_w(f'lid + {i * WORKGROUP}u')}] = x{i};" for i in range(ITEMS)),
+        "        workgroupBarrier();",
+        *(f"        let y{j} = CH[{mine(j)}];" for j in range(ITEMS)),
+        "        TS[lid] = " + " + ".join(f"y{j}" for j in range(ITEMS)) + ";",
+        *_rake("TS", WORKGROUP, "        "),
+        f"        var acc = carry + TS[lid] + TT[lid / {per}u];",
+        *(f"        CH[{mine(j)}] = acc; acc = acc + y{j};" for j in range(ITEMS)),
+        f"        carry = carry + TT[{RAKE}u];",
+        "        workgroupBarrier();",
+        *(f"        if (live && {at(i)} < B) {{ H[base + {at(i)}] = CH[{_w(f'lid + {i * WORKGROUP}u')}]; }}"
+          for i in range(ITEMS)),
+        "        workgroupBarrier();",
         "    }",
+        "    if (live && lid == 0u) { T[g] = carry; }",
         "}",
     ]) + "\n"
 
