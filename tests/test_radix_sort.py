@@ -15,6 +15,7 @@ from hypothesis import given, strategies as st
 
 import webarray as xp
 from helpers import DTYPES, assert_equal
+from webarray._core import launch
 from webarray._core.algorithms import sort as impl
 from webarray._core.device import Device, default_device
 from webarray.kernels.webgpu import radix
@@ -155,9 +156,10 @@ def test_a_few_million(blocks, monkeypatch):
 @pytest.mark.parametrize("name", ["float32", "int32", "uint32"])
 @pytest.mark.parametrize("shape, axis", [((2, 5000), 1), ((5000, 3), 0)])
 def test_sort_carries_the_values_bit_for_bit(name, shape, axis):
-    """Where the radix sort takes the rows of a one-word dtype, sort's pairs carry the
-    values instead of indices (no gather after it): the result is still exactly the
-    values at argsort's order, -0.0 and +0.0 and NaN payloads included."""
+    """Where the radix sort takes the rows of a one-word dtype, sort moves the values
+    alone, their keys computed at every pass (no index, no gather after it): the result
+    is still exactly the values at argsort's order, -0.0 and +0.0 and NaN payloads
+    included."""
     rng = np.random.default_rng(23)
     a = draw_values(rng, name, shape, distinct=40)
     if name == "float32":
@@ -238,10 +240,31 @@ def _workgroup_bytes(src: str) -> int:
     return sum(4 * int(m) for m in re.findall(r"var<workgroup> \w+: array<[^,]+, (\d+)>", src))
 
 
+@pytest.mark.parametrize("rows, blocks", [(3, 5), (2, 200), (1, 300), (1, 600), (2, 1000), (2, 2500)])
+def test_offsets_scan_each_digits_counts(rows, blocks):
+    """offsets scans each (row, digit)'s counts over the blocks in place (exclusive) and
+    writes its total, however the counts are split: one, two, four or eight a thread,
+    in one chunk or a loop of chunks whose last is partial (2,500 = 1,024 + 1,024 + 452)."""
+    r = 1 << radix.BITS
+    h = np.random.default_rng(blocks).integers(0, 5000, (rows, r, blocks), dtype=np.uint32)
+    items = radix.offsets_items(blocks)
+    looped = blocks > items * radix.WORKGROUP
+    assert (items, looped) == {5: (1, False), 200: (2, False), 300: (4, False),
+                               600: (8, False), 1000: (8, False), 2500: (8, True)}[blocks]
+    counts, totals = xp.asarray(h.ravel()), xp.zeros(rows * r, dtype=xp.uint32)
+    launch.kernel(counts.device, ("test", "radix-offsets", items, looped),
+                  lambda: radix.offsets(radix.BITS, items, looped), [counts, totals],
+                  impl._words(0, blocks, 0, rows * blocks, 0), rows * r)
+    np.testing.assert_array_equal(np.asarray(counts).reshape(h.shape), np.cumsum(h, axis=2, dtype=np.uint32) - h)
+    np.testing.assert_array_equal(np.asarray(totals), h.sum(axis=2, dtype=np.uint32).ravel())
+
+
 @pytest.mark.parametrize("bits", [4, 8])
 def test_kernels_keep_webgpu_default_limits(bits):
     """At most 16 KiB of workgroup memory and 256 invocations a workgroup."""
-    for src in (radix.histogram(bits), radix.scatter(bits), radix.keys(xp.float32, False)):
+    for src in (radix.histogram(bits), radix.scatter(bits), radix.keys(xp.float32, False),
+                radix.scatter(bits, xp.float32, values=True), radix.offsets(bits),
+                radix.offsets(bits, 1, False)):
         assert _workgroup_bytes(src) <= 16384
         size = int(re.search(r"@workgroup_size\((\d+)\)", src).group(1))
         assert size <= 256

@@ -4,8 +4,9 @@ Both sort (key, index) pairs (_core/algorithms/sort.py): long rows by a stable L
 sort (kernels/webgpu/radix.py), short rows and WebGL2 by a bitonic network
 (kernels/webgpu/sort.py) whose ties are broken by the original position, so every sort is
 stable whatever ``stable`` says. sort then gathers the values at the sorted indices, except
-where the radix sort takes rows of a one-word dtype (int32, uint32, float32): its pairs
-carry the values' bits instead of indices (``sort_values``), so nothing is gathered.
+where the radix sort takes rows of a one-word dtype (int32, uint32, float32): it then
+sorts the values' bits alone, their keys computed at every pass (``sort_values``), so
+nothing is gathered.
 Order conventions (the standard leaves them to the implementation): NaNs sort after +inf,
 so they come last in ascending order and first in descending order; -0.0 and +0.0 compare
 equal and keep their relative order. Descending order keeps equal elements in their

@@ -142,8 +142,8 @@ _ONE_WORD = ("int32", "uint32", "float32")
 def sort_values(values: Tensor, rows: int, n: int, descending: bool = False):
     """The sorted values of each row of the C-contiguous (rows, n) values, as a contiguous
     uint32 array of their bits (rows * n), where the radix sort takes the rows and the
-    dtype is one word wide: its pairs then carry the values instead of their indices, and
-    no gather is needed after it. None otherwise (sort_rows, then a gather)."""
+    dtype is one word wide: it then moves the values alone (no index, no gather after
+    it). None otherwise (sort_rows, then a gather)."""
     rx = _radix_for(values, rows, n)
     if rx is None or values.dtype.name not in _ONE_WORD:
         return None
@@ -163,7 +163,8 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
     """sort_rows by the LSD radix sort of kernels/webgpu/radix.py: ping-pong between two
     (key, index) buffer pairs, one histogram, offsets and scatter per digit; the two-word
     dtypes sort by the minor word's key and then, stably, by the major word's. carry: the
-    pairs carry the values' bits instead of indices (sort_values)."""
+    values alone, their keys computed at every pass (sort_values; returns (None, their
+    sorted bits, n))."""
     device = values.device
     total = rows * n
     _check_size(device, total, "sorting")
@@ -182,6 +183,8 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
     nb = rows * blocks
     _check_size(device, nb << bits, "sorting")
     flip = 0xFFFFFFFF if descending else 0
+    items = rx.offsets_items(blocks)
+    items = (items, blocks > items * rx.WORKGROUP)  # (items, looped)
     if carry:  # the values alone, their keys computed at every pass (radix.scatter)
         dtype, v = values.dtype, values
         for shift in range(0, 32, bits):
@@ -190,8 +193,8 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
             launch.kernel(device, ("sort", "radix-histogram", bits, dtype.name),
                           lambda: rx.histogram(bits, dtype), [v, h], u, nb)
             t = tensor.empty((rows << bits,), _U32, device)
-            launch.kernel(device, ("sort", "radix-offsets", bits), lambda: rx.offsets(bits),
-                          [h, t], u, rows << bits)
+            launch.kernel(device, ("sort", "radix-offsets", bits) + items,
+                          lambda: rx.offsets(bits, *items), [h, t], u, rows << bits)
             out = tensor.empty((total,), _U32, device)
             launch.kernel(device, ("sort", "radix-values", bits, dtype.name),
                           lambda: rx.scatter(bits, dtype, values=True), [v, h, t, out], u, nb)
@@ -217,8 +220,8 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
             launch.kernel(device, ("sort", "radix-histogram", bits, key[0]),
                           lambda f=first: rx.histogram(bits, f), [src[0], h], u, nb)
             t = tensor.empty((rows << bits,), _U32, device)
-            launch.kernel(device, ("sort", "radix-offsets", bits), lambda: rx.offsets(bits),
-                          [h, t], u, rows << bits)
+            launch.kernel(device, ("sort", "radix-offsets", bits) + items,
+                          lambda: rx.offsets(bits, *items), [h, t], u, rows << bits)
             launch.kernel(device, ("sort", "radix-scatter", bits) + key,
                           lambda f=first: rx.scatter(bits, f),
                           src + [h, k2, i2, t], u, nb)

@@ -8,13 +8,17 @@ stably by one digit of BITS bits, least significant first, in the reduce-then-sc
 which needs no forward-progress guarantee between workgroups (no look-back, no spinning):
 
 - ``keys``: the pairs for the second word of a two-word dtype (key of that word of element
-  I[p], I[p]); the first pass makes its pairs (key of element p, and p or, for sort of a
-  one-word dtype, the value's bits) in its histogram and scatter, from the values;
+  I[p], I[p]); the first pass makes its pairs (key of element p, and p) in its histogram
+  and scatter, from the values. sort of a one-word dtype moves no pairs: every pass
+  reads values, computes their keys and writes the values alone (``scatter``'s
+  ``values``): keys fold -0.0 into +0.0 and every NaN into one, and the stable passes
+  keep those runs in input order with every bit, as sorting pairs would;
 - ``histogram``: every block (a workgroup's run of one row) counts its digits with
   workgroup atomics into H[(row * R + digit) * blocks + block] (R = 2**BITS);
 - ``offsets``: one workgroup per (row, digit) scans that digit's counts over the row's
-  blocks in place (exclusive), giving every block its first place among the row's pairs of
-  that digit, and writes the digit's total to T[row * R + digit];
+  blocks in place (exclusive), a coalesced chunk at a time through workgroup memory,
+  giving every block its first place among the row's pairs of that digit, and writes
+  the digit's total to T[row * R + digit];
 - ``scatter``: every block first scans its row's R digit totals (in workgroup memory), so
   a digit's run starts at row * n (the output rows are unpadded), plus the row's pairs of
   smaller digits, plus its count in earlier blocks. Then it walks its run in tiles of
@@ -32,7 +36,8 @@ scalar loop per lane on lavapipe): a thread's counts are 4-bit fields of two wor
 generators write a thread's loops over its pairs out, one statement per pair, and issue
 a thread's loads before its stores: on an H200 the loops over private arrays kept them in
 local memory, and a load-then-store loop waits out a memory round trip per pair
-(benchmarks/NOTES-sort.md, session 14: the scatter of 2^24 pairs 0.87 -> 0.34 ms).
+(benchmarks/NOTES-sort.md, session 14: the scatter of 2^24 pairs 0.87 -> 0.34 ms; session
+33: the rakes' scans of workgroup memory written out the same way, sort 2^24 1.73 -> 1.36).
 BITS = 8 over 4: on lavapipe a 2^20-element pass costs about 100 ms with two rounds and
 60 ms with one, so four 8-bit passes beat eight 4-bit ones (about 460 ms against 540),
 and on a GPU they move half the bytes.
@@ -167,24 +172,35 @@ def _rake(a: str, count: int, indent: str = "    ") -> list[str]:
     return [indent + line for line in w]
 
 
-def offsets(bits: int = BITS) -> str:
+def offsets_items(blocks: int) -> int:
+    """The ``items`` of ``offsets`` for rows of this many blocks: enough for one chunk
+    where the blocks are few (on lavapipe, where they are, eight a thread over 64 blocks
+    took five times as long as one), at most ITEMS."""
+    need = -(-blocks // WORKGROUP)
+    return min(ITEMS, 1 << max(need - 1, 0).bit_length())
+
+
+def offsets(bits: int = BITS, items: int = ITEMS, looped: bool = True) -> str:
     """Every (row, digit)'s counts over the row's blocks, scanned in place (exclusive),
     and their total. One workgroup per (row, digit): rows * R of them. The counts go
-    through workgroup memory TILE at a time: read and written back coalesced, each
-    thread scanning ITEMS consecutive ones, then a rake over the thread totals (each
-    thread's run of B / WORKGROUP counts scanned in global memory, a load-then-store per
-    count, took 0.05 ms a pass on an H200).
+    through workgroup memory WORKGROUP * items at a time: read and written back
+    coalesced, each thread scanning ``items`` consecutive ones, then a rake over the
+    thread totals (each thread's run of B / WORKGROUP counts scanned in global memory, a
+    load-then-store per count, took 0.05 ms a pass on an H200). Without ``looped``, B is
+    at most one chunk.
 
     Bindings: 1 counts H (read-write), 2 totals T (write, rows * R words)."""
     r = 1 << bits
     per = WORKGROUP // RAKE
+    chunk = WORKGROUP * items
     at = lambda i: f"c0 + lid + {i * WORKGROUP}u"  # noqa: E731
-    mine = lambda j: _w(f"lid * {ITEMS}u + {j}u")  # noqa: E731
+    mine = lambda j: _w(f"lid * {items}u + {j}u")  # noqa: E731
+    staged = items > 1  # one count a thread needs no exchange through CH
     return "\n".join([
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
         "@group(0) @binding(1) var<storage, read_write> H: array<u32>;",
         "@group(0) @binding(2) var<storage, read_write> T: array<u32>;",
-        f"var<workgroup> CH: array<u32, {_padded(TILE)}>;",
+        *([f"var<workgroup> CH: array<u32, {_padded(chunk)}>;"] if staged else []),
         f"var<workgroup> TS: array<u32, {WORKGROUP}>;",
         f"var<workgroup> TT: array<u32, {RAKE + 1}>;",
         _ENTRY.format(wg=WORKGROUP),
@@ -193,21 +209,27 @@ def offsets(bits: int = BITS) -> str:
         "    let live = g < groups;",
         "    let base = min(g, groups - 1u) * B;",
         "    var carry = 0u;",
-        f"    for (var c0 = 0u; c0 < B; c0 = c0 + {TILE}u) {{",
+        # (one chunk: no loop around the barriers, which cost lavapipe twice the time)
+        (f"    for (var c0 = 0u; c0 < B; c0 = c0 + {chunk}u) {{" if looped else
+         "    { let c0 = 0u;"),
         *(f"        let x{i} = select(0u, H[base + min({at(i)}, B - 1u)], {at(i)} < B);"
-          for i in range(ITEMS)),
-        *(f"        CH[{_w(f'lid + {i * WORKGROUP}u')}] = x{i};" for i in range(ITEMS)),
-        "        workgroupBarrier();",
-        *(f"        let y{j} = CH[{mine(j)}];" for j in range(ITEMS)),
-        "        TS[lid] = " + " + ".join(f"y{j}" for j in range(ITEMS)) + ";",
+          for i in range(items)),
+        *(staged and [
+            *(f"        CH[{_w(f'lid + {i * WORKGROUP}u')}] = x{i};" for i in range(items)),
+            "        workgroupBarrier();",
+            *(f"        let y{j} = CH[{mine(j)}];" for j in range(items)),
+        ] or ["        let y0 = x0;"]),
+        "        TS[lid] = " + " + ".join(f"y{j}" for j in range(items)) + ";",
         *_rake("TS", WORKGROUP, "        "),
         f"        var acc = carry + TS[lid] + TT[lid / {per}u];",
-        *(f"        CH[{mine(j)}] = acc; acc = acc + y{j};" for j in range(ITEMS)),
         f"        carry = carry + TT[{RAKE}u];",
-        "        workgroupBarrier();",
-        *(f"        if (live && {at(i)} < B) {{ H[base + {at(i)}] = CH[{_w(f'lid + {i * WORKGROUP}u')}]; }}"
-          for i in range(ITEMS)),
-        "        workgroupBarrier();",
+        *(staged and [
+            *(f"        CH[{mine(j)}] = acc; acc = acc + y{j};" for j in range(items)),
+            "        workgroupBarrier();",
+            *(f"        if (live && {at(i)} < B) {{ H[base + {at(i)}] = CH[{_w(f'lid + {i * WORKGROUP}u')}]; }}"
+              for i in range(items)),
+            "        workgroupBarrier();",
+        ] or [f"        if (live && {at(0)} < B) {{ H[base + {at(0)}] = acc; }}"]),
         "    }",
         "    if (live && lid == 0u) { T[g] = carry; }",
         "}",
