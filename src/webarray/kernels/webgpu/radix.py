@@ -247,8 +247,11 @@ def _pick(d: str) -> str:
     return level[0]
 
 
-def _round(s: int) -> list[str]:
+def _round(s: int, key=None) -> list[str]:
     """One stable 4-bit counting round over the tile in SK/SI: bits shift + s .. + 3.
+    With ``key`` (a function of a value's expression), the tile is SI's values alone and
+    their keys are computed from them; the places past the tile's valid entries, which
+    stay last, get the largest digit by their place.
 
     A thread's digit counts are 4-bit fields of two words, lo (digits 0-7) and hi
     (8-15), and its places are picked by selects: no array is indexed by a digit. The
@@ -258,10 +261,14 @@ def _round(s: int) -> list[str]:
     per = WORKGROUP // RAKE
     w = ["    {", "        var lo = 0u; var hi = 0u;"]
     for i in range(ITEMS):
-        w.append(f"        let k{i} = SK[{_w(f'lid * {ITEMS}u + {i}u')}]; "
-                 f"let v{i} = SI[{_w(f'lid * {ITEMS}u + {i}u')}];")
+        v = f"SI[{_w(f'lid * {ITEMS}u + {i}u')}]"
+        w.append(f"        let v{i} = {v}; let k{i} = {key(f'v{i}')};" if key else
+                 f"        let k{i} = SK[{_w(f'lid * {ITEMS}u + {i}u')}]; let v{i} = {v};")
     for i in range(ITEMS):
-        w.append(f"        let d{i} = (k{i} >> (shift + {s}u)) & 15u; "
+        d = f"(k{i} >> (shift + {s}u)) & 15u"
+        if key:
+            d = f"select({d}, 15u, lid * {ITEMS}u + {i}u >= valid)"
+        w.append(f"        let d{i} = {d}; "
                  f"let f{i} = (d{i} & 7u) * 4u; let g{i} = d{i} >= 8u;")
         w.append(f"        lo = lo + select(1u << f{i}, 0u, g{i}); hi = hi + select(0u, 1u << f{i}, g{i});")
     # word j: this thread's count of digit j (low half) and of digit j + 8; then the
@@ -281,11 +288,12 @@ def _round(s: int) -> list[str]:
     w.append("        workgroupBarrier();")
     w += [f"        let c{j} = CNT[{_w(f'{j * WORKGROUP}u + lid')}];" for j in range(8)]
     w.append("        lo = 0u; hi = 0u;")
+    sk = f"SK[{_w('at')}] = k{{}}; "
     for i in range(ITEMS):
         w.append(f"        {{ let x = {_pick(f'd{i}')}; "
                  f"let at = select(x & 0xffffu, (x >> 16u) + low, g{i}) + ((select(lo, hi, g{i}) >> f{i}) & 15u); "
                  f"lo = lo + select(1u << f{i}, 0u, g{i}); hi = hi + select(0u, 1u << f{i}, g{i}); "
-                 f"SK[{_w('at')}] = k{i}; SI[{_w('at')}] = v{i}; }}")
+                 f"{'' if key else sk.format(i)}SI[{_w('at')}] = v{i}; }}")
     w += ["        workgroupBarrier();", "    }"]
     return w
 
@@ -305,16 +313,22 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False) 
     first pass does, and writes the values alone, at every pass (the keys are computed
     again from them, so -0.0 and NaNs keep their bits and input order: the sort moves
     half the bytes of one that carries a payload). Bindings: 1 values (read), 2 H, 3 T
-    (read), 4 values (write)."""
+    (read), 4 values (write). Its tile is the values alone (SI; no SK), their keys
+    computed where a round or the tail needs them: on an H200 the scatter's time follows
+    its workgroup memory (4 KiB more took it from 0.26 to 0.32 ms: fewer workgroups an
+    SM), and the keys cost a few instructions."""
     r = 1 << bits
-    dig = "((SK[" + _w("{0}") + f"] >> shift) & {r - 1}u)"
     at = lambda i: f"t0 + min(lid + {i * WORKGROUP}u, valid - 1u)"  # noqa: E731
+    key = None
     if values:
-        load_k = lambda i: f"(sk_key({lanes.from_words(first, [f'b{i}'])}) ^ U[6])"  # noqa: E731
+        key = lambda v: f"(sk_key({lanes.from_words(first, [v])}) ^ U[6])"  # noqa: E731
+        dig = f"(({key('SI[' + _w('{0}') + ']')} >> shift) & {r - 1}u)"
         load_i = lambda i: f"X[U[5] + {at(i)}]"  # noqa: E731
-    elif first is None:
-        load_k, load_i = (lambda i: f"KI[{at(i)}]"), (lambda i: f"II[{at(i)}]")
     else:
+        dig = "((SK[" + _w("{0}") + f"] >> shift) & {r - 1}u)"
+    if first is None:
+        load_k, load_i = (lambda i: f"KI[{at(i)}]"), (lambda i: f"II[{at(i)}]")
+    elif not values:
         load_k, load_i = (lambda i: _first_key(first, at(i))), at
     bindings = (["X", "S", "T"] if values else
                 ["KI" if first is None else "X", "II", "S", "KO", "IO", "T"])
@@ -326,7 +340,7 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False) 
         *([] if values else ["@group(0) @binding(4) var<storage, read_write> KO: array<u32>;"]),
         f"@group(0) @binding({out}) var<storage, read_write> IO: array<u32>;",
         *([] if first is None else [key_function(first)]),
-        f"var<workgroup> SK: array<u32, {_padded(TILE)}>;",
+        *([] if values else [f"var<workgroup> SK: array<u32, {_padded(TILE)}>;"]),
         f"var<workgroup> SI: array<u32, {_padded(TILE)}>;",
         # the rounds' counts; after them, where each digit's run starts in the tile
         f"var<workgroup> CNT: array<u32, {_padded(max(8 * WORKGROUP, r))}>;",
@@ -349,25 +363,28 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False) 
         # all of a thread's loads, then its stores: one memory round trip a tile, not ITEMS
         # (a loop of load-then-store per pair took the scatter of 2^24 pairs on an H200
         # from 0.55 to 0.67 ms)
-        *(f"    let b{i} = {load_i(i)}; let a{i} = {load_k(i)};" for i in range(ITEMS)),
-        *(f"    SK[{_w(f'lid + {i * WORKGROUP}u')}] = select({_ALL}u, a{i}, lid + {i * WORKGROUP}u < valid); "
-          f"SI[{_w(f'lid + {i * WORKGROUP}u')}] = b{i};" for i in range(ITEMS)),
+        *(f"    let b{i} = {load_i(i)};" + ("" if values else f" let a{i} = {load_k(i)};")
+          for i in range(ITEMS)),
+        *(("    " if values else
+           f"    SK[{_w(f'lid + {i * WORKGROUP}u')}] = select({_ALL}u, a{i}, lid + {i * WORKGROUP}u < valid); ")
+          + f"SI[{_w(f'lid + {i * WORKGROUP}u')}] = b{i};" for i in range(ITEMS)),
         "    workgroupBarrier();",
     ]
     for s in range(0, bits, 4):
-        w += _round(s)
+        w += _round(s, key)
     w += [
         # the sorted tile out, its pairs j = lid + i * WORKGROUP: where each digit's run
         # starts in the tile (CNT), each pair to its run's place in the output, then each
         # digit's offset moved past its run
         "    {",
-        *(f"        let j{i} = lid + {i * WORKGROUP}u; let e{i} = SK[{_w(f'j{i}')}]; "
-          f"let d{i} = (e{i} >> shift) & {r - 1}u;" for i in range(ITEMS)),
+        *(f"        let j{i} = lid + {i * WORKGROUP}u; let e{i} = {'SI' if values else 'SK'}[{_w(f'j{i}')}]; "
+          f"let d{i} = ({key(f'e{i}') if values else f'e{i}'} >> shift) & {r - 1}u;" for i in range(ITEMS)),
         *(f"        if (j{i} < valid && (j{i} == 0u || {dig.format(f'j{i} - 1u')} != d{i})) "
           f"{{ CNT[d{i}] = j{i}; }}" for i in range(ITEMS)),
         "        workgroupBarrier();",
         *(f"        if (j{i} < valid) {{ let at = OFF[d{i}] + j{i} - CNT[d{i}]; "
-          f"{'' if values else f'KO[at] = e{i}; '}IO[at] = SI[{_w(f'j{i}')}]; }}" for i in range(ITEMS)),
+          + (f"IO[at] = e{i}; }}" if values else f"KO[at] = e{i}; IO[at] = SI[{_w(f'j{i}')}]; }}")
+          for i in range(ITEMS)),
         "        workgroupBarrier();",
         *(f"        if (j{i} < valid && (j{i} + 1u == valid || {dig.format(f'j{i} + 1u')} != d{i})) "
           f"{{ OFF[d{i}] = OFF[d{i}] + j{i} + 1u - CNT[d{i}]; }}" for i in range(ITEMS)),
