@@ -185,17 +185,19 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
     flip = 0xFFFFFFFF if descending else 0
     items = rx.offsets_items(blocks)
     items = (items, blocks > items * rx.WORKGROUP)  # (items, looped)
+    # one buffer of counts and one of digit totals serve every pass (the passes run in order)
+    h = tensor.empty((nb << bits,), _U32, device)
+    t = tensor.empty((rows << bits,), _U32, device)
     if carry:  # the values alone, their keys computed at every pass (radix.scatter)
         dtype, v = values.dtype, values
-        for shift in range(0, 32, bits):
+        pair = [tensor.empty((total,), _U32, device) for _ in range(2)]
+        for p, shift in enumerate(range(0, 32, bits)):
+            out = pair[p % 2]
             u = _words(n, blocks, span, nb, shift, v._offset, flip)
-            h = tensor.empty((nb << bits,), _U32, device)
             launch.kernel(device, ("sort", "radix-histogram", bits, dtype.name),
                           lambda: rx.histogram(bits, dtype), [v, h], u, nb)
-            t = tensor.empty((rows << bits,), _U32, device)
             launch.kernel(device, ("sort", "radix-offsets", bits) + items,
                           lambda: rx.offsets(bits, *items), [h, t], u, rows << bits)
-            out = tensor.empty((total,), _U32, device)
             launch.kernel(device, ("sort", "radix-values", bits, dtype.name),
                           lambda: rx.scatter(bits, dtype, values=True), [v, h, t, out], u, nb)
             v = out
@@ -216,10 +218,8 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
             else:
                 u = _words(n, blocks, span, nb, shift, word._offset, flip)
                 src, key = [word, word], (first.name,)
-            h = tensor.empty((nb << bits,), _U32, device)
             launch.kernel(device, ("sort", "radix-histogram", bits, key[0]),
                           lambda f=first: rx.histogram(bits, f), [src[0], h], u, nb)
-            t = tensor.empty((rows << bits,), _U32, device)
             launch.kernel(device, ("sort", "radix-offsets", bits) + items,
                           lambda: rx.offsets(bits, *items), [h, t], u, rows << bits)
             launch.kernel(device, ("sort", "radix-scatter", bits) + key,
