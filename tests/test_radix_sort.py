@@ -38,18 +38,6 @@ def radix_from(n: int):
         impl.RADIX_MIN = old
 
 
-@contextlib.contextmanager
-def counting_next(flag: bool):
-    """The sort of values counts the next pass's digits in each scatter (flag True) or by
-    a histogram launch a pass (False), whatever the adapter."""
-    old = impl.COUNT_NEXT
-    impl.COUNT_NEXT = flag
-    try:
-        yield
-    finally:
-        impl.COUNT_NEXT = old
-
-
 def np_dtype(name: str):
     return WIDE.get(name) or DTYPES[name]
 
@@ -114,16 +102,13 @@ def test_radix_pairs_equal_the_networks(name, rows, n, descending, ties, seed):
             np.testing.assert_array_equal(g, w)
 
 
-@pytest.mark.parametrize("count", [False, True])
 @given(st.sampled_from(["float32", "int32", "uint32"]), st.integers(1, 3), st.integers(1, 2500),
        st.integers(0, 5), st.booleans(), st.booleans(), st.integers(0, 2**32 - 1))
-def test_radix_sort_of_values_equals_the_networks_bits(count, name, rows, n, skip, descending,
-                                                       ties, seed):
+def test_radix_sort_of_values_equals_the_networks_bits(name, rows, n, skip, descending, ties, seed):
     """sort of a one-word dtype on the radix path moves the values alone (keys computed
     at every pass): bit for bit the network's result (values gathered at its stable
     order), -0.0 among +0.0 and NaNs with signs and payloads included, from a view that
-    starts past its buffer's first element; with the next pass's digits counted by each
-    scatter (count) or by a histogram launch a pass."""
+    starts past its buffer's first element."""
     rng = np.random.default_rng(seed)
     a = draw_values(rng, name, (rows, n + skip), distinct=6 if ties else None)
     if name == "float32":
@@ -135,7 +120,7 @@ def test_radix_sort_of_values_equals_the_networks_bits(count, name, rows, n, ski
     x = xp.asarray(a)[:, skip:]
     with radix_from(2**40):
         want = np.asarray(xp.sort(x, axis=-1, descending=descending))
-    with radix_from(1), counting_next(count):
+    with radix_from(1):
         assert impl.sort_values(impl.contiguous(x), rows, n, descending) is not None
         got = np.asarray(xp.sort(x, axis=-1, descending=descending))
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
@@ -178,9 +163,7 @@ def test_views_are_sorted_as_their_values():
 @pytest.mark.parametrize("blocks", [None, 4096])
 def test_a_few_million(blocks, monkeypatch):
     """With 4,096 blocks a pass (the GPU plan) a row of 2,930 tiles has 2,930 blocks: the
-    offsets kernel loops over three chunks of counts (977 blocks with the CPU plan: one);
-    the GPU plan's sort counts the next pass's digits in each scatter."""
-    monkeypatch.setattr(impl, "COUNT_NEXT", blocks is not None)
+    offsets kernel's threads then scan 23 counts each (977 blocks with the CPU plan: 8)."""
     if blocks is not None:
         monkeypatch.setattr(impl, "RADIX_CPU", (impl.RADIX_CPU[0], blocks))
         monkeypatch.setattr(impl, "RADIX_GPU", (impl.RADIX_GPU[0], blocks))
@@ -194,15 +177,13 @@ def test_a_few_million(blocks, monkeypatch):
     assert_equal(xp.sort(x, descending=True), a[expected_argsort(a, 0, True)])
 
 
-@pytest.mark.parametrize("count", [False, True])
 @pytest.mark.parametrize("name", ["float32", "int32", "uint32"])
 @pytest.mark.parametrize("shape, axis", [((2, 5000), 1), ((5000, 3), 0)])
-def test_sort_carries_the_values_bit_for_bit(name, shape, axis, count, monkeypatch):
+def test_sort_carries_the_values_bit_for_bit(name, shape, axis):
     """Where the radix sort takes the rows of a one-word dtype, sort moves the values
     alone, their keys computed at every pass (no index, no gather after it): the result
     is still exactly the values at argsort's order, -0.0 and +0.0 and NaN payloads
     included."""
-    monkeypatch.setattr(impl, "COUNT_NEXT", count)
     rng = np.random.default_rng(23)
     a = draw_values(rng, name, shape, distinct=40)
     if name == "float32":

@@ -129,11 +129,6 @@ def sort_rows(values: Tensor, rows: int, n: int, descending: bool = False):
 RADIX_CPU = (1 << 12, 1024)
 RADIX_GPU = (1 << 17, 4096)
 RADIX_MIN = None  # set: radix sort from this row length on every adapter (tests)
-# sort of values: each pass's scatter counts the next pass's digits per block with global
-# atomics (radix.scatter's count_next) instead of a histogram launch reading the values
-# again: on an H200 +0.036 ms a 2^24 pass against the 0.067 of the histogram. None: on GPU
-# adapters (a CPU adapter's atomics are not measured); True or False forces it (tests)
-COUNT_NEXT = None
 
 
 def _radix_plan(device) -> tuple[int, int]:
@@ -196,23 +191,15 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
     if carry:  # the values alone, their keys computed at every pass (radix.scatter)
         dtype, v = values.dtype, values
         pair = [tensor.empty((total,), _U32, device) for _ in range(2)]
-        count = not device.on_cpu if COUNT_NEXT is None else COUNT_NEXT
-        hn = tensor.empty((nb << bits,), _U32, device) if count else None
         for p, shift in enumerate(range(0, 32, bits)):
             out = pair[p % 2]
             u = _words(n, blocks, span, nb, shift, v._offset, flip)
-            more = count and shift + bits < 32  # this pass's scatter counts the next one's digits
-            if p == 0 or not count:
-                launch.kernel(device, ("sort", "radix-histogram", bits, dtype.name),
-                              lambda: rx.histogram(bits, dtype), [v, h], u, nb)
-            launch.kernel(device, ("sort", "radix-offsets", bits, more) + items,
-                          lambda m=more: rx.offsets(bits, *items, zero=m),
-                          [h, t] + ([hn] if more else []), u, rows << bits)
-            launch.kernel(device, ("sort", "radix-values", bits, dtype.name, more),
-                          lambda m=more: rx.scatter(bits, dtype, values=True, count_next=m),
-                          [v, h, t, out] + ([hn] if more else []), u, nb)
-            if more:
-                h, hn = hn, h
+            launch.kernel(device, ("sort", "radix-histogram", bits, dtype.name),
+                          lambda: rx.histogram(bits, dtype), [v, h], u, nb)
+            launch.kernel(device, ("sort", "radix-offsets", bits) + items,
+                          lambda: rx.offsets(bits, *items), [h, t], u, rows << bits)
+            launch.kernel(device, ("sort", "radix-values", bits, dtype.name),
+                          lambda: rx.scatter(bits, dtype, values=True), [v, h, t, out], u, nb)
             v = out
         return None, v, n
     k, i, k2, i2 = (tensor.empty((total,), _U32, device) for _ in range(4))

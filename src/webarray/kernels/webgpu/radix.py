@@ -180,15 +180,14 @@ def offsets_items(blocks: int) -> int:
     return min(ITEMS, 1 << max(need - 1, 0).bit_length())
 
 
-def offsets(bits: int = BITS, items: int = ITEMS, looped: bool = True, zero: bool = False) -> str:
+def offsets(bits: int = BITS, items: int = ITEMS, looped: bool = True) -> str:
     """Every (row, digit)'s counts over the row's blocks, scanned in place (exclusive),
     and their total. One workgroup per (row, digit): rows * R of them. The counts go
     through workgroup memory WORKGROUP * items at a time: read and written back
     coalesced, each thread scanning ``items`` consecutive ones, then a rake over the
     thread totals (each thread's run of B / WORKGROUP counts scanned in global memory, a
     load-then-store per count, took 0.05 ms a pass on an H200). Without ``looped``, B is
-    at most one chunk. With ``zero``, the counts Z of the next pass (binding 3, H's layout)
-    are zeroed as H is read, for ``scatter``'s ``count_next`` to count into.
+    at most one chunk.
 
     Bindings: 1 counts H (read-write), 2 totals T (write, rows * R words)."""
     r = 1 << bits
@@ -201,7 +200,6 @@ def offsets(bits: int = BITS, items: int = ITEMS, looped: bool = True, zero: boo
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
         "@group(0) @binding(1) var<storage, read_write> H: array<u32>;",
         "@group(0) @binding(2) var<storage, read_write> T: array<u32>;",
-        *(["@group(0) @binding(3) var<storage, read_write> Z: array<u32>;"] if zero else []),
         *([f"var<workgroup> CH: array<u32, {_padded(chunk)}>;"] if staged else []),
         f"var<workgroup> TS: array<u32, {WORKGROUP}>;",
         f"var<workgroup> TT: array<u32, {RAKE + 1}>;",
@@ -216,8 +214,6 @@ def offsets(bits: int = BITS, items: int = ITEMS, looped: bool = True, zero: boo
          "    { let c0 = 0u;"),
         *(f"        let x{i} = select(0u, H[base + min({at(i)}, B - 1u)], {at(i)} < B);"
           for i in range(items)),
-        *(f"        if (live && {at(i)} < B) {{ Z[base + {at(i)}] = 0u; }}"
-          for i in range(items) if zero),
         *(staged and [
             *(f"        CH[{_w(f'lid + {i * WORKGROUP}u')}] = x{i};" for i in range(items)),
             "        workgroupBarrier();",
@@ -303,8 +299,7 @@ def _round(s: int, key=None) -> list[str]:
 
 
 
-def scatter(bits: int = BITS, first: DType | None = None, values: bool = False,
-            count_next: bool = False) -> str:
+def scatter(bits: int = BITS, first: DType | None = None, values: bool = False) -> str:
     """One pass: every block's pairs, tile by tile, to their places in the output. With
     ``first`` (the values' dtype), the first pass's pairs made from the values as ``keys``
     makes them (keys computed, the index the position; uniforms 5 and 6 as
@@ -321,11 +316,7 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False,
     (read), 4 values (write). Its tile is the values alone (SI; no SK), their keys
     computed where a round or the tail needs them: on an H200 the scatter's time follows
     its workgroup memory (4 KiB more took it from 0.26 to 0.32 ms: fewer workgroups an
-    SM), and the keys cost a few instructions. With ``count_next``, it also counts each
-    value it writes into the next pass's counts (binding 5, zeroed by ``offsets``; H's
-    layout: the next digit, and the block of the next pass that its place falls in), by
-    global atomics: on an H200 they added 0.036 ms to a 2^24 pass where the histogram
-    launch they replace takes 0.067."""
+    SM), and the keys cost a few instructions."""
     r = 1 << bits
     at = lambda i: f"t0 + min(lid + {i * WORKGROUP}u, valid - 1u)"  # noqa: E731
     key = None
@@ -339,9 +330,6 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False,
         load_k, load_i = (lambda i: f"KI[{at(i)}]"), (lambda i: f"II[{at(i)}]")
     elif not values:
         load_k, load_i = (lambda i: _first_key(first, at(i))), at
-    count = lambda i: (  # noqa: E731
-        f" atomicAdd(&HN[(r * {r}u + ((q{i} >> (shift + {bits}u)) & {r - 1}u)) * B"
-        f" + (at - r * n) / span], 1u);" if count_next else "")
     bindings = (["X", "S", "T"] if values else
                 ["KI" if first is None else "X", "II", "S", "KO", "IO", "T"])
     out = len(bindings) + 1 if values else 5  # the binding written
@@ -351,8 +339,6 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False,
           for j, name in enumerate(bindings, start=1) if name not in ("KO", "IO")),
         *([] if values else ["@group(0) @binding(4) var<storage, read_write> KO: array<u32>;"]),
         f"@group(0) @binding({out}) var<storage, read_write> IO: array<u32>;",
-        *([f"@group(0) @binding({out + 1}) var<storage, read_write> HN: array<atomic<u32>>;"]
-          if count_next else []),
         *([] if first is None else [key_function(first)]),
         *([] if values else [f"var<workgroup> SK: array<u32, {_padded(TILE)}>;"]),
         f"var<workgroup> SI: array<u32, {_padded(TILE)}>;",
@@ -391,15 +377,13 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False,
         # starts in the tile (CNT), each pair to its run's place in the output, then each
         # digit's offset moved past its run
         "    {",
-        *(f"        let j{i} = lid + {i * WORKGROUP}u; let e{i} = SI[{_w(f'j{i}')}]; "
-          f"let q{i} = {key(f'e{i}')}; let d{i} = (q{i} >> shift) & {r - 1}u;" if values else
-          f"        let j{i} = lid + {i * WORKGROUP}u; let e{i} = SK[{_w(f'j{i}')}]; "
-          f"let d{i} = (e{i} >> shift) & {r - 1}u;" for i in range(ITEMS)),
+        *(f"        let j{i} = lid + {i * WORKGROUP}u; let e{i} = {'SI' if values else 'SK'}[{_w(f'j{i}')}]; "
+          f"let d{i} = ({key(f'e{i}') if values else f'e{i}'} >> shift) & {r - 1}u;" for i in range(ITEMS)),
         *(f"        if (j{i} < valid && (j{i} == 0u || {dig.format(f'j{i} - 1u')} != d{i})) "
           f"{{ CNT[d{i}] = j{i}; }}" for i in range(ITEMS)),
         "        workgroupBarrier();",
         *(f"        if (j{i} < valid) {{ let at = OFF[d{i}] + j{i} - CNT[d{i}]; "
-          + (f"IO[at] = e{i};{count(i)} }}" if values else f"KO[at] = e{i}; IO[at] = SI[{_w(f'j{i}')}]; }}")
+          + (f"IO[at] = e{i}; }}" if values else f"KO[at] = e{i}; IO[at] = SI[{_w(f'j{i}')}]; }}")
           for i in range(ITEMS)),
         "        workgroupBarrier();",
         *(f"        if (j{i} < valid && (j{i} + 1u == valid || {dig.format(f'j{i} + 1u')} != d{i})) "
