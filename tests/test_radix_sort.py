@@ -271,8 +271,7 @@ def test_offsets_scan_each_digits_counts(rows, blocks):
     in one chunk or a loop of chunks whose last is partial (2,500 = 1,024 + 1,024 + 452)."""
     r = 1 << radix.BITS
     h = np.random.default_rng(blocks).integers(0, 5000, (rows, r, blocks), dtype=np.uint32)
-    items = radix.offsets_items(blocks)
-    looped = blocks > items * radix.WORKGROUP
+    items, looped = radix.offsets_chunking(blocks)
     assert (items, looped) == {5: (1, False), 200: (2, False), 300: (4, False),
                                600: (8, False), 1000: (8, False), 2500: (8, True)}[blocks]
     counts, totals = xp.asarray(h.ravel()), xp.zeros(rows * r, dtype=xp.uint32)

@@ -183,21 +183,26 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
     nb = rows * blocks
     _check_size(device, nb << bits, "sorting")
     flip = 0xFFFFFFFF if descending else 0
-    items = rx.offsets_items(blocks)
-    items = (items, blocks > items * rx.WORKGROUP)  # (items, looped)
+    chunking = rx.offsets_chunking(blocks)
     # one buffer of counts and one of digit totals serve every pass (the passes run in order)
     h = tensor.empty((nb << bits,), _U32, device)
     t = tensor.empty((rows << bits,), _U32, device)
+
+    def count(src: Tensor, dtype, u: bytes) -> None:
+        """A pass's digit counts of src (keys, or values of dtype whose keys are computed),
+        then their offsets, into h and t."""
+        launch.kernel(device, ("sort", "radix-histogram", bits, dtype and dtype.name),
+                      lambda: rx.histogram(bits, dtype), [src, h], u, nb)
+        launch.kernel(device, ("sort", "radix-offsets", bits) + chunking,
+                      lambda: rx.offsets(bits, *chunking), [h, t], u, rows << bits)
+
     if carry:  # the values alone, their keys computed at every pass (radix.scatter)
         dtype, v = values.dtype, values
         pair = [tensor.empty((total,), _U32, device) for _ in range(2)]
         for p, shift in enumerate(range(0, 32, bits)):
             out = pair[p % 2]
             u = _words(n, blocks, span, nb, shift, v._offset, flip)
-            launch.kernel(device, ("sort", "radix-histogram", bits, dtype.name),
-                          lambda: rx.histogram(bits, dtype), [v, h], u, nb)
-            launch.kernel(device, ("sort", "radix-offsets", bits) + items,
-                          lambda: rx.offsets(bits, *items), [h, t], u, rows << bits)
+            count(v, dtype, u)
             launch.kernel(device, ("sort", "radix-values", bits, dtype.name),
                           lambda: rx.scatter(bits, dtype, values=True), [v, h, t, out], u, nb)
             v = out
@@ -214,17 +219,12 @@ def _radix_rows(rx, values: Tensor, rows: int, n: int, descending: bool, carry: 
             # their dtype), every other pass the previous pass's pairs
             first = word.dtype if not gather and shift == 0 else None
             if first is None:
-                u, src, key = _words(n, blocks, span, nb, shift), [k, i], (None,)
+                u, src = _words(n, blocks, span, nb, shift), [k, i]
             else:
-                u = _words(n, blocks, span, nb, shift, word._offset, flip)
-                src, key = [word, word], (first.name,)
-            launch.kernel(device, ("sort", "radix-histogram", bits, key[0]),
-                          lambda f=first: rx.histogram(bits, f), [src[0], h], u, nb)
-            launch.kernel(device, ("sort", "radix-offsets", bits) + items,
-                          lambda: rx.offsets(bits, *items), [h, t], u, rows << bits)
-            launch.kernel(device, ("sort", "radix-scatter", bits) + key,
-                          lambda f=first: rx.scatter(bits, f),
-                          src + [h, k2, i2, t], u, nb)
+                u, src = _words(n, blocks, span, nb, shift, word._offset, flip), [word, word]
+            count(src[0], first, u)
+            launch.kernel(device, ("sort", "radix-scatter", bits, first and first.name),
+                          lambda f=first: rx.scatter(bits, f), src + [h, k2, i2, t], u, nb)
             k, i, k2, i2 = k2, i2, k, i
     return (None if len(words) == 2 else k), i, n
 

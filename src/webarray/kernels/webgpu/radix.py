@@ -172,12 +172,14 @@ def _rake(a: str, count: int, indent: str = "    ") -> list[str]:
     return [indent + line for line in w]
 
 
-def offsets_items(blocks: int) -> int:
-    """The ``items`` of ``offsets`` for rows of this many blocks: enough for one chunk
-    where the blocks are few (on lavapipe, where they are, eight a thread over 64 blocks
-    took five times as long as one), at most ITEMS."""
+def offsets_chunking(blocks: int) -> tuple[int, bool]:
+    """``offsets``' (items, looped) for rows of this many blocks: enough counts a thread
+    for one chunk where the blocks are few (on lavapipe, where they are, eight a thread
+    over 64 blocks took five times as long as one), at most ITEMS, and a loop of chunks
+    only where one does not hold them."""
     need = -(-blocks // WORKGROUP)
-    return min(ITEMS, 1 << max(need - 1, 0).bit_length())
+    items = min(ITEMS, 1 << max(need - 1, 0).bit_length())
+    return items, blocks > items * WORKGROUP
 
 
 def offsets(bits: int = BITS, items: int = ITEMS, looped: bool = True) -> str:
@@ -196,6 +198,18 @@ def offsets(bits: int = BITS, items: int = ITEMS, looped: bool = True) -> str:
     at = lambda i: f"c0 + lid + {i * WORKGROUP}u"  # noqa: E731
     mine = lambda j: _w(f"lid * {items}u + {j}u")  # noqa: E731
     staged = items > 1  # one count a thread needs no exchange through CH
+    if staged:
+        take = [*(f"        CH[{_w(f'lid + {i * WORKGROUP}u')}] = x{i};" for i in range(items)),
+                "        workgroupBarrier();",
+                *(f"        let y{j} = CH[{mine(j)}];" for j in range(items))]
+        give = [*(f"        CH[{mine(j)}] = acc; acc = acc + y{j};" for j in range(items)),
+                "        workgroupBarrier();",
+                *(f"        if (live && {at(i)} < B) {{ H[base + {at(i)}] = CH[{_w(f'lid + {i * WORKGROUP}u')}]; }}"
+                  for i in range(items)),
+                "        workgroupBarrier();"]
+    else:
+        take = ["        let y0 = x0;"]
+        give = [f"        if (live && {at(0)} < B) {{ H[base + {at(0)}] = acc; }}"]
     return "\n".join([
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
         "@group(0) @binding(1) var<storage, read_write> H: array<u32>;",
@@ -214,22 +228,12 @@ def offsets(bits: int = BITS, items: int = ITEMS, looped: bool = True) -> str:
          "    { let c0 = 0u;"),
         *(f"        let x{i} = select(0u, H[base + min({at(i)}, B - 1u)], {at(i)} < B);"
           for i in range(items)),
-        *(staged and [
-            *(f"        CH[{_w(f'lid + {i * WORKGROUP}u')}] = x{i};" for i in range(items)),
-            "        workgroupBarrier();",
-            *(f"        let y{j} = CH[{mine(j)}];" for j in range(items)),
-        ] or ["        let y0 = x0;"]),
+        *take,
         "        TS[lid] = " + " + ".join(f"y{j}" for j in range(items)) + ";",
         *_rake("TS", WORKGROUP, "        "),
         f"        var acc = carry + TS[lid] + TT[lid / {per}u];",
         f"        carry = carry + TT[{RAKE}u];",
-        *(staged and [
-            *(f"        CH[{mine(j)}] = acc; acc = acc + y{j};" for j in range(items)),
-            "        workgroupBarrier();",
-            *(f"        if (live && {at(i)} < B) {{ H[base + {at(i)}] = CH[{_w(f'lid + {i * WORKGROUP}u')}]; }}"
-              for i in range(items)),
-            "        workgroupBarrier();",
-        ] or [f"        if (live && {at(0)} < B) {{ H[base + {at(0)}] = acc; }}"]),
+        *give,
         "    }",
         "    if (live && lid == 0u) { T[g] = carry; }",
         "}",
@@ -288,12 +292,12 @@ def _round(s: int, key=None) -> list[str]:
     w.append("        workgroupBarrier();")
     w += [f"        let c{j} = CNT[{_w(f'{j * WORKGROUP}u + lid')}];" for j in range(8)]
     w.append("        lo = 0u; hi = 0u;")
-    sk = f"SK[{_w('at')}] = k{{}}; "
     for i in range(ITEMS):
+        store_k = "" if key else f"SK[{_w('at')}] = k{i}; "
         w.append(f"        {{ let x = {_pick(f'd{i}')}; "
                  f"let at = select(x & 0xffffu, (x >> 16u) + low, g{i}) + ((select(lo, hi, g{i}) >> f{i}) & 15u); "
                  f"lo = lo + select(1u << f{i}, 0u, g{i}); hi = hi + select(0u, 1u << f{i}, g{i}); "
-                 f"{'' if key else sk.format(i)}SI[{_w('at')}] = v{i}; }}")
+                 f"{store_k}SI[{_w('at')}] = v{i}; }}")
     w += ["        workgroupBarrier();", "    }"]
     return w
 
@@ -319,26 +323,26 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False) 
     SM), and the keys cost a few instructions."""
     r = 1 << bits
     at = lambda i: f"t0 + min(lid + {i * WORKGROUP}u, valid - 1u)"  # noqa: E731
-    key = None
-    if values:
+    if values:  # the tile holds values (SI); a key is computed from one where it is needed
         key = lambda v: f"(sk_key({lanes.from_words(first, [v])}) ^ U[6])"  # noqa: E731
-        dig = f"(({key('SI[' + _w('{0}') + ']')} >> shift) & {r - 1}u)"
-        load_i = lambda i: f"X[U[5] + {at(i)}]"  # noqa: E731
+        tile, load_i = "SI", (lambda i: f"X[U[5] + {at(i)}]")
+        # (binding, name, written), in the order they are declared
+        bindings = [(1, "X", False), (2, "S", False), (3, "T", False), (4, "IO", True)]
     else:
-        dig = "((SK[" + _w("{0}") + f"] >> shift) & {r - 1}u)"
-    if first is None:
-        load_k, load_i = (lambda i: f"KI[{at(i)}]"), (lambda i: f"II[{at(i)}]")
-    elif not values:
-        load_k, load_i = (lambda i: _first_key(first, at(i))), at
-    bindings = (["X", "S", "T"] if values else
-                ["KI" if first is None else "X", "II", "S", "KO", "IO", "T"])
-    out = len(bindings) + 1 if values else 5  # the binding written
+        key, tile = None, "SK"
+        if first is None:
+            load_k, load_i = (lambda i: f"KI[{at(i)}]"), (lambda i: f"II[{at(i)}]")
+        else:
+            load_k, load_i = (lambda i: _first_key(first, at(i))), at
+        bindings = [(1, "KI" if first is None else "X", False), (2, "II", False),
+                    (3, "S", False), (6, "T", False), (4, "KO", True), (5, "IO", True)]
+    # the digit of a key, or of the key of a value
+    digit = lambda e: f"({key(e) if key else e} >> shift) & {r - 1}u"  # noqa: E731
+    dig = f"({digit(tile + '[' + _w('{0}') + ']')})"  # of the tile's entry {0}
     w = [
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
-        *(f"@group(0) @binding({j}) var<storage, read> {name}: array<u32>;"
-          for j, name in enumerate(bindings, start=1) if name not in ("KO", "IO")),
-        *([] if values else ["@group(0) @binding(4) var<storage, read_write> KO: array<u32>;"]),
-        f"@group(0) @binding({out}) var<storage, read_write> IO: array<u32>;",
+        *(f"@group(0) @binding({j}) var<storage, {'read_write' if written else 'read'}> {name}: array<u32>;"
+          for j, name, written in bindings),
         *([] if first is None else [key_function(first)]),
         *([] if values else [f"var<workgroup> SK: array<u32, {_padded(TILE)}>;"]),
         f"var<workgroup> SI: array<u32, {_padded(TILE)}>;",
@@ -377,8 +381,8 @@ def scatter(bits: int = BITS, first: DType | None = None, values: bool = False) 
         # starts in the tile (CNT), each pair to its run's place in the output, then each
         # digit's offset moved past its run
         "    {",
-        *(f"        let j{i} = lid + {i * WORKGROUP}u; let e{i} = {'SI' if values else 'SK'}[{_w(f'j{i}')}]; "
-          f"let d{i} = ({key(f'e{i}') if values else f'e{i}'} >> shift) & {r - 1}u;" for i in range(ITEMS)),
+        *(f"        let j{i} = lid + {i * WORKGROUP}u; let e{i} = {tile}[{_w(f'j{i}')}]; "
+          f"let d{i} = {digit(f'e{i}')};" for i in range(ITEMS)),
         *(f"        if (j{i} < valid && (j{i} == 0u || {dig.format(f'j{i} - 1u')} != d{i})) "
           f"{{ CNT[d{i}] = j{i}; }}" for i in range(ITEMS)),
         "        workgroupBarrier();",
