@@ -98,8 +98,8 @@ class _Pool:
     def __getattr__(self, name):
         return getattr(self._pool, name)
 
-    def acquire(self, nbytes: int):
-        buf = self._pool.acquire(nbytes)
+    def acquire(self, nbytes: int, avoid=None):
+        buf = self._pool.acquire(nbytes, avoid)
         self._watch.new[buf.handle] = nbytes
         return buf
 

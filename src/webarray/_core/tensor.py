@@ -119,17 +119,18 @@ def empty(shape, dtype, device) -> Tensor:
 
 def maker(dtype, device):
     """``empty`` for one dtype and device on a launch's hot path: a function of (shape,
-    its C-contiguous strides) that makes the record (the dtype is the device's, checked once
+    its C-contiguous strides, the handles its kernel reads (``BufferPool.acquire``)) that
+    makes the record (the dtype is the device's, checked once
     here). The pool is looked up at each call: a jit recording swaps it (replay.py)."""
     device.check_dtype(dtype)
     size = storage.element_bytes(dtype)
 
-    def new(shape, strides):
+    def new(shape, strides, avoid=None):
         n = 1
         for d in shape:
             n *= d
         self = object.__new__(_face)
-        self._b = buf = device.pool.acquire(n * size if n else size)
+        self._b = buf = device.pool.acquire(n * size if n else size, avoid)
         self._lazy = None
         buf.views = 1
         self._dtype = dtype

@@ -13,6 +13,14 @@ Recorded work is submitted early once it binds ``_SUBMIT_BYTES``, so the GPU run
 while Python records the next ones; that bound also keeps one submit short enough for an OS
 GPU watchdog (docs/reliability.md).
 
+Buffers of at most 4 KiB that the pool asks for with ``avoid`` (an elementwise result)
+are slots of shared 64 KiB slabs (``_slot``), and kernels of few enough bindings take every
+binding at a dynamic offset, so that one bind group serves every slot of the same slabs: an
+eager op that keeps its result creates neither a buffer nor a bind group (this VM: ~21 ->
+~11 µs per op, the sync included). WebGPU forbids a dispatch to read and write one buffer:
+the pool keeps a result out of its inputs' slabs, and a slot that a dispatch still reads
+from a slab it writes is read from a copy recorded just before (``_alias_copies``).
+
 A binding may be a range of a buffer, ``(handle, offset, size)``: how arrays above the
 device's storage-binding limit are processed in pieces (``_core/launch.py``).
 
@@ -62,6 +70,15 @@ _BIND_GROUP_CACHE = 2048  # cached bind groups (least recently used ones are dro
 _KERNEL_CACHE_CPU = 512 << 10
 _KERNEL_CACHE_GPU = 4 << 20
 _ARENA_MIN = 1 << 20
+# Buffers of at most _SLOT_MAX bytes are cut from shared slabs of _SLAB_BYTES (``_slot``):
+# an eager op that keeps its result then creates no buffer and, its bindings taking dynamic
+# offsets, no bind group (one group serves every slot of the same slabs); WEBARRAY_SLABS=0
+# gives every buffer its own, as before.
+_SLOT_MAX = 4096
+_SLAB_BYTES = 64 << 10
+_OPEN_SLABS = 4  # slabs slots are cut from at once (a result avoids its inputs' slabs)
+_ZERO_SLAB = bytes(_SLAB_BYTES + _SLOT_MAX)
+_COPY = -1  # the kernel id of a recorded copy (a slot read where its slab is also written)
 
 _BINDING = re.compile(r"@group\(\s*(\d+)\s*\)\s*@binding\(\s*(\d+)\s*\)\s*var\s*(<[^>]*>)?")
 
@@ -78,6 +95,16 @@ def storage_bindings(source: str) -> tuple[bool, ...] | None:
     if not found or sorted(found) != list(range(len(found))) or found[0]:
         return None
     return tuple(found[i] for i in range(len(found)))
+
+
+def written_bindings(source: str) -> tuple[bool, ...]:
+    """Per binding 1..n of group 0 of a kernel, whether it is a ``read_write`` storage
+    buffer (any kernel: where ``storage_bindings`` gives None)."""
+    found: dict[int, bool] = {}
+    for group, binding, space in _BINDING.findall(source):
+        if group == "0" and binding != "0":
+            found[int(binding)] = "read_write" in (space or "")
+    return tuple(found.get(i, False) for i in range(1, max(found, default=0) + 1))
 
 
 def _wgpu():
@@ -158,26 +185,35 @@ def _buffer_maker(device, calls, usage):
 
 
 def _pass_calls(cpass, calls):
-    """set_pipeline(pipeline), set_group(group, offset or None) and dispatch(x, y, z) on one
-    compute pass: through wgpu-native's own functions (``calls``, ``_native_calls``) or,
+    """set_pipeline(pipeline), set_group(group, offsets or None) and dispatch(x, y, z) on
+    one compute pass, ``offsets`` the dynamic offsets of the group's bindings in order:
+    through wgpu-native's own functions (``calls``, ``_native_calls``) or,
     where there are none, wgpu-py's methods."""
     if calls is None:
         return (cpass.set_pipeline,
-                lambda group, offset: cpass.set_bind_group(
-                    0, group, [] if offset is None else [offset]),
+                lambda group, offsets: cpass.set_bind_group(0, group, list(offsets or ())),
                 cpass.dispatch_workgroups)
     set_pipeline, set_group, dispatch, ffi = calls[:4]
-    p, null, offsets = cpass._internal, ffi.NULL, ffi.new("uint32_t[1]")
+    p, null = cpass._internal, ffi.NULL
 
-    def bind(group, offset):
-        if offset is None:
+    def bind(group, offsets):
+        if offsets is None:
             set_group(p, 0, group._internal, 0, null)
-        else:  # (wgpu-native copies the offset as the command is recorded)
-            offsets[0] = offset
-            set_group(p, 0, group._internal, 1, offsets)
+        else:  # (cffi passes the list as a temporary array, which wgpu-native copies)
+            set_group(p, 0, group._internal, len(offsets), list(offsets))
 
     return (lambda pipeline: set_pipeline(p, pipeline._internal), bind,
             lambda x, y, z: dispatch(p, x, y, z))
+
+
+class _Slab:
+    """One buffer that small buffers are cut from (``NativeExecutor._slot``): bumped from
+    the start, reset once none of its slots is held."""
+
+    __slots__ = ("id", "buf", "top", "live")
+
+    def __init__(self, ident: int, buf):
+        self.id, self.buf, self.top, self.live = ident, buf, 0, 0
 
 
 # the most workgroup memory that Chrome's WebGPU offers (its limit tiers: 16 or 32 KiB)
@@ -208,6 +244,7 @@ class NativeExecutor:
                 "max-compute-workgroup-storage-size",
                 "max-compute-invocations-per-workgroup",
                 "max-compute-workgroup-size-x",
+                "max-dynamic-storage-buffers-per-pipeline-layout",
             )
         }
         # no more workgroup memory than a browser offers (lavapipe offers 64 KiB, Chrome with
@@ -235,6 +272,15 @@ class NativeExecutor:
         self.max_storage_buffers = int(wanted["max-storage-buffers-per-shader-stage"])
         self.max_workgroups_per_dim = int(limits["max-compute-workgroups-per-dimension"])
         self.binding_alignment = int(limits["min-storage-buffer-offset-alignment"])
+        # kernels of at most this many bindings (the uniforms' included) take every binding
+        # at a dynamic offset, so that one bind group serves any slots of the same slabs
+        self._dynamic_most = int(wanted["max-dynamic-storage-buffers-per-pipeline-layout"])
+        self.sub_allocates = os.environ.get("WEBARRAY_SLABS", "1") != "0"
+        self._at: dict[int, tuple] = {}  # a slot's handle -> (its _Slab, byte offset)
+        self._slabs: dict[int, _Slab] = {}  # live slabs by id
+        self._open: list[_Slab] = []  # the slabs new slots are cut from, oldest first
+        self.alias_copies = 0  # slots read from a copy (_alias_copies), for tests and probes
+        self._written: list = []  # per kernel id: per binding 1..n, whether it is written
         self._calls = _native_calls()
         self._create_bind_group = (
             _bind_group_maker(self._device, self._calls, self.max_storage_buffers)
@@ -271,23 +317,75 @@ class NativeExecutor:
 
     # -- buffers -------------------------------------------------------------------------
 
-    def alloc(self, nbytes: int) -> int:
+    def alloc(self, nbytes: int, avoid=None) -> int:
+        """A buffer's handle. Given ``avoid`` (ids of slabs, ``slab_of``), one of at most
+        _SLOT_MAX bytes is a slot of a slab not among them (a kernel may not read and write
+        one buffer); otherwise a buffer of its own."""
         with LOCK:
             self._check_alive()
             nbytes = buffer_size(nbytes, self.max_buffer_size, self.adapter_info["device"])
-            try:
-                buf = self._create_buffer(nbytes)
-            except Exception as e:
-                self._raise_if_lost(e)
-                raise MemoryError(
-                    f"allocating {nbytes} bytes failed on {self.adapter_info['device']} "
-                    f"(largest buffer {self.max_buffer_size} bytes): {e}"
-                ) from e
+            if avoid is not None and nbytes <= _SLOT_MAX and self.sub_allocates:
+                return self._slot(nbytes, avoid)
+            buf = self._new_buffer(nbytes)
             handle = self._next_handle
             self._next_handle += 1
             self._buffers[handle] = buf
             self._sizes[handle] = nbytes
             return handle
+
+    def _new_buffer(self, nbytes: int):
+        try:
+            return self._create_buffer(nbytes)
+        except Exception as e:
+            self._raise_if_lost(e)
+            raise MemoryError(
+                f"allocating {nbytes} bytes failed on {self.adapter_info['device']} "
+                f"(largest buffer {self.max_buffer_size} bytes): {e}"
+            ) from e
+
+    def _slot(self, nbytes: int, avoid) -> int:
+        """A handle to the next ``nbytes`` (rounded to the binding alignment) of an open slab
+        whose id is not in ``avoid``, opening a new slab where none has room."""
+        align = self.binding_alignment
+        size = (nbytes + align - 1) // align * align
+        for slab in self._open:
+            if slab.top + size <= _SLAB_BYTES and slab.id not in avoid:
+                break
+        else:
+            # (a slot is bound as _SLOT_MAX bytes: the slab holds that much past its last)
+            slab = _Slab(self._next_handle, self._new_buffer(_SLAB_BYTES + _SLOT_MAX))
+            # written once whole: wgpu-native tracks which ranges of a buffer hold data by
+            # the bind groups' ranges, not the dynamic offsets, so a slot written by a
+            # kernel would read back as zeros (wgpu zeroes a range it counts unwritten)
+            self._queue.write_buffer(slab.buf, 0, _ZERO_SLAB)
+            self._next_handle += 1
+            self._slabs[slab.id] = slab
+            self._open.append(slab)
+            if len(self._open) > _OPEN_SLABS:
+                old = self._open.pop(0)
+                if not old.live:
+                    self._drop_slab(old)
+        offset = slab.top
+        slab.top += size
+        slab.live += 1
+        handle = self._next_handle
+        self._next_handle += 1
+        self._buffers[handle] = slab.buf
+        self._sizes[handle] = size
+        self._at[handle] = (slab, offset)
+        return handle
+
+    def _drop_slab(self, slab: _Slab) -> None:
+        del self._slabs[slab.id]
+        for key in self._bind_groups_of.pop(slab.id, ()):
+            self._bind_groups.pop(key, None)
+        if not self._pending and self.lost is None:
+            slab.buf.destroy()
+
+    def slab_of(self, handle: int):
+        """The id of the slab a handle's buffer is cut from, or None (its own buffer)."""
+        at = self._at.get(handle)
+        return None if at is None else at[0].id
 
     @critical
     def free(self, handle: int) -> None:
@@ -297,6 +395,16 @@ class NativeExecutor:
         with LOCK:
             buf = self._buffers.pop(handle, None)
             self._sizes.pop(handle, None)
+            at = self._at.pop(handle, None)
+            if at is not None:
+                slab = at[0]
+                slab.live -= 1
+                if not slab.live:
+                    if slab in self._open:
+                        slab.top = 0  # (its bind groups stay: the same buffer)
+                    else:
+                        self._drop_slab(slab)
+                return
             for key in self._bind_groups_of.pop(handle, ()):
                 self._bind_groups.pop(key, None)
             if buf is not None and not self._pending and self.lost is None:
@@ -308,6 +416,9 @@ class NativeExecutor:
             # queue.write_buffer runs before commands not yet submitted; keep order.
             self.flush()
             try:
+                at = self._at.get(handle)
+                if at is not None:
+                    offset += at[1]
                 self._queue.write_buffer(self._buffers[handle], offset, data)
             except Exception as e:
                 self._raise_if_lost(e)
@@ -321,6 +432,9 @@ class NativeExecutor:
             if nbytes == 0:
                 return b""
             try:
+                at = self._at.get(handle)
+                if at is not None:
+                    offset += at[1]
                 data = bytes(self._queue.read_buffer(self._buffers[handle], offset, nbytes))
             except Exception as e:
                 self._raise_if_lost(e)
@@ -340,11 +454,13 @@ class NativeExecutor:
             kid = len(self._sources)
             self._sources.append(source)
             self._signatures.append(writable)
+            self._written.append(writable[1:] if writable else written_bindings(source))
             try:
                 self._pipeline(kid)
             except BaseException:
                 self._sources.pop()
                 self._signatures.pop()
+                self._written.pop()
                 raise
             self._kernel_ids[source] = kid
             return kid
@@ -387,33 +503,115 @@ class NativeExecutor:
         return len(self._pipelines)
 
     def _layout(self, writable: tuple[bool, ...]):
-        """The bind group layout shared by kernels with this binding signature."""
+        """The bind group layout shared by kernels with this binding signature: the uniforms
+        at a dynamic offset, and every other binding too where the device allows that many
+        (``_dynamic_most``)."""
         layout = self._layouts.get(writable)
         if layout is None:
             wgpu = self._wgpu
+            dynamic = len(writable) <= self._dynamic_most
             entries = [{"binding": 0, "visibility": wgpu.ShaderStage.COMPUTE,
                         "buffer": {"type": "read-only-storage", "has_dynamic_offset": True}}]
             for b, w in enumerate(writable[1:], start=1):
                 entries.append({"binding": b, "visibility": wgpu.ShaderStage.COMPUTE,
-                                "buffer": {"type": "storage" if w else "read-only-storage"}})
+                                "buffer": {"type": "storage" if w else "read-only-storage",
+                                           "has_dynamic_offset": dynamic}})
             layout = self._layouts[writable] = self._device.create_bind_group_layout(
                 entries=entries)
         return layout
 
-    def _bound(self, handles):
-        """(the buffers or buffer ranges a dispatch binds, their bytes) for its handles: an
-        int, or (handle, offset, size) for one range of a buffer."""
-        buffers, sizes = self._buffers, self._sizes
-        bufs = []
+    def _bound(self, kernel: int, handles):
+        """What a dispatch of ``kernel`` over ``handles`` (each an int, or (handle, offset,
+        size) for one range of a buffer) binds: (the buffers, their part of the bind group's
+        cache key, the bindings' dynamic offsets or None, their bytes, copies to make first).
+        Under a layout of dynamic offsets (``_layout``) a buffer of its own is keyed by its
+        handle (bound whole), a slot by its slab's negated id (bound as _SLOT_MAX bytes at the
+        dispatch's offset: one group serves every slot of the same slabs), a range of a
+        buffer of its own by (handle, offset, size), at that offset in the group. Otherwise
+        key items are the handles, a slot (handle, offset, size). A slot read where its slab
+        is also written (WebGPU forbids one buffer read and written by a dispatch) is read
+        from a copy made just before (``_alias_copies``)."""
+        buffers, sizes, ats = self._buffers, self._sizes, self._at
+        signature = self._signatures[kernel]
+        dynamic = signature is not None and len(signature) <= self._dynamic_most
+        bufs, key, offsets = [], [], []
         nbytes = 0
+        slabs = shared = None  # the slabs of the slots bound; whether one is bound twice
         for h in handles:
             if h.__class__ is int:
+                at = ats.get(h)
                 bufs.append(buffers[h])
                 nbytes += sizes[h]
+                if at is None:
+                    key.append(h)
+                    offsets.append(0)
+                    continue
+                offsets.append(at[1])
             else:
-                bufs.append({"buffer": buffers[h[0]], "offset": h[1], "size": h[2]})
+                at = ats.get(h[0])
+                bufs.append(buffers[h[0]])
                 nbytes += h[2]
-        return bufs, nbytes
+                if at is None:
+                    key.append(h)
+                    offsets.append(0 if dynamic else h[1])
+                    continue
+                offsets.append(at[1] + h[1])
+            slab = at[0]
+            key.append(-slab.id if dynamic else h if h.__class__ is tuple else (h, at[1], sizes[h]))
+            if slabs is None:
+                slabs = [slab]
+            elif slab in slabs:
+                shared = True
+            else:
+                slabs.append(slab)
+        copies = None
+        if shared:
+            copies = self._alias_copies(kernel, handles, bufs, key, offsets, dynamic)
+        return (bufs, tuple(key), tuple(offsets) if dynamic else None, nbytes, copies)
+
+    def _alias_copies(self, kernel, handles, bufs, key, offsets, dynamic):
+        """Rebind each read-only slot whose slab a binding of the same dispatch writes to a
+        copy of the slot; returns the copies to record first, as pending entries (None if
+        there are none)."""
+        written = self._written[kernel]
+        slab = [self.slab_of(h if h.__class__ is int else h[0]) for h in handles]
+        hot = {slab[i] for i, w in enumerate(written) if w and slab[i] is not None}
+        copies = []
+        for i, w in enumerate(written):
+            if w or slab[i] not in hot:
+                continue
+            h = handles[i]
+            size = self._sizes[h] if h.__class__ is int else h[2]
+            copy = self._new_buffer(size)
+            copies.append((_COPY, bufs[i], offsets[i], copy, size, None))
+            self.alias_copies += 1
+            bufs[i], offsets[i] = copy, 0
+            key[i] = (-1, 0, size)  # (never cached: see _resources)
+        return copies or None
+
+    def _resources(self, bound, dynamic: bool):
+        """The bind group entries' resources of a ``_bound`` dispatch, and the buffer and
+        slab ids they name (None for a copy: the group is not kept)."""
+        bufs, key, offsets = bound[0], bound[1], bound[2]
+        resources, ids = [], []
+        for i, k in enumerate(key):
+            b = bufs[i]
+            if k.__class__ is int:  # a buffer of its own, or (negated id) a slab
+                if k < 0:
+                    resources.append({"buffer": b, "offset": 0, "size": _SLOT_MAX})
+                    ids.append(-k)
+                else:
+                    resources.append({"buffer": b, "offset": 0, "size": b.size})
+                    ids.append(k)
+            elif k[0] == -1:  # a copy
+                resources.append({"buffer": b, "offset": 0, "size": k[2]})
+                ids.append(None)
+            else:  # (handle, offset, size): a range, or a slot where offsets are not dynamic
+                at = self._at.get(k[0])
+                resources.append({"buffer": b, "offset": k[1] if at is None else offsets[i],
+                                  "size": k[2]})
+                ids.append(k[0] if at is None else at[0].id)
+        return resources, ids
 
     def _refuse(self, grid):
         raise ValueError(
@@ -447,11 +645,12 @@ class NativeExecutor:
                 window = 1 << (size - 1).bit_length()
             if window > self._arena_slack:
                 self._arena_slack = window
-            handles = tuple(bindings)
-            bufs, nbytes = self._bound(handles)
-            self._pending_bytes += nbytes
+            bound = self._bound(kernel, tuple(bindings))
+            self._pending_bytes += bound[3]
             self._pending_count += 1
-            self._pending.append((kernel, bufs, handles, start, size, window, grid))
+            if bound[4]:
+                self._pending += bound[4]
+            self._pending.append((kernel, bound, start, size, window, grid))
         finally:
             LOCK.release()
 
@@ -478,8 +677,10 @@ class NativeExecutor:
             limit = self.max_workgroups_per_dim
             if grid[0] > limit or grid[1] > limit or grid[2] > limit:
                 self._refuse(grid)
-            handles = tuple(bindings)
-            bufs, nbytes = self._bound(handles)
+            bound = self._bound(kernel, tuple(bindings))
+            nbytes = bound[3]
+            if bound[4]:  # (the copied slots are read, not written, by every round)
+                self._pending += bound[4]
             size = max(len(u) for u in uniforms) or 4
             window = 256 if size <= 256 else 1 << (size - 1).bit_length()
             align = self.binding_alignment
@@ -501,7 +702,7 @@ class NativeExecutor:
                     self._arena_slack = window
                 self._pending_bytes += nbytes * len(starts)
                 self._pending_count += len(starts)
-                self._pending.append((kernel, bufs, handles, tuple(starts), size, window, grid))
+                self._pending.append((kernel, bound, tuple(starts), size, window, grid))
 
     @critical
     def flush(self) -> None:
@@ -542,56 +743,66 @@ class NativeExecutor:
         arena_buf = self._arena_buf
         create = self._create_bind_group
         cache = self._bind_groups
-        live = self._buffers
+        live, slabs = self._buffers, self._slabs
         current = None
         set_pipeline, bind, dispatch = _pass_calls(cpass, self._calls)
         signatures = self._signatures
-        for kernel, bufs, handles, start, size, window, grid in pending:
+        for kernel, bound, start, size, window, grid in pending:
+            if kernel == _COPY:  # bound: (source, offset, copy, size), between two passes
+                cpass.end()
+                enc.copy_buffer_to_buffer(bound, start, size, 0, window)
+                cpass = enc.begin_compute_pass()
+                set_pipeline, bind, dispatch = _pass_calls(cpass, self._calls)
+                current = None
+                continue
             if kernel != current:  # (a dropped pipeline is compiled again here)
                 pipeline, layout = self._pipeline(kernel)
                 set_pipeline(pipeline)
                 current = kernel
+            handles, offsets = bound[1], bound[2]
             signature = signatures[kernel]
             if signature is None:  # a kernel with an automatic layout: one group each
                 entries = [{"binding": 0, "resource": {
                     "buffer": arena_buf, "offset": start, "size": (size + 3) // 4 * 4}}]
-                for i, b in enumerate(bufs):
-                    entries.append({"binding": i + 1, "resource": b})
+                for i, r in enumerate(self._resources(bound, False)[0]):
+                    entries.append({"binding": i + 1, "resource": r})
                 bind(create(layout=layout, entries=entries), None)
             else:
                 key = (signature, window, handles)
-                group = cache.get(key)
-                if group is None:
+                kept = cache.get(key)
+                if kept is None:
+                    resources, ids = self._resources(bound, offsets is not None)
                     entries = [{"binding": 0, "resource": {
                         "buffer": arena_buf, "offset": 0, "size": window}}]
-                    for i, b in enumerate(bufs):
-                        entries.append({"binding": i + 1, "resource": b})
+                    for i, r in enumerate(resources):
+                        entries.append({"binding": i + 1, "resource": r})
                     group = create(layout=layout, entries=entries)
-                    if all((h if h.__class__ is int else h[0]) in live for h in handles):
-                        # never cache a freed buffer
-                        self._remember(key, group)
+                    if all(i in live or i in slabs for i in ids):
+                        # never cache a freed buffer, nor a copy (its id None)
+                        self._remember(key, group, ids)
                 else:
+                    group = kept[0]
                     cache.move_to_end(key)
                 if start.__class__ is not int:  # dispatch_many's rounds
                     x, y, z = grid
-                    for offset in start:
-                        bind(group, offset)
+                    for first in start:
+                        bind(group, (first,) + offsets if offsets else (first,))
                         dispatch(x, y, z)
                     continue
-                bind(group, start)
+                bind(group, (start,) + offsets if offsets else (start,))
             dispatch(grid[0], grid[1], grid[2])
         cpass.end()
         self._queue.submit([enc.finish()])
 
-    def _remember(self, key, group) -> None:
-        cache = self._bind_groups
-        cache[key] = group
-        for h in key[2]:
-            self._bind_groups_of.setdefault(h if h.__class__ is int else h[0], set()).add(key)
+    def _remember(self, key, group, ids) -> None:
+        cache, using = self._bind_groups, self._bind_groups_of
+        cache[key] = (group, ids)
+        for i in ids:
+            using.setdefault(i, set()).add(key)
         while len(cache) > _BIND_GROUP_CACHE:
-            old, _ = cache.popitem(last=False)
-            for h in old[2]:
-                keys = self._bind_groups_of.get(h if h.__class__ is int else h[0])
+            old, (_, old_ids) = cache.popitem(last=False)
+            for i in old_ids:
+                keys = using.get(i)
                 if keys is not None:
                     keys.discard(old)
 

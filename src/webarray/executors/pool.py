@@ -6,6 +6,10 @@ exceed the device's largest buffer gets its own size). When an allocation fails,
 is emptied and the allocation retried once before MemoryError, naming the requested and
 held sizes, reaches the caller.
 
+Small buffers whose writer says what its kernel reads (``acquire``'s ``avoid``) may be slots
+of shared slabs where the executor cuts them (``sub_allocates``, the native one); they are
+pooled apart from buffers of their own.
+
 A release runs in a finalizer, in whatever thread drops the last array, possibly wgpu's
 polling thread while the main thread holds ``guard.LOCK`` and waits for that thread: it
 never waits for the lock. Where another thread holds it, the buffer is left in
@@ -69,9 +73,22 @@ class BufferPool:
         self._orphans: list[tuple[int, int]] = []  # (handle, size) released without the lock
         # pooled memory above this fraction of the limit is released instead of kept
         self._pool_cap = limit_bytes // 4
+        self._slabs = self._slabs_of if getattr(executor, "sub_allocates", False) else None
+
+    def _slabs_of(self, handles) -> list:
+        """The slabs (``acquire``) that these buffers' handles lie in."""
+        slab_of = self.executor.slab_of
+        return [s for h in handles if (s := slab_of(h)) is not None]
 
     @critical
-    def acquire(self, nbytes: int) -> Buffer:
+    def acquire(self, nbytes: int, avoid=None) -> Buffer:
+        """A buffer of at least nbytes. ``avoid``, given by a caller that knows what the
+        kernel writing the buffer reads (the elementwise launch, ``_core/launch.py``
+        ``issue``): the handles it reads, possibly none. Only such a buffer may be a slot of a
+        shared slab, where the executor cuts small buffers from slabs (``sub_allocates``),
+        and it lies in none of those handles' slabs: WebGPU forbids a dispatch to read and
+        write one buffer (the executor would copy what it reads). Slots are pooled apart
+        from buffers of their own (``_free`` under the negated size)."""
         LOCK.acquire()  # not `with` (half the cost); @critical defers a SIGINT before the try
         try:
             for f in BEFORE_ACQUIRE:
@@ -88,11 +105,25 @@ class BufferPool:
                         f"cannot allocate {nbytes} bytes on the {self.executor.backend} device: "
                         f"the largest buffer it allows is {largest} bytes"
                     )
-            free = self._free.get(size)
-            if free:
-                handle = free.pop()
-                self.pooled_bytes -= size
+            handle = None
+            if avoid is not None and self._slabs:
+                avoid = self._slabs(avoid)  # (handles -> the ids of their slabs)
+                free = self._free.get(-size)
             else:
+                avoid = None
+                free = self._free.get(size)
+            if free:
+                if not avoid or self.executor.slab_of(free[-1]) not in avoid:
+                    handle = free.pop()
+                else:  # the last pooled handles, for one outside the slabs to avoid
+                    slab_of = self.executor.slab_of
+                    for i in range(len(free) - 1, max(len(free) - 9, -1), -1):
+                        if slab_of(free[i]) not in avoid:
+                            handle = free.pop(i)
+                            break
+                if handle is not None:
+                    self.pooled_bytes -= size
+            if handle is None:
                 if self.used_bytes + self.pooled_bytes + size > self.limit_bytes:
                     self.trim()
                 if self.used_bytes + size > self.limit_bytes:
@@ -103,7 +134,8 @@ class BufferPool:
                         "webarray.memory.set_limit or WEBARRAY_MEMORY_LIMIT)"
                     )
                 try:
-                    handle = self.executor.alloc(size)
+                    handle = self.executor.alloc(size) if avoid is None else \
+                        self.executor.alloc(size, avoid)
                 except MemoryError:
                     released = self.pooled_bytes
                     self.trim()
@@ -129,7 +161,8 @@ class BufferPool:
             if self.pooled_bytes + size > self._pool_cap:
                 self.executor.free(handle)
             else:
-                self._free.setdefault(size, []).append(handle)
+                slot = self._slabs is not None and self.executor.slab_of(handle) is not None
+                self._free.setdefault(-size if slot else size, []).append(handle)
                 self.pooled_bytes += size
         finally:
             LOCK.release()
@@ -148,5 +181,5 @@ class BufferPool:
             # swapped out first: a finalizer that runs during the frees pools into the new one
             free, self._free, self.pooled_bytes = self._free, {}, 0
             for handles in free.values():
-                for h in handles:
+                for h in handles:  # (slots and buffers of their own alike)
                     self.executor.free(h)

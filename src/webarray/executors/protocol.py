@@ -59,7 +59,11 @@ class Executor(Protocol):
     lost: str | None
 
     def alloc(self, nbytes: int) -> int:
-        """A new buffer of at least nbytes (contents undefined). MemoryError when it cannot."""
+        """A new buffer of at least nbytes (contents undefined). MemoryError when it cannot.
+        An executor with ``sub_allocates`` true also takes ``alloc(nbytes, avoid)``: a small
+        buffer cut from a shared slab whose id (``slab_of(handle)``) is not in ``avoid``
+        (``executors/native.py``); the pool asks for that only where the caller knows what
+        the writing kernel reads."""
 
     def free(self, handle: int) -> None:
         """Release a buffer; pending dispatches that use it still see it."""
