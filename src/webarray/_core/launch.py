@@ -489,9 +489,8 @@ def issue(device, shape, plan, aligned, words, buffers, scalars, outputs: int):
         uniforms = _pack_words(words, scalars, uses_index)
     contiguous = _C_STRIDES.get(shape) or tensor.c_strides(shape)
     results, bound, handles = [], [], []
-    reads = [b.handle for b in buffers]
     for new in empties:
-        r = new(shape, contiguous, reads)
+        r = new(shape, contiguous, buffers)
         results.append(r)
         bound.append(r._b)
     launches += 1
@@ -507,7 +506,8 @@ def issue(device, shape, plan, aligned, words, buffers, scalars, outputs: int):
             device.launch(key, make, bound + buffers, uniforms, grid)
             return results
         handles.append(b.handle)
-    handles += reads
+    for b in buffers:
+        handles.append(b.handle)
     if recording is not None:
         recording.hold(bound + buffers)
     device.executor.dispatch(kid, handles, uniforms, grid)

@@ -119,7 +119,7 @@ def empty(shape, dtype, device) -> Tensor:
 
 def maker(dtype, device):
     """``empty`` for one dtype and device on a launch's hot path: a function of (shape,
-    its C-contiguous strides, the handles its kernel reads (``BufferPool.acquire``)) that
+    its C-contiguous strides, the Buffers its kernel reads (``BufferPool.acquire``)) that
     makes the record (the dtype is the device's, checked once
     here). The pool is looked up at each call: a jit recording swaps it (replay.py)."""
     device.check_dtype(dtype)

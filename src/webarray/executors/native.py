@@ -78,7 +78,8 @@ _SLOT_MAX = 4096
 _SLAB_BYTES = 64 << 10
 _OPEN_SLABS = 4  # slabs slots are cut from at once (a result avoids its inputs' slabs)
 _ZERO_SLAB = bytes(_SLAB_BYTES + _SLOT_MAX)
-_COPY = -1  # the kernel id of a recorded copy (a slot read where its slab is also written)
+_COPY = -1
+_BOUND_CACHE = 4096  # dispatches' resolved bindings kept (``dispatch``)  # the kernel id of a recorded copy (a slot read where its slab is also written)
 
 _BINDING = re.compile(r"@group\(\s*(\d+)\s*\)\s*@binding\(\s*(\d+)\s*\)\s*var\s*(<[^>]*>)?")
 
@@ -191,7 +192,7 @@ def _pass_calls(cpass, calls):
     where there are none, wgpu-py's methods."""
     if calls is None:
         return (cpass.set_pipeline,
-                lambda group, offsets: cpass.set_bind_group(0, group, list(offsets or ())),
+                lambda group, offsets: cpass.set_bind_group(0, group, offsets or []),
                 cpass.dispatch_workgroups)
     set_pipeline, set_group, dispatch, ffi = calls[:4]
     p, null = cpass._internal, ffi.NULL
@@ -199,8 +200,8 @@ def _pass_calls(cpass, calls):
     def bind(group, offsets):
         if offsets is None:
             set_group(p, 0, group._internal, 0, null)
-        else:  # (cffi passes the list as a temporary array, which wgpu-native copies)
-            set_group(p, 0, group._internal, len(offsets), list(offsets))
+        else:  # a list: cffi passes it as a temporary array, which wgpu-native copies
+            set_group(p, 0, group._internal, len(offsets), offsets)
 
     return (lambda pipeline: set_pipeline(p, pipeline._internal), bind,
             lambda x, y, z: dispatch(p, x, y, z))
@@ -281,6 +282,9 @@ class NativeExecutor:
         self._open: list[_Slab] = []  # the slabs new slots are cut from, oldest first
         self.alias_copies = 0  # slots read from a copy (_alias_copies), for tests and probes
         self._written: list = []  # per kernel id: per binding 1..n, whether it is written
+        # (kernel, handles) -> its _bound, but for copies: a dispatch repeated over the same
+        # buffers (a loop's recycled ones) resolves them once; emptied when a handle is freed
+        self._bounds: dict = {}
         self._calls = _native_calls()
         self._create_bind_group = (
             _bind_group_maker(self._device, self._calls, self.max_storage_buffers)
@@ -395,6 +399,8 @@ class NativeExecutor:
         with LOCK:
             buf = self._buffers.pop(handle, None)
             self._sizes.pop(handle, None)
+            if self._bounds:
+                self._bounds.clear()
             at = self._at.pop(handle, None)
             if at is not None:
                 slab = at[0]
@@ -645,11 +651,18 @@ class NativeExecutor:
                 window = 1 << (size - 1).bit_length()
             if window > self._arena_slack:
                 self._arena_slack = window
-            bound = self._bound(kernel, tuple(bindings))
+            handles = tuple(bindings)
+            bound = self._bounds.get((kernel, handles))
+            if bound is None:
+                bound = self._bound(kernel, handles)
+                if bound[4]:
+                    self._pending += bound[4]
+                elif len(self._bounds) < _BOUND_CACHE:
+                    self._bounds[(kernel, handles)] = bound
+                else:
+                    self._bounds.clear()
             self._pending_bytes += bound[3]
             self._pending_count += 1
-            if bound[4]:
-                self._pending += bound[4]
             self._pending.append((kernel, bound, start, size, window, grid))
         finally:
             LOCK.release()
@@ -786,10 +799,10 @@ class NativeExecutor:
                 if start.__class__ is not int:  # dispatch_many's rounds
                     x, y, z = grid
                     for first in start:
-                        bind(group, (first,) + offsets if offsets else (first,))
+                        bind(group, [first, *offsets] if offsets else [first])
                         dispatch(x, y, z)
                     continue
-                bind(group, (start,) + offsets if offsets else (start,))
+                bind(group, [start, *offsets] if offsets else [start])
             dispatch(grid[0], grid[1], grid[2])
         cpass.end()
         self._queue.submit([enc.finish()])
@@ -829,6 +842,7 @@ class NativeExecutor:
         self._pending, self._arena, self._pending_bytes, self._pending_count = [], bytearray(), 0, 0
         self._bind_groups.clear()
         self._bind_groups_of.clear()
+        self._bounds.clear()
 
 
 def _summary(error: Exception) -> str:

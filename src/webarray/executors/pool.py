@@ -41,12 +41,13 @@ class Buffer:
     """A device buffer owned by one or more arrays; back to the pool on last release."""
 
     # (__weakref__: a lent NumPy copy (_core/lease.py) must not keep its buffer alive)
-    __slots__ = ("pool", "handle", "nbytes", "extent", "views", "__weakref__")
+    __slots__ = ("pool", "handle", "nbytes", "extent", "views", "slab", "__weakref__")
 
-    def __init__(self, pool: "BufferPool", handle: int, nbytes: int, extent: int):
+    def __init__(self, pool: "BufferPool", handle: int, nbytes: int, extent: int, slab=None):
         self.pool = pool
         self.handle = handle
         self.nbytes = nbytes  # the size class held
+        self.slab = slab  # the id of the slab it is a slot of, or None (its own buffer)
         # the bytes asked for: what lies past them is stale data from the pool, never a
         # value (cupy's as_strided refuses views that reach it)
         self.extent = extent
@@ -58,7 +59,7 @@ class Buffer:
         pool = self.pool
         if pool is not None:
             self.pool = None
-            pool._release(self.handle, self.nbytes)
+            pool._release(self.handle, self.nbytes, self.slab)
 
 
 class BufferPool:
@@ -70,21 +71,22 @@ class BufferPool:
         self.used_bytes = 0
         self.pooled_bytes = 0
         self._free: dict[int, list[int]] = {}
-        self._orphans: list[tuple[int, int]] = []  # (handle, size) released without the lock
+        # (handle, size, slab) released without the lock
+        self._orphans: list[tuple[int, int, object]] = []
         # pooled memory above this fraction of the limit is released instead of kept
         self._pool_cap = limit_bytes // 4
         self._slabs = self._slabs_of if getattr(executor, "sub_allocates", False) else None
 
-    def _slabs_of(self, handles) -> list:
-        """The slabs (``acquire``) that these buffers' handles lie in."""
-        slab_of = self.executor.slab_of
-        return [s for h in handles if (s := slab_of(h)) is not None]
+    @staticmethod
+    def _slabs_of(buffers) -> list:
+        """The slabs (``acquire``) that these buffers lie in."""
+        return [b.slab for b in buffers if b.slab is not None]
 
     @critical
     def acquire(self, nbytes: int, avoid=None) -> Buffer:
         """A buffer of at least nbytes. ``avoid``, given by a caller that knows what the
         kernel writing the buffer reads (the elementwise launch, ``_core/launch.py``
-        ``issue``): the handles it reads, possibly none. Only such a buffer may be a slot of a
+        ``issue``): the Buffers it reads, possibly none. Only such a buffer may be a slot of a
         shared slab, where the executor cuts small buffers from slabs (``sub_allocates``),
         and it lies in none of those handles' slabs: WebGPU forbids a dispatch to read and
         write one buffer (the executor would copy what it reads). Slots are pooled apart
@@ -107,7 +109,7 @@ class BufferPool:
                     )
             handle = None
             if avoid is not None and self._slabs:
-                avoid = self._slabs(avoid)  # (handles -> the ids of their slabs)
+                avoid = self._slabs(avoid)  # (Buffers -> the ids of their slabs)
                 free = self._free.get(-size)
             else:
                 avoid = None
@@ -148,21 +150,21 @@ class BufferPool:
                             f"holds {self.used_bytes} bytes in live arrays (the device said: {e})"
                         ) from e
             self.used_bytes += size
-            return Buffer(self, handle, size, nbytes)
+            return Buffer(self, handle, size, nbytes,
+                          None if avoid is None else self.executor.slab_of(handle))
         finally:
             LOCK.release()
 
-    def _release(self, handle: int, size: int) -> None:
+    def _release(self, handle: int, size: int, slab=None) -> None:
         if not LOCK.acquire(False):  # never wait in a finalizer (see the module docstring)
-            self._orphans.append((handle, size))
+            self._orphans.append((handle, size, slab))
             return
         try:
             self.used_bytes -= size
             if self.pooled_bytes + size > self._pool_cap:
                 self.executor.free(handle)
             else:
-                slot = self._slabs is not None and self.executor.slab_of(handle) is not None
-                self._free.setdefault(-size if slot else size, []).append(handle)
+                self._free.setdefault(size if slab is None else -size, []).append(handle)
                 self.pooled_bytes += size
         finally:
             LOCK.release()
