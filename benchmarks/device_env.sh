@@ -1,8 +1,11 @@
 # Source from the repo root on a lent CUDA machine (the `run` tool) before a benchmark:
 #   export WEBARRAY_GIT_REVISION=<commit>; . benchmarks/device_env.sh
 # Installs the carried wheels (.whl: wgpu and its needs) into /tmp/site, unpacks the carried
-# Debian packages (.debs: the Vulkan loader, and libglvnd, which NVIDIA's Vulkan driver
-# libGLX_nvidia needs) when the machine lacks them, and points the loader at NVIDIA's Vulkan
+# Debian packages (.debs: the Vulkan loader, and glvnd's libraries, which NVIDIA's Vulkan
+# driver libGLX_nvidia needs: `apt-get download libvulkan1 libglvnd0 libegl1 libgl1 libglx0
+# libopengl0 libgles2`; with the loader and libglvnd0 alone the loader reported "Could not get
+# 'vkCreateInstance' via 'vk_icdGetInstanceProcAddr'" and wgpu found no adapter) when the
+# machine lacks them, and points the loader at NVIDIA's Vulkan
 # driver, writing an ICD file for libGLX_nvidia when no ICD file is installed.
 # The lent machine's copy of the checkout may carry a .git of another commit, so the commit
 # measured must be named from here: WEBARRAY_GIT_REVISION=$(git rev-parse --short HEAD).
