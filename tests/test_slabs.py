@@ -182,3 +182,25 @@ def test_webarray_slabs_0_gives_every_buffer_its_own(tmp_path):
                  "ex = a.device.executor\n"
                  "print('own', ex.sub_allocates, ex.slab_of(a._buf.handle), float(a[3]))\n",
                  "own False None 2.0")
+
+
+@pytest.mark.parametrize("fused", [False, True], ids=["eager", "fused"])
+@pytest.mark.parametrize("n", [16, 1024, 1025, 1 << 15])
+def test_results_dropped_in_a_loop_reuse_their_buffers(fused, n):
+    # slots (n <= 1024 float32) and buffers of their own alike come back from the pool: a
+    # loop of forced results allocates nothing new after its first rounds (a result of a
+    # launch that names its reads must not look for a slot above the largest one)
+    ex = _executor()
+    a = xp.asarray(np.arange(n, dtype=np.float32))
+    b = xp.asarray(np.ones(n, np.float32))
+    with xp.fusion.enabled(fused):
+        for _ in range(3):
+            r = a * 2.0 + b
+            xp.fusion.flush(r)
+        made = ex._next_handle
+        for _ in range(200):
+            r = a * 2.0 + b
+            xp.fusion.flush(r)
+        assert ex._next_handle - made <= 2
+        assert (ex.slab_of(r._buf.handle) is not None) == (4 * n <= native._SLOT_MAX)
+        assert_equal(r, np.arange(n, dtype=np.float32) * 2 + 1)

@@ -277,6 +277,7 @@ class NativeExecutor:
         # at a dynamic offset, so that one bind group serves any slots of the same slabs
         self._dynamic_most = int(wanted["max-dynamic-storage-buffers-per-pipeline-layout"])
         self.sub_allocates = os.environ.get("WEBARRAY_SLABS", "1") != "0"
+        self.slot_max = _SLOT_MAX
         self._at: dict[int, tuple] = {}  # a slot's handle -> (its _Slab, byte offset)
         self._slabs: dict[int, _Slab] = {}  # live slabs by id
         self._open: list[_Slab] = []  # the slabs new slots are cut from, oldest first

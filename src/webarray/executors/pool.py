@@ -76,6 +76,7 @@ class BufferPool:
         # pooled memory above this fraction of the limit is released instead of kept
         self._pool_cap = limit_bytes // 4
         self._slabs = self._slabs_of if getattr(executor, "sub_allocates", False) else None
+        self._slot_max = getattr(executor, "slot_max", 0)  # the largest slot, in bytes
 
     @staticmethod
     def _slabs_of(buffers) -> list:
@@ -108,7 +109,7 @@ class BufferPool:
                         f"the largest buffer it allows is {largest} bytes"
                     )
             handle = None
-            if avoid is not None and self._slabs:
+            if avoid is not None and self._slabs and size <= self._slot_max:
                 avoid = self._slabs(avoid)  # (Buffers -> the ids of their slabs)
                 free = self._free.get(-size)
             else:

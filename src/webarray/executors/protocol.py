@@ -60,8 +60,9 @@ class Executor(Protocol):
 
     def alloc(self, nbytes: int) -> int:
         """A new buffer of at least nbytes (contents undefined). MemoryError when it cannot.
-        An executor with ``sub_allocates`` true also takes ``alloc(nbytes, avoid)``: a small
-        buffer cut from a shared slab whose id (``slab_of(handle)``) is not in ``avoid``
+        An executor with ``sub_allocates`` true also takes ``alloc(nbytes, avoid)``: a buffer
+        of at most ``slot_max`` bytes cut from a shared slab whose id (``slab_of(handle)``) is
+        not in ``avoid``
         (``executors/native.py``); the pool asks for that only where the caller knows what
         the writing kernel reads."""
 
