@@ -6,6 +6,12 @@
  * BATCH_LIMIT dispatches). The uniforms of a batch are packed into one arena buffer
  * written once per submit. Each batch runs inside validation and out-of-memory error
  * scopes, so an error of any recorded command reaches Python at the next reply.
+ *
+ * A kernel whose bindings are all storage buffers (every generated one) takes its uniforms
+ * at a dynamic offset into the arena, so its bind group depends only on the buffers bound
+ * and is kept (``groups``) for the next dispatch over the same ones: a loop's forced results
+ * and its recycled buffers create no bind group after the first rounds (native.py does the
+ * same).
  */
 
 import type { Backend, BackendInfo } from "./backend";
@@ -21,10 +27,13 @@ import {
 
 const BATCH_LIMIT = 4096; // dispatches per compute pass before a submit is forced
 const ARENA_BYTES = 1 << 20; // uniform arena of a batch (grows for a huge uniform block)
+const GROUP_CACHE = 2048; // bind groups kept (all dropped when full, or when a buffer is freed)
 
 interface Kernel {
   pipeline: GPUComputePipeline;
   layout: GPUBindGroupLayout;
+  /** the uniforms' binding takes a dynamic offset: its bind groups are kept and reused */
+  dynamic: boolean;
 }
 
 const align = (n: number, a: number): number => Math.ceil(n / a) * a;
@@ -89,6 +98,8 @@ export class WebGPUBackend implements Backend {
 
   private readonly buffers = new Map<number, GPUBuffer>();
   private readonly kernels = new Map<number, Kernel>();
+  /** bind groups by kernel, uniforms window and buffer handles (handles are never reused) */
+  private readonly groups = new Map<string, GPUBindGroup>();
   private readonly usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
   private readonly alignment: number;
 
@@ -192,6 +203,7 @@ export class WebGPUBackend implements Backend {
     const buffer = this.buffers.get(handle);
     if (!buffer) return;
     this.buffers.delete(handle);
+    this.groups.clear(); // (some may bind it; frees are rare where groups are reused)
     // A buffer used by the open pass must live until that pass is submitted.
     if (this.encoder) this.destroyAfterSubmit.push(buffer);
     else buffer.destroy();
@@ -249,7 +261,10 @@ export class WebGPUBackend implements Backend {
             entries: writable.map((w, binding) => ({
               binding,
               visibility: GPUShaderStage.COMPUTE,
-              buffer: { type: w ? "storage" : "read-only-storage" } as GPUBufferBindingLayout,
+              buffer: {
+                type: w ? "storage" : "read-only-storage",
+                hasDynamicOffset: binding === 0,
+              } as GPUBufferBindingLayout,
             })),
           })],
         });
@@ -274,31 +289,42 @@ export class WebGPUBackend implements Backend {
     if (!pipeline || errors.length) {
       throw new DeviceError(STATUS_KERNEL, errors.join("\n") || "the pipeline could not be created");
     }
-    this.kernels.set(kernel, { pipeline, layout: pipeline.getBindGroupLayout(0) });
+    this.kernels.set(kernel, {
+      pipeline,
+      layout: pipeline.getBindGroupLayout(0),
+      dynamic: storageBindings(source) !== null,
+    });
   }
 
   dispatch(kernel: number, bindings: Uint32Array, uniforms: Uint8Array, gx: number, gy: number, gz: number): void {
     const k = this.kernels.get(kernel);
     if (!k) throw new DeviceError(STATUS_INTERNAL, `dispatch of kernel ${kernel}, which was never compiled`);
     const size = align(Math.max(uniforms.length, 4), 4);
+    // a dynamic binding has one size per bind group: the uniforms' rounded to a power of two
+    const window = k.dynamic ? Math.max(256, 2 ** Math.ceil(Math.log2(size))) : size;
     let start = align(this.arenaUsed, this.alignment);
-    if (start + size > this.arena.length) {
+    if (start + window > this.arena.length) {
       this.submit();
       start = 0;
-      if (size > this.arena.length) this.growArena(size);
-    }
-    const entries: GPUBindGroupEntry[] = [
-      { binding: 0, resource: { buffer: this.arenaBuffer, offset: start, size } },
-    ];
-    for (let i = 0; i < bindings.length; i++) {
-      entries.push({ binding: i + 1, resource: { buffer: this.buffer(bindings[i]) } });
+      if (window > this.arena.length) this.growArena(window);
     }
     const pass = this.begin();
     this.arena.set(uniforms, start);
     this.arena.fill(0, start + uniforms.length, start + size);
     this.arenaUsed = start + size;
     pass.setPipeline(k.pipeline);
-    pass.setBindGroup(0, this.device.createBindGroup({ layout: k.layout, entries }));
+    if (k.dynamic) {
+      const key = `${kernel}:${window}:${bindings.join(",")}`;
+      let group = this.groups.get(key);
+      if (!group) {
+        group = this.device.createBindGroup({ layout: k.layout, entries: this.entries(bindings, 0, window) });
+        if (this.groups.size >= GROUP_CACHE) this.groups.clear();
+        this.groups.set(key, group);
+      }
+      pass.setBindGroup(0, group, [start]);
+    } else {
+      pass.setBindGroup(0, this.device.createBindGroup({ layout: k.layout, entries: this.entries(bindings, start, size) }));
+    }
     pass.dispatchWorkgroups(gx, gy, gz);
     if (++this.dispatches >= BATCH_LIMIT) this.submit();
   }
@@ -374,6 +400,18 @@ export class WebGPUBackend implements Backend {
     for (const b of this.destroyAfterSubmit.splice(0)) b.destroy();
   }
 
+  /** A bind group's entries: the arena's uniforms at [offset, offset + size), then the
+   * buffers. */
+  private entries(bindings: Uint32Array, offset: number, size: number): GPUBindGroupEntry[] {
+    const entries: GPUBindGroupEntry[] = [
+      { binding: 0, resource: { buffer: this.arenaBuffer, offset, size } },
+    ];
+    for (let i = 0; i < bindings.length; i++) {
+      entries.push({ binding: i + 1, resource: { buffer: this.buffer(bindings[i]) } });
+    }
+    return entries;
+  }
+
   private buffer(handle: number): GPUBuffer {
     const b = this.buffers.get(handle);
     if (!b) throw new DeviceError(STATUS_INTERNAL, `buffer handle ${handle} is not allocated`);
@@ -386,6 +424,7 @@ export class WebGPUBackend implements Backend {
 
   private growArena(size: number): void {
     const bytes = align(size, 1 << 16);
+    this.groups.clear(); // they bind the old arena
     this.arenaBuffer.destroy();
     this.arenaBuffer = this.makeArena(bytes);
     this.arena = new Uint8Array(bytes);
