@@ -204,3 +204,31 @@ def test_results_dropped_in_a_loop_reuse_their_buffers(fused, n):
         assert ex._next_handle - made <= 2
         assert (ex.slab_of(r._buf.handle) is not None) == (4 * n <= native._SLOT_MAX)
         assert_equal(r, np.arange(n, dtype=np.float32) * 2 + 1)
+
+
+# binding 2 declared without an access mode: not the explicit layout's form (an automatic one)
+ADD_ONE_AUTO = ADD_ONE.replace("var<storage, read> A", "var<storage> A")
+
+
+@pytest.mark.parametrize("layout", ["dynamic", "ranges", "automatic"])
+def test_slots_bind_under_every_layout(layout):
+    # every binding at a dynamic offset (the default); the explicit layout with the uniforms'
+    # alone dynamic (a kernel of more bindings than the device's dynamic limit: slots bound
+    # as ranges); an automatic layout (a bind group each dispatch): the same results, the
+    # copy included
+    ex = NativeExecutor()
+    if layout == "ranges":
+        ex._dynamic_most = 1
+    kid = ex.compile(ADD_ONE_AUTO if layout == "automatic" else ADD_ONE)
+    assert (ex._signatures[kid] is None) == (layout == "automatic")
+    a, b, c = (ex.alloc(256, set()) for _ in range(3))
+    assert len({ex.slab_of(h) for h in (a, b, c)}) == 1
+    ex.write(a, 0, np.arange(64, dtype=np.uint32).tobytes())
+    n = np.uint32(64).tobytes()
+    for _ in range(2):  # the second time through kept bind groups, where they are kept
+        ex.dispatch(kid, [b, a], n, (1, 1, 1))  # a copy of a: b's slab is a's
+        ex.dispatch(kid, [c, b], n, (1, 1, 1))
+        ex.dispatch_many(kid, [a, c], [n, n], (1, 1, 1))
+    assert _words(ex, a, 64) == list(range(6, 70))
+    assert _words(ex, b, 64) == list(range(4, 68))
+    assert _words(ex, c, 64) == list(range(5, 69))

@@ -535,9 +535,9 @@ class NativeExecutor:
         handle (bound whole), a slot by its slab's negated id (bound as _SLOT_MAX bytes at the
         dispatch's offset: one group serves every slot of the same slabs), a range of a
         buffer of its own by (handle, offset, size), at that offset in the group. Otherwise
-        key items are the handles, a slot (handle, offset, size). A slot read where its slab
-        is also written (WebGPU forbids one buffer read and written by a dispatch) is read
-        from a copy made just before (``_alias_copies``)."""
+        key items are the handles, a slot's (handle, offset in its slab, size). A slot read
+        where its slab is also written (WebGPU forbids one buffer read and written by a
+        dispatch) is read from a copy made just before (``_alias_copies``)."""
         buffers, sizes, ats = self._buffers, self._sizes, self._at
         signature = self._signatures[kernel]
         dynamic = signature is not None and len(signature) <= self._dynamic_most
@@ -564,7 +564,8 @@ class NativeExecutor:
                     continue
                 offsets.append(at[1] + h[1])
             slab = at[0]
-            key.append(-slab.id if dynamic else h if h.__class__ is tuple else (h, at[1], sizes[h]))
+            key.append(-slab.id if dynamic else  # (a slot's range: its offset in the slab)
+                       (h, at[1], sizes[h]) if h.__class__ is int else (h[0], offsets[-1], h[2]))
             if slabs is None:
                 slabs = [slab]
             elif slab in slabs:
@@ -596,10 +597,10 @@ class NativeExecutor:
             key[i] = (-1, 0, size)  # (never cached: see _resources)
         return copies or None
 
-    def _resources(self, bound, dynamic: bool):
+    def _resources(self, bound):
         """The bind group entries' resources of a ``_bound`` dispatch, and the buffer and
         slab ids they name (None for a copy: the group is not kept)."""
-        bufs, key, offsets = bound[0], bound[1], bound[2]
+        bufs, key = bound[0], bound[1]
         resources, ids = [], []
         for i, k in enumerate(key):
             b = bufs[i]
@@ -613,10 +614,9 @@ class NativeExecutor:
             elif k[0] == -1:  # a copy
                 resources.append({"buffer": b, "offset": 0, "size": k[2]})
                 ids.append(None)
-            else:  # (handle, offset, size): a range, or a slot where offsets are not dynamic
-                at = self._at.get(k[0])
-                resources.append({"buffer": b, "offset": k[1] if at is None else offsets[i],
-                                  "size": k[2]})
+            else:  # (handle, offset, size): a range of a buffer, or of a slab for a slot
+                at = self._at.get(k[0])  # (where the slot is freed by now, the group is not
+                resources.append({"buffer": b, "offset": k[1], "size": k[2]})  # kept)
                 ids.append(k[0] if at is None else at[0].id)
         return resources, ids
 
@@ -778,14 +778,14 @@ class NativeExecutor:
             if signature is None:  # a kernel with an automatic layout: one group each
                 entries = [{"binding": 0, "resource": {
                     "buffer": arena_buf, "offset": start, "size": (size + 3) // 4 * 4}}]
-                for i, r in enumerate(self._resources(bound, False)[0]):
+                for i, r in enumerate(self._resources(bound)[0]):
                     entries.append({"binding": i + 1, "resource": r})
                 bind(create(layout=layout, entries=entries), None)
             else:
                 key = (signature, window, handles)
                 kept = cache.get(key)
                 if kept is None:
-                    resources, ids = self._resources(bound, offsets is not None)
+                    resources, ids = self._resources(bound)
                     entries = [{"binding": 0, "resource": {
                         "buffer": arena_buf, "offset": 0, "size": window}}]
                     for i, r in enumerate(resources):
