@@ -75,13 +75,8 @@ class BufferPool:
         self._orphans: list[tuple[int, int, object]] = []
         # pooled memory above this fraction of the limit is released instead of kept
         self._pool_cap = limit_bytes // 4
-        self._slabs = self._slabs_of if getattr(executor, "sub_allocates", False) else None
+        self._slots = getattr(executor, "sub_allocates", False)
         self._slot_max = getattr(executor, "slot_max", 0)  # the largest slot, in bytes
-
-    @staticmethod
-    def _slabs_of(buffers) -> list:
-        """The slabs (``acquire``) that these buffers lie in."""
-        return [b.slab for b in buffers if b.slab is not None]
 
     @critical
     def acquire(self, nbytes: int, avoid=None) -> Buffer:
@@ -91,7 +86,7 @@ class BufferPool:
         shared slab, where the executor cuts small buffers from slabs (``sub_allocates``),
         and it lies in none of those handles' slabs: WebGPU forbids a dispatch to read and
         write one buffer (the executor would copy what it reads). Slots are pooled apart
-        from buffers of their own (``_free`` under the negated size)."""
+        from buffers of their own (``_free`` under the negated size, as (handle, slab id))."""
         LOCK.acquire()  # not `with` (half the cost); @critical defers a SIGINT before the try
         try:
             for f in BEFORE_ACQUIRE:
@@ -108,53 +103,63 @@ class BufferPool:
                         f"cannot allocate {nbytes} bytes on the {self.executor.backend} device: "
                         f"the largest buffer it allows is {largest} bytes"
                     )
-            handle = None
-            if avoid is not None and self._slabs and size <= self._slot_max:
-                avoid = self._slabs(avoid)  # (Buffers -> the ids of their slabs)
-                free = self._free.get(-size)
-            else:
-                avoid = None
-                free = self._free.get(size)
+            if avoid is not None and self._slots and size <= self._slot_max:
+                return self._slot(nbytes, size, avoid)
+            free = self._free.get(size)
             if free:
-                if not avoid or self.executor.slab_of(free[-1]) not in avoid:
-                    handle = free.pop()
-                else:  # the last pooled handles, for one outside the slabs to avoid
-                    slab_of = self.executor.slab_of
-                    for i in range(len(free) - 1, max(len(free) - 9, -1), -1):
-                        if slab_of(free[i]) not in avoid:
-                            handle = free.pop(i)
-                            break
-                if handle is not None:
-                    self.pooled_bytes -= size
-            if handle is None:
-                if self.used_bytes + self.pooled_bytes + size > self.limit_bytes:
-                    self.trim()
-                if self.used_bytes + size > self.limit_bytes:
-                    raise MemoryError(
-                        f"cannot allocate {nbytes} bytes on the {self.executor.backend} device: "
-                        f"{self.used_bytes} of the {self.limit_bytes}-byte limit are in use "
-                        f"({self.limit_bytes - self.used_bytes} available; raise it with "
-                        "webarray.memory.set_limit or WEBARRAY_MEMORY_LIMIT)"
-                    )
-                try:
-                    handle = self.executor.alloc(size) if avoid is None else \
-                        self.executor.alloc(size, avoid)
-                except MemoryError:
-                    released = self.pooled_bytes
-                    self.trim()
-                    try:
-                        handle = self.executor.alloc(size)
-                    except MemoryError as e:
-                        raise MemoryError(
-                            f"cannot allocate {nbytes} bytes on the {self.executor.backend} "
-                            f"device, even after giving back {released} pooled bytes; webarray "
-                            f"holds {self.used_bytes} bytes in live arrays (the device said: {e})"
-                        ) from e
+                self.pooled_bytes -= size
+                handle = free.pop()
+            else:
+                handle = self._alloc(nbytes, size, None)
             self.used_bytes += size
-            return Buffer(self, handle, size, nbytes,
-                          None if avoid is None else self.executor.slab_of(handle))
+            return Buffer(self, handle, size, nbytes)
         finally:
             LOCK.release()
+
+    def _slot(self, nbytes: int, size: int, avoid) -> Buffer:
+        """``acquire``'s slot (the lock held): a pooled one of the size class outside the
+        slabs of the Buffers in ``avoid`` (the last few pooled looked at), else a new one."""
+        shun = [b.slab for b in avoid if b.slab is not None]
+        free = self._free.get(-size)  # (handle, slab id) pairs
+        handle = None
+        if free:
+            for i in range(len(free) - 1, max(len(free) - 9, -1), -1):
+                if free[i][1] not in shun:
+                    handle, slab = free.pop(i)
+                    self.pooled_bytes -= size
+                    break
+        if handle is None:
+            handle = self._alloc(nbytes, size, shun)
+            slab = self.executor.slab_of(handle)  # (None where the device refused a slot)
+        self.used_bytes += size
+        return Buffer(self, handle, size, nbytes, slab)
+
+    def _alloc(self, nbytes: int, size: int, shun) -> int:
+        """A new buffer's handle from the executor (a slot outside the slabs ``shun``, unless
+        None), within the limit: the pool trimmed first where it would pass it, and once
+        more, with a retry, where the device is out of memory."""
+        if self.used_bytes + self.pooled_bytes + size > self.limit_bytes:
+            self.trim()
+        if self.used_bytes + size > self.limit_bytes:
+            raise MemoryError(
+                f"cannot allocate {nbytes} bytes on the {self.executor.backend} device: "
+                f"{self.used_bytes} of the {self.limit_bytes}-byte limit are in use "
+                f"({self.limit_bytes - self.used_bytes} available; raise it with "
+                "webarray.memory.set_limit or WEBARRAY_MEMORY_LIMIT)"
+            )
+        try:
+            return self.executor.alloc(size) if shun is None else self.executor.alloc(size, shun)
+        except MemoryError:
+            released = self.pooled_bytes
+            self.trim()
+            try:
+                return self.executor.alloc(size)
+            except MemoryError as e:
+                raise MemoryError(
+                    f"cannot allocate {nbytes} bytes on the {self.executor.backend} "
+                    f"device, even after giving back {released} pooled bytes; webarray "
+                    f"holds {self.used_bytes} bytes in live arrays (the device said: {e})"
+                ) from e
 
     def _release(self, handle: int, size: int, slab=None) -> None:
         if not LOCK.acquire(False):  # never wait in a finalizer (see the module docstring)
@@ -165,7 +170,10 @@ class BufferPool:
             if self.pooled_bytes + size > self._pool_cap:
                 self.executor.free(handle)
             else:
-                self._free.setdefault(size if slab is None else -size, []).append(handle)
+                if slab is None:
+                    self._free.setdefault(size, []).append(handle)
+                else:
+                    self._free.setdefault(-size, []).append((handle, slab))
                 self.pooled_bytes += size
         finally:
             LOCK.release()
@@ -184,5 +192,5 @@ class BufferPool:
             # swapped out first: a finalizer that runs during the frees pools into the new one
             free, self._free, self.pooled_bytes = self._free, {}, 0
             for handles in free.values():
-                for h in handles:  # (slots and buffers of their own alike)
-                    self.executor.free(h)
+                for h in handles:  # (a slot's entry: (handle, slab id))
+                    self.executor.free(h if h.__class__ is int else h[0])
