@@ -63,6 +63,7 @@ def test_a_slot_read_from_the_slab_a_dispatch_writes_is_read_from_a_copy():
     ex.write(src, 0, np.arange(64, dtype=np.uint32).tobytes())
     ex.dispatch(kid, [dst, src], np.uint32(64).tobytes(), (1, 1, 1))
     assert [e[0] for e in ex._pending] == [_COPY, kid]  # the copy is recorded first
+    assert ex.alias_copies == 1
     # read after a later write to the source: the copy was taken when the kernel ran
     assert _words(ex, dst, 64) == list(range(1, 65))
     ex.dispatch(kid, [src, dst], np.uint32(64).tobytes(), (1, 1, 1))  # and back again

@@ -253,9 +253,9 @@ export class WebGPUBackend implements Backend {
       .filter((m) => m.type === "error")
       .map((m) => `line ${m.lineNum}:${m.linePos}: ${m.message}`);
     let pipeline: GPUComputePipeline | null = null;
+    const writable = storageBindings(source);
     if (errors.length === 0) {
       try {
-        const writable = storageBindings(source);
         const layout = writable === null ? "auto" : this.device.createPipelineLayout({
           bindGroupLayouts: [this.device.createBindGroupLayout({
             entries: writable.map((w, binding) => ({
@@ -292,7 +292,7 @@ export class WebGPUBackend implements Backend {
     this.kernels.set(kernel, {
       pipeline,
       layout: pipeline.getBindGroupLayout(0),
-      dynamic: storageBindings(source) !== null,
+      dynamic: writable !== null,
     });
   }
 

@@ -78,8 +78,8 @@ _SLOT_MAX = 4096
 _SLAB_BYTES = 64 << 10
 _OPEN_SLABS = 4  # slabs slots are cut from at once (a result avoids its inputs' slabs)
 _ZERO_SLAB = bytes(_SLAB_BYTES + _SLOT_MAX)
-_COPY = -1
-_BOUND_CACHE = 4096  # dispatches' resolved bindings kept (``dispatch``)  # the kernel id of a recorded copy (a slot read where its slab is also written)
+_COPY = -1  # the kernel id of a recorded copy (a slot read where its slab is also written)
+_BOUND_CACHE = 4096  # dispatches' resolved bindings kept (``dispatch``)
 
 _BINDING = re.compile(r"@group\(\s*(\d+)\s*\)\s*@binding\(\s*(\d+)\s*\)\s*var\s*(<[^>]*>)?")
 
@@ -282,7 +282,6 @@ class NativeExecutor:
         self._slabs: dict[int, _Slab] = {}  # live slabs by id
         self._open: list[_Slab] = []  # the slabs new slots are cut from, oldest first
         self.alias_copies = 0  # slots read from a copy (_alias_copies), for tests and probes
-        self._written: list = []  # per kernel id: per binding 1..n, whether it is written
         # (kernel, handles) -> its _bound, but for copies: a dispatch repeated over the same
         # buffers (a loop's recycled ones) resolves them once; emptied when a handle is freed
         self._bounds: dict = {}
@@ -461,13 +460,11 @@ class NativeExecutor:
             kid = len(self._sources)
             self._sources.append(source)
             self._signatures.append(writable)
-            self._written.append(writable[1:] if writable else written_bindings(source))
             try:
                 self._pipeline(kid)
             except BaseException:
                 self._sources.pop()
                 self._signatures.pop()
-                self._written.pop()
                 raise
             self._kernel_ids[source] = kid
             return kid
@@ -574,14 +571,15 @@ class NativeExecutor:
                 slabs.append(slab)
         copies = None
         if shared:
-            copies = self._alias_copies(kernel, handles, bufs, key, offsets, dynamic)
+            copies = self._alias_copies(kernel, handles, bufs, key, offsets)
         return (bufs, tuple(key), tuple(offsets) if dynamic else None, nbytes, copies)
 
-    def _alias_copies(self, kernel, handles, bufs, key, offsets, dynamic):
+    def _alias_copies(self, kernel, handles, bufs, key, offsets):
         """Rebind each read-only slot whose slab a binding of the same dispatch writes to a
         copy of the slot; returns the copies to record first, as pending entries (None if
         there are none)."""
-        written = self._written[kernel]
+        signature = self._signatures[kernel]  # (an explicit layout's says which are written)
+        written = signature[1:] if signature else written_bindings(self._sources[kernel])
         slab = [self.slab_of(h if h.__class__ is int else h[0]) for h in handles]
         hot = {slab[i] for i, w in enumerate(written) if w and slab[i] is not None}
         copies = []
