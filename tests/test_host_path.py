@@ -162,6 +162,36 @@ def test_the_pending_registry_stays_small_as_temporaries_die():
         assert_equal(kept[0], np.full(16, 2, dtype=np.float32))
 
 
+def test_a_forced_result_with_only_dead_neighbours_is_computed_alone():
+    """A forced result whose registry also holds an operand dropped or computed, made before
+    it or after it, is the only pending array (graph._alone says so without a prune), and
+    once it is computed the registry is empty (graph._settled); two live pending arrays are
+    not alone, and both keep NumPy's values."""
+    with xp.fusion.enabled(True):
+        gc.collect()
+        graph.flush()
+        x, y = np.arange(16, dtype=np.float32), np.full(16, 0.5, dtype=np.float32)
+        a, b = xp.asarray(x), xp.asarray(y)
+        r = a * 2.0 + b  # the product: dropped, still registered
+        assert len(graph._PENDING) == 2 and graph._alone() and len(graph._PENDING) == 1
+        xp.fusion.flush(r)
+        assert graph._PENDING == []
+        s = a + b
+        t = s * 3.0
+        del t  # made after s, dropped
+        assert len(graph._PENDING) == 2 and graph._alone()
+        assert graph._PENDING[0]() is s
+        xp.fusion.flush(s)
+        assert graph._PENDING == []
+        p, q = a - b, a * b
+        assert not graph._alone() and len(graph._PENDING) == 2
+        xp.fusion.flush(q)
+        assert_equal(r, x * np.float32(2) + y)
+        assert_equal(s, x + y)
+        assert_equal(p, x - y)
+        assert_equal(q, x * y)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int8", "uint16", "int64", "complex64", "bool"])
 def test_the_kept_launch_plan_equals_the_general_launch(dtype, monkeypatch):
     """Eager launches of contiguous views reuse a plan per signature (_core/launch.py _plain);

@@ -695,6 +695,7 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
         if views is None:
             views = _expr_views(node, root)
         _finish([target], [root], _launch(device, shape, [(node, None)], views, scalars))
+        _settled()
         return
     if _fold.made and not alone:  # whole iterations since the last fold join their loop
         _fold.extend(target)
@@ -705,12 +706,14 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     limit = _bindings(device)
     if only:
         if _quick(device, shape, target, root, limit):
+            _settled()
             return
         low = _Lowering()
         expr = low.node(root)
         if len(low.inputs) < limit:  # (views: at least as many as the buffers they bind)
             _finish([target], [root], _launch(device, shape, [(expr, None)], low.inputs,
                                              low.scalars))
+            _settled()
             return
     seen: set = set()
     if exclude is not None:
@@ -776,45 +779,49 @@ def _quick(device, shape, target, root, limit) -> bool:
     key = [_QUICK, len(shape)]
     offsets = [0]  # (launch.issue's words: the count's slot, then each input's offset)
     views, scalars, buffers = [], [], []
-    slots, bindings, seen = {}, {}, {}
+    bindings, seen = {}, {}
     aligned = not size & 3 and root.dtype not in MULTI_WORD
     stack = [root]
+    pop = stack.pop
     while stack:
-        n = stack.pop()
+        n = pop()
         kind = n.kind
-        if kind == "op" or kind == "cast":
-            again = seen.get(id(n))
+        if kind == "leaf":
+            v = n.value
+            buf = v._buf
+            b = bindings.get(id(buf))
+            if b is None:  # a buffer not read yet, so a view not read yet: the common case
+                if v._shape != shape or v._strides != contiguous or buf.nbytes > big:
+                    return False  # (a buffer past one binding is bound by ranges: lowered)
+                b = bindings[id(buf)] = len(buffers)
+                buffers.append(buf)
+                slot = len(views)
+            else:  # another leaf of a buffer read: the same view's slot, if one is
+                slot = _view_slot(views, v)
+                if slot < 0:
+                    if v._shape != shape or v._strides != contiguous:
+                        return False
+                    slot = len(views)
+            if slot == len(views):
+                views.append(v)
+                offset = v._offset
+                offsets.append(offset)
+                if offset & 3 or v._dtype in MULTI_WORD:
+                    aligned = False
+            key += (_LEAF, slot, n.dtype, b)
+        elif kind == "op" or kind == "cast":
+            i = id(n)
+            again = seen.get(i)
             if again is not None:
                 key += (_AGAIN, again)
                 continue
-            seen[id(n)] = len(seen)
+            seen[i] = len(seen)
             args = n.args
             if kind == "op":
                 key += (n.op, n.compute, n.dtype, len(args))
             else:
                 key += (_CAST, n.dtype)
             stack += args[::-1]
-        elif kind == "leaf":
-            v = n.value
-            where = (id(v._buf), v._offset, v._strides, v._shape)
-            slot = slots.get(where)
-            if slot is None:
-                if v._shape != shape or v._strides != contiguous:
-                    return False
-                slot = slots[where] = len(views)
-                views.append(v)
-                offset = v._offset
-                offsets.append(offset)
-                if offset & 3 or v._dtype in MULTI_WORD:
-                    aligned = False
-            buf = v._buf
-            b = bindings.get(id(buf))
-            if b is None:
-                if buf.nbytes > big:  # (bound by ranges: the lowering's path)
-                    return False
-                b = bindings[id(buf)] = len(buffers)
-                buffers.append(buf)
-            key += (_LEAF, slot, n.dtype, b)
         elif kind == "scalar":
             key += (_SCALAR, n.dtype)
             scalars.append((n.dtype, n.value))
@@ -843,9 +850,28 @@ def _quick(device, shape, target, root, limit) -> bool:
     return True
 
 
+def _view_slot(views: list, v) -> int:
+    """The slot of the view among views equal to v (buffer, offset, strides, shape), or -1."""
+    for i, u in enumerate(views):
+        if (u._buf is v._buf and u._offset == v._offset and u._strides == v._strides
+                and u._shape == v._shape):
+            return i
+    return -1
+
+
 # _quick's key: its first item, and the tokens that begin a cast, a leaf, a scalar and a
 # node met again (an op's token is its name); objects of their own, equal to nothing else
 _QUICK, _CAST, _LEAF, _SCALAR, _AGAIN = (object() for _ in range(5))
+
+
+def _settled() -> None:
+    """After the only pending array was computed: its reference goes, so the next forced
+    result's ``_alone`` answers without a prune, and the fold's kept nodes go as ``_prune``
+    lets them go when nothing is pending."""
+    _PENDING.clear()
+    if _fold.made:
+        _fold.made = False
+        _fold.forget()
 
 
 def _alone() -> bool:
@@ -855,6 +881,13 @@ def _alone() -> bool:
     n = len(_PENDING)
     if n == 1:
         return True
+    if n == 2:  # (a forced result's operand made just before it: dropped or computed by now)
+        for i in (0, 1):
+            a = _PENDING[i]()
+            if a is None or a._b is not None:
+                del _PENDING[i]
+                return True
+        return False
     if n > _ALONE_SCAN:
         return False
     _prune()

@@ -37,6 +37,10 @@ def size_class(nbytes: int) -> int:
     return (nbytes + quarter - 1) // quarter * quarter
 
 
+# size_class of every slot request, by its bytes (grown to the executor's slot_max)
+_SLOT_CLASS: list = []
+
+
 class Buffer:
     """A device buffer owned by one or more arrays; back to the pool on last release."""
 
@@ -75,8 +79,11 @@ class BufferPool:
         self._orphans: list[tuple[int, int, object]] = []
         # pooled memory above this fraction of the limit is released instead of kept
         self._pool_cap = limit_bytes // 4
-        self._slots = getattr(executor, "sub_allocates", False)
-        self._slot_max = getattr(executor, "slot_max", 0)  # the largest slot, in bytes
+        # the largest slot, in bytes: 0 where the executor cuts none
+        self._slot_max = getattr(executor, "slot_max", 0) if getattr(
+            executor, "sub_allocates", False) else 0
+        if self._slot_max > len(_SLOT_CLASS) - 1:
+            _SLOT_CLASS.extend(size_class(n) for n in range(len(_SLOT_CLASS), self._slot_max + 1))
 
     @critical
     def acquire(self, nbytes: int, avoid=None) -> Buffer:
@@ -93,6 +100,8 @@ class BufferPool:
                 f()
             if self._orphans:
                 self._adopt()
+            if avoid is not None and nbytes <= self._slot_max:  # (0 where there are no slots)
+                return self._slot(nbytes, _SLOT_CLASS[nbytes], avoid)
             size = size_class(nbytes)
             largest = getattr(self.executor, "max_buffer_size", size)
             if size > largest:
@@ -103,8 +112,6 @@ class BufferPool:
                         f"cannot allocate {nbytes} bytes on the {self.executor.backend} device: "
                         f"the largest buffer it allows is {largest} bytes"
                     )
-            if avoid is not None and self._slots and size <= self._slot_max:
-                return self._slot(nbytes, size, avoid)
             free = self._free.get(size)
             if free:
                 self.pooled_bytes -= size
@@ -119,8 +126,18 @@ class BufferPool:
     def _slot(self, nbytes: int, size: int, avoid) -> Buffer:
         """``acquire``'s slot (the lock held): a pooled one of the size class outside the
         slabs of the Buffers in ``avoid`` (the last few pooled looked at), else a new one."""
-        shun = [b.slab for b in avoid if b.slab is not None]
         free = self._free.get(-size)  # (handle, slab id) pairs
+        if free:  # the common case first: the last one pooled lies outside those slabs
+            handle, slab = free[-1]
+            for b in avoid:
+                if b.slab == slab:
+                    break
+            else:
+                free.pop()
+                self.pooled_bytes -= size
+                self.used_bytes += size
+                return Buffer(self, handle, size, nbytes, slab)
+        shun = [b.slab for b in avoid if b.slab is not None]
         handle = None
         if free:
             for i in range(len(free) - 1, max(len(free) - 9, -1), -1):
