@@ -104,14 +104,20 @@ def _first_key(dtype: DType, at: str) -> str:
     return f"(sk_key({lanes.load(dtype, 'X', f'U[5] + {at}')}) ^ U[6])"
 
 
-def histogram(bits: int = BITS, first: DType | None = None) -> str:
+def histogram(bits: int = BITS, first: DType | None = None, items: int = ITEMS) -> str:
     """Digit counts of every block of keys; with ``first`` (the values' dtype), the keys
     of the first pass computed from the values as ``keys`` computes them (no keys pass
-    before it; uniforms 5 and 6: the values' offset and the flip).
+    before it; uniforms 5 and 6: the values' offset and the flip). A thread takes ``items``
+    keys WORKGROUP apart at a time (a tile, coalesced), its loads all issued before its
+    atomics, written out (a loop of load-then-add waits out a memory round trip per key;
+    items = 1: that loop).
 
     Bindings: 1 keys or values (read), 2 counts H (write, rows * R * blocks words)."""
     r = 1 << bits
-    key = "K[p]" if first is None else _first_key(first, "p")
+
+    def key(at: str) -> str:
+        return f"K[{at}]" if first is None else _first_key(first, at)
+
     w = [
         "@group(0) @binding(0) var<storage, read> U: array<u32>;",
         f"@group(0) @binding(1) var<storage, read> {'K' if first is None else 'X'}: array<u32>;",
@@ -122,8 +128,18 @@ def histogram(bits: int = BITS, first: DType | None = None) -> str:
         _BLOCK,
         f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{ atomicStore(&C[d], 0u); }}",
         "    workgroupBarrier();",
-        f"    for (var p = start + lid; p < end; p = p + {WORKGROUP}u) {{",
-        f"        atomicAdd(&C[({key} >> shift) & {r - 1}u], 1u);",
+        f"    for (var p = start + lid; p < end; p = p + {WORKGROUP * items}u) {{",
+    ]
+    if items == 1:
+        w.append(f"        atomicAdd(&C[({key('p')} >> shift) & {r - 1}u], 1u);")
+    else:  # (the last key's index stands in for those past the end: read, not counted)
+        w += [f"        let p{j} = p + {j * WORKGROUP}u;" for j in range(1, items)]
+        w.append(f"        let d0 = ({key('p')} >> shift) & {r - 1}u;")
+        w += [f"        let d{j} = ({key(f'min(p{j}, end - 1u)')} >> shift) & {r - 1}u;"
+              for j in range(1, items)]
+        w.append("        atomicAdd(&C[d0], 1u);")
+        w += [f"        if (p{j} < end) {{ atomicAdd(&C[d{j}], 1u); }}" for j in range(1, items)]
+    w += [
         "    }",
         "    workgroupBarrier();",
         f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{",
