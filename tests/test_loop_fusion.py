@@ -92,6 +92,28 @@ def test_a_loop_compiles_once_whatever_its_count():
     assert len(device._kernels) - before <= 1
 
 
+def test_a_loops_matcher_is_compiled_once_per_structure_and_scalars(monkeypatch):
+    """The fold's matcher (Python compiled per loop body) is kept by the body's structure and
+    its outside scalars' values: calling the same loop again over other arrays compiles none,
+    a loop that differs only in a scalar compiles its own, and each keeps NumPy's values."""
+    compiled = []
+    real_compile = fold._compile_matcher
+    monkeypatch.setattr(fold, "_compile_matcher", lambda body: compiled.append(1) or real_compile(body))
+    monkeypatch.setattr(fold, "_MATCHERS", {})
+
+    def run(x, a, b, n=120):
+        for _ in range(n):
+            x = x * a + b
+        return x
+
+    xn = np.linspace(-1, 1, 40, dtype=np.float32)
+    for a, b, calls, made in [(0.5, 1.0, 3, 1), (0.25, 1.0, 2, 2)]:
+        for k in range(calls):
+            got = np.asarray(run(xp.asarray(xn + k), a, b))
+            np.testing.assert_array_equal(got, run(xn + np.float32(k), np.float32(a), np.float32(b)))
+        assert len(compiled) == made
+
+
 def test_the_cupy_example_runs_as_one_kernel():
     import sys
     from pathlib import Path
