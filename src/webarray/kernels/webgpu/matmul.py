@@ -144,8 +144,7 @@ def grid(m: int, n: int, batch: int) -> tuple[int, int, int]:
 FAST_BK = 8
 
 
-def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None,
-                 double: bool = False) -> str:
+def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None) -> str:
     """float32 C = A @ B with a 128×128 block of C per workgroup of 16×16 threads, BK = 8.
     Each thread keeps an 8×8 block in sixteen named vec4 accumulators (rows 4·ty..+3 and
     64 + 4·ty..+3, columns likewise by tx, so that neighbouring threads read neighbouring
@@ -168,9 +167,8 @@ def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None,
     for i, name in enumerate(names):
         access = "read_write" if name == C else "read"
         w(f"@group(0) @binding({i + 1}) var<storage, {access}> {name}: {arr};")
-    words = 512 if double else 256
-    w(f"var<workgroup> As: array<vec4<f32>, {words}>;")
-    w(f"var<workgroup> Bs: array<vec4<f32>, {words}>;")
+    w("var<workgroup> As: array<vec4<f32>, 256>;")
+    w("var<workgroup> Bs: array<vec4<f32>, 256>;")
     w("@compute @workgroup_size(16, 16)")
     w("fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {")
     _read_uniforms(w, batch_ndim, update is not None)
@@ -197,44 +195,24 @@ def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None,
             w(f"        {{ let gk = {k0} + bk; let gc = gn + {c}u; pb.{comp} = 0.0;")
             w(f"          if (gc < N && gk < K) {{ pb.{comp} = bitcast<f32>({B}[u32(bo + i32(gk) * sbk + i32(gc) * sbn)]); }} }}")
 
-    def store(at: str, indent: str):
-        # the prefetched tiles into workgroup memory (A transposed: As[k][row])
-        for c, comp in enumerate("xyzw"):
-            w(f"{indent}As[{at}(ak + {c}u) * 32u + (ar >> 2u)][ar & 3u] = pa.{comp};")
-        w(f"{indent}Bs[{at}bk * 32u + (bn >> 2u)] = pb;")
-
-    def multiply(at: str):
-        for k in range(FAST_BK):
-            w(f"        {{ let a0 = As[{at}{k * 32}u + ty]; let a1 = As[{at}{k * 32 + 16}u + ty];")
-            w(f"          let b0 = Bs[{at}{k * 32}u + tx]; let b1 = Bs[{at}{k * 32 + 16}u + tx];")
-            for i in range(8):
-                a = f"a{i // 4}.{'xyzw'[i % 4]}"
-                w(f"          c{i}_0 = fma(vec4<f32>({a}), b0, c{i}_0); c{i}_1 = fma(vec4<f32>({a}), b1, c{i}_1);")
-            w("        }")
-
     w("    var pa = vec4<f32>(0.0); var pb = vec4<f32>(0.0);")
     loads("0u")
-    if double:  # two buffers of tiles: the next stored while the current is read, one barrier
-        store("", "    ")
-        w("    workgroupBarrier();")
-        loads("8u")
-        w("    var cur = 0u;")
-        w("    for (var k0 = 0u; k0 < K; k0 = k0 + 8u) {")
-        multiply("cur + ")
-        w("        let nxt = 256u - cur;")
-        store("nxt + ", "        ")
-        w("        workgroupBarrier();")
-        loads("k0 + 16u")
-        w("        cur = nxt;")
-        w("    }")
-    else:
-        w("    for (var k0 = 0u; k0 < K; k0 = k0 + 8u) {")
-        store("", "        ")
-        w("        workgroupBarrier();")
-        loads("k0 + 8u")
-        multiply("")
-        w("        workgroupBarrier();")
-        w("    }")
+    w("    for (var k0 = 0u; k0 < K; k0 = k0 + 8u) {")
+    # the prefetched tiles into workgroup memory (A transposed: As[k][row])
+    for c, comp in enumerate("xyzw"):
+        w(f"        As[(ak + {c}u) * 32u + (ar >> 2u)][ar & 3u] = pa.{comp};")
+    w("        Bs[bk * 32u + (bn >> 2u)] = pb;")
+    w("        workgroupBarrier();")
+    loads("k0 + 8u")
+    for k in range(FAST_BK):
+        w(f"        {{ let a0 = As[{k * 32}u + ty]; let a1 = As[{k * 32 + 16}u + ty];")
+        w(f"          let b0 = Bs[{k * 32}u + tx]; let b1 = Bs[{k * 32 + 16}u + tx];")
+        for i in range(8):
+            a = f"a{i // 4}.{'xyzw'[i % 4]}"
+            w(f"          c{i}_0 = fma(vec4<f32>({a}), b0, c{i}_0); c{i}_1 = fma(vec4<f32>({a}), b1, c{i}_1);")
+        w("        }")
+    w("        workgroupBarrier();")
+    w("    }")
     for i in range(8):
         r = f"row0 + {64 * (i // 4)}u + ty * 4u + {i % 4}u"
         for h in range(2):

@@ -60,9 +60,6 @@ RAKE = 16  # threads that scan the thread totals (then one thread theirs): few b
 PAD = True  # one unused word after every 32 in SK, SI and CNT: a thread's run of ITEMS words
 # starts in another bank than its neighbours' (stride ITEMS would put 32 / ITEMS threads on one)
 BITS = 8  # digit width of a pass: a multiple of 4
-# the most counts a thread of ``offsets`` scans in a chunk (16: a row of 4,096 blocks, the
-# GPUs' at 2^24, in two chunks; 8 KiB of workgroup memory)
-OFFSET_ITEMS = 16
 _ALL = 0xFFFFFFFF
 
 _ENTRY = ("@compute @workgroup_size({wg})\n"
@@ -197,7 +194,7 @@ def offsets_chunking(blocks: int) -> tuple[int, bool]:
     over 64 blocks took five times as long as one), at most ITEMS, and a loop of chunks
     only where one does not hold them."""
     need = -(-blocks // WORKGROUP)
-    items = min(OFFSET_ITEMS, 1 << max(need - 1, 0).bit_length())
+    items = min(ITEMS, 1 << max(need - 1, 0).bit_length())
     return items, blocks > items * WORKGROUP
 
 
