@@ -173,3 +173,61 @@ def test_matmul_split_k_keeps_a_gpu_busy(m, k, n, batch, monkeypatch):
                  rtol=1e-5, atol=1e-5 * k)
     assert impl._busy_chunk(dev, 4096, 4096, 4096, 1, xp.float32) == 0  # enough tiles
     assert impl._busy_chunk(dev, m, n, k, 1, xp.int32) == 0
+
+
+@pytest.mark.parametrize("layout", ["plain", "aT", "offset"])
+def test_float32_products_compiled_without_runtime_checks_keep_every_bit(layout, monkeypatch):
+    """The float32 matmul kernels declare every access in bounds (their first line, the
+    protocol's IN_BOUNDS): the native executor compiles them without the WGSL compiler's
+    runtime checks, and their products (partial tiles, vec4 and element loads, a batch, the
+    factorizations' in-place update) are the checked kernels' bit for bit."""
+    from webarray._core import graph
+    from webarray._core.algorithms import matmul as amm
+    from webarray.executors import protocol
+    from webarray.kernels import webgpu
+    from webarray.kernels.webgpu import matmul as mm
+
+    assert webgpu.IN_BOUNDS == protocol.IN_BOUNDS
+    assert mm.generate_f32(True, 0).startswith(protocol.IN_BOUNDS)
+    device = xp.asarray(1.0).device
+    ex = device.executor
+    if getattr(ex, "_trusted", None) is None:
+        pytest.skip("this executor compiles every kernel checked")
+    rng = np.random.default_rng(7)
+    cases = [((130, 64), (64, 260)), ((2, 37, 12), (12, 45)), ((1, 17), (17, 5)),
+             ((128, 8), (8, 128))]
+    data = [(rng.standard_normal(sa).astype(np.float32), rng.standard_normal(sb).astype(np.float32))
+            for sa, sb in cases]
+    c0 = rng.standard_normal((96, 96)).astype(np.float32)
+    p, q = (rng.standard_normal(s).astype(np.float32) for s in ((64, 32), (32, 64)))
+
+    def products():
+        out = []
+        for a, b in data:
+            if layout == "aT":
+                x = xp.asarray(np.ascontiguousarray(np.swapaxes(a, -1, -2))).mT
+            elif layout == "offset":
+                x = xp.asarray(np.concatenate([np.zeros((1,) + a.shape[1:], np.float32), a]))[1:]
+            else:
+                x = xp.asarray(a)
+            out.append(np.asarray(x @ xp.asarray(b)))
+        c = xp.asarray(c0)
+        block = c[32:, 16:80]
+        assert amm.subtract_product(block, graph.bindable(xp.asarray(p), strided=True),
+                                    graph.bindable(xp.asarray(q), strided=True))
+        out.append(np.asarray(c))
+        return out
+
+    trusted = products()
+    assert ex.trusted_modules > 0
+    made = ex.trusted_modules
+    real = mm.generate_f32
+    monkeypatch.setattr(mm, "generate_f32", lambda *a, **k: real(*a, **k)[len(protocol.IN_BOUNDS):])
+    monkeypatch.setattr(device, "_kernels", {})  # (the same keys compiled again, checked)
+    checked = products()
+    assert ex.trusted_modules == made
+    for t, c in zip(trusted, checked):
+        np.testing.assert_array_equal(t, c)
+    ref = c0.copy()
+    ref[32:, 16:80] -= p @ q
+    np.testing.assert_allclose(checked[-1], ref, rtol=1e-5, atol=1e-4)

@@ -53,7 +53,7 @@ from collections import OrderedDict
 from typing import Sequence
 
 from .guard import LOCK, critical, deliver
-from .protocol import DeviceLost, KernelError, buffer_size, is_loss
+from .protocol import IN_BOUNDS, DeviceLost, KernelError, buffer_size, is_loss
 
 _ZEROS = bytes(4096)  # padding of the uniform arena to a binding's alignment
 _BATCH_LIMIT = 4096  # dispatches recorded before a submit is forced
@@ -130,6 +130,18 @@ def _native_calls():
                 lib.wgpuComputePassEncoderDispatchWorkgroups, _api.ffi,
                 _api.libf.wgpuDeviceCreateBindGroup, _api.GPUBindGroup,
                 _api.libf.wgpuDeviceCreateBuffer, _api.GPUBuffer)
+    except (ImportError, AttributeError):  # pragma: no cover - depends on wgpu-py's version
+        return None
+
+
+def _trusted_calls():
+    """wgpu-native's create-shader-module without runtime checks, and what ``_module``
+    builds its descriptor with, from the library wgpu-py binds; None where this wgpu-py does
+    not expose it (every kernel is then compiled checked)."""
+    try:
+        from wgpu.backends.wgpu_native import _api  # (wgpu is imported on first use: _wgpu)
+        return (_api.libf.wgpuDeviceCreateShaderModuleTrusted, _api.ffi, _api.lib,
+                _api.new_struct_p, _api.to_c_string_view, _api.GPUShaderModule)
     except (ImportError, AttributeError):  # pragma: no cover - depends on wgpu-py's version
         return None
 
@@ -286,6 +298,11 @@ class NativeExecutor:
         # buffers (a loop's recycled ones) resolves them once; emptied when a handle is freed
         self._bounds: dict = {}
         self._calls = _native_calls()
+        # wgpu-native's compile without runtime checks (``_module``), where wgpu-py exposes
+        # it; WEBARRAY_TRUSTED_KERNELS=0 compiles every kernel checked
+        self._trusted = (_trusted_calls()
+                         if os.environ.get("WEBARRAY_TRUSTED_KERNELS", "1") != "0" else None)
+        self.trusted_modules = 0  # kernels compiled so (for tests and probes)
         self._create_bind_group = (
             _bind_group_maker(self._device, self._calls, self.max_storage_buffers)
             or self._device.create_bind_group)
@@ -478,7 +495,7 @@ class NativeExecutor:
             return entry
         source, writable = self._sources[kid], self._signatures[kid]
         try:
-            module = self._device.create_shader_module(code=source)
+            module = self._module(source)
             stage = {"module": module, "entry_point": "main"}
             if writable is None:
                 pipeline = self._device.create_compute_pipeline(layout="auto", compute=stage)
@@ -501,6 +518,27 @@ class NativeExecutor:
             old, _ = self._pipelines.popitem(last=False)
             self._pipeline_bytes -= len(self._sources[old])
         return entry
+
+    def _module(self, source: str):
+        """The shader module of a source: without naga's runtime checks (bounds checks on
+        every index it cannot prove in range, loop bounding) where the source declares its
+        accesses in bounds (``protocol.IN_BOUNDS``) and wgpu-native can compile it so
+        (``wgpuDeviceCreateShaderModuleTrusted``); else checked, as WebGPU requires."""
+        trusted = self._trusted
+        if trusted is None or not source.startswith(IN_BOUNDS):
+            return self._device.create_shader_module(code=source)
+        create, ffi, lib, new_struct_p, string_view, module_class = trusted
+        wgsl = new_struct_p("WGPUShaderSourceWGSL *", code=string_view(source))
+        wgsl[0].chain.next = ffi.NULL
+        wgsl[0].chain.sType = lib.WGPUSType_ShaderSourceWGSL
+        desc = new_struct_p("WGPUShaderModuleDescriptor *",
+                            nextInChain=ffi.cast("WGPUChainedStruct *", wgsl),
+                            label=string_view(""))
+        handle = create(self._device._internal, desc, 0)  # WGPUShaderRuntimeChecks_None
+        if handle == ffi.NULL:
+            raise RuntimeError("shader module creation failed")
+        self.trusted_modules += 1
+        return module_class("", handle, self._device)
 
     def compiled_kernels(self) -> int:
         """How many kernels hold a compiled pipeline now (the rest compile again when used)."""

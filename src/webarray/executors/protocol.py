@@ -17,6 +17,15 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence
 
+# A kernel source that begins with this line declares that every buffer and workgroup access
+# it makes is in bounds by construction (its generator guards or bounds each index and says
+# why): an executor may compile it without the checks the WGSL compiler adds for accesses it
+# cannot prove safe (and without its loop bounding); one that cannot ignores the line, a
+# WGSL comment. Native: wgpu-native's trusted shader modules (float32 matmul 4096 on an H200
+# 35.2 -> 39.9 TFLOP/s, benchmarks/NOTES-kernels-22.md, session 35). The kernel generators
+# write the same literal (kernels/webgpu/matmul.py; tests/test_linalg.py checks they agree).
+IN_BOUNDS = "// webarray: every access in bounds by construction\n"
+
 
 class DeviceLost(RuntimeError):
     """The GPU device behind an executor is gone; arrays on it cannot be used."""
@@ -76,7 +85,8 @@ class Executor(Protocol):
         """Block until every issued dispatch has finished and return the bytes."""
 
     def compile(self, source: str) -> int:
-        """Compile a compute shader (entry point ``main``); KernelError on failure."""
+        """Compile a compute shader (entry point ``main``); KernelError on failure. A source
+        that begins with ``IN_BOUNDS`` may be compiled without runtime bounds checks."""
 
     def dispatch(
         self,

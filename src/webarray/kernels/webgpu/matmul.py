@@ -26,6 +26,7 @@ from .. import lanes, wgsl_complex, wgsl_f64, wgsl_int64  # noqa: F401  (registe
 # _core/algorithms/matmul.py
 from ..specs.matmul import BK, MAX_K, MULADD, R, THREADS, TILE  # noqa: F401
 from ..wgsl_lib import helpers_for
+from . import IN_BOUNDS
 
 # float64's K per launch: its product runs as loops (below), R * R passes per step of K,
 # which must stay below llvmpipe's 65,535 loop passes per invocation
@@ -156,8 +157,17 @@ def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None) -> str
     subtracted from it in place (a factorization's trailing update: C − A·B rounded once
     after the product, as a product subtracted by a second launch); its value gives the
     binding of A, B and C among the distinct buffers bound (a factorization's blocks share
-    one buffer, which WebGPU lets a dispatch bind writable only once)."""
-    lines = []
+    one buffer, which WebGPU lets a dispatch bind writable only once).
+
+    Every access is in bounds by construction, so the source says so (``IN_BOUNDS``: the
+    native executor compiles it without naga's runtime checks, +10-13% at 1024-4096 on an
+    H200): each load and store of A, B and C is guarded by the product's bounds (row < M,
+    k < K, column < N; the vec4 ones cover 4 columns of K or N, multiples of 4 there) over
+    views that lie in their buffers; the tiles' indices stay below 256 by their ranges
+    ((ak + c) * 32 + (ar >> 2) with ak + c < 8 and ar >> 2 < 32; bk * 32 + (bn >> 2) with
+    bk < 8 and bn >> 2 < 32; k * 32 + 16 + ty and tx with k < 8 and ty, tx < 16); the
+    uniforms are read at fixed indices."""
+    lines = [IN_BOUNDS.rstrip("\n")]
     w = lines.append
     arr = "array<vec4<u32>>" if vec else "array<u32>"
     w("@group(0) @binding(0) var<storage, read> U: array<u32>;")
