@@ -194,7 +194,7 @@ def test_a_forced_result_with_only_dead_neighbours_is_computed_alone():
 
 @pytest.mark.parametrize("dtype", ["float32", "int8", "uint16", "int64", "complex64", "bool"])
 def test_the_kept_launch_plan_equals_the_general_launch(dtype, monkeypatch):
-    """Eager launches of contiguous views reuse a plan per signature (_core/launch.py _plain);
+    """Eager launches of contiguous views reuse a plan per signature (_core/launch.py plain);
     the same values through strided views take the general path: the bytes must agree, also
     for offsets that rule out vec4, an input read twice, two-word dtypes and scalars."""
     rng = np.random.default_rng(7)
@@ -204,14 +204,14 @@ def test_the_kept_launch_plan_equals_the_general_launch(dtype, monkeypatch):
     inter = xp.asarray(np.stack([x, y], axis=1))
     op = xp.logical_xor if dtype == "bool" else xp.add
     taken = []
-    plain_launch = launch._plain
+    plain_launch = launch.plain
 
     def counted(*args):
         out = plain_launch(*args)
         taken.append(out is not None)
         return out
 
-    monkeypatch.setattr(launch, "_plain", counted)
+    monkeypatch.setattr(launch, "plain", counted)
     counts = []
     with xp.fusion.enabled(False):
         for _ in range(2):  # the second round runs from the kept plans

@@ -40,7 +40,7 @@ from ..kernels.expr import Apply, Cast, Index, Input, LoopOut, Node, Scalar
 from ..kernels.expr import apply as _apply_node, slot as _slot_node
 from ..kernels.expr import APPLIES, SLOTS
 from ..kernels import lanes
-from . import fold as _fold, lease, storage, tensor
+from . import fold as _fold, launch, lease, storage, tensor
 from .launch import MULTI_WORD, elementwise as _launch, issue as _issue, plain_plan as _plain_plan
 from .tensor import c_strides, is_contiguous
 
@@ -95,6 +95,17 @@ def apply(device, shape, node: Apply | Cast, inputs, scalars):
     pending array: one Lazy node over the inputs' nodes, no memo, no list of views (a one-op
     node over computed arrays finds them in its arguments, ``_expr_views``)."""
     if not _fusion or 0 in shape:
+        if 0 not in shape and not lease.LEASES and not device.staged:
+            # eager: the launch's common case (launch.plain) without execute's frames
+            LOCK.acquire()
+            try:
+                out = launch.plain(device, shape, [(node, None)], inputs, scalars)
+                if out is not None:
+                    return out[0]
+            finally:
+                LOCK.release()
+                if guard._deferred:
+                    guard.deliver()
         return execute(device, shape, [(node, None)], inputs, scalars)[0]
     if type(node) is Cast:
         kind, xs, op, compute = "cast", (node.arg,), None, None
@@ -770,7 +781,7 @@ def _quick(device, shape, target, root, limit) -> bool:
     lowers). A walk of the DAG in the lowering's order (``_Lowering``) gives the structure
     as a flat key (each op's name, dtypes and arity, each leaf's slot, binding and dtype,
     each scalar's dtype, a node met again by its index), the leaves' views and offsets and
-    the scalars' values; the key names ``_plain``'s plan (``launch.plain_plan``), made by
+    the scalars' values; the key names ``launch.plain``'s plan (``launch.plain_plan``), made by
     a lowering the first time. A loop's forced result (``c = a * 2 + b`` read at each
     iteration) lowered and signed the same DAG again every time: this takes 7-13% off its
     host time on an H200's host (benchmarks/NOTES-host.md, session 32). A single op over

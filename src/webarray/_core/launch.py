@@ -91,7 +91,7 @@ def elementwise(device, shape, outputs, inputs=(), scalars=(), raw_inputs=()):
                 if flat is not None:
                     return flat
     if not raw_inputs:
-        results = _plain(device, shape, outputs, inputs, scalars)
+        results = plain(device, shape, outputs, inputs, scalars)
         if results is not None:
             return results
     n = math.prod(shape)
@@ -383,14 +383,16 @@ MULTI_WORD = frozenset(d for d in dt.all_dtypes if lanes.words(d) != 1)
 _C_STRIDES: dict = {}  # C-contiguous strides by shape (a bounded cache)
 
 
-def _plain(device, shape, outputs, inputs, scalars):
+def plain(device, shape, outputs, inputs, scalars):
     """``elementwise`` for its common case, or None: every output new, every input a
     C-contiguous view of the kernel's shape within one binding. Its spec, key and compiled
     kernel depend only on the nodes, the dtypes, which inputs share a buffer, the scalars'
     dtypes, the rank and vec4, so they are kept per device under that small signature
     (``Device.plans``) and a repeated launch only packs its uniforms. This is the path of
-    every forced fused result, so it is written for its host cost (~7 µs on a 2-core VM,
-    the result's buffer and the recorded dispatch included)."""
+    every eager op (``graph.apply`` calls it directly, the lock held, where no lease or
+    staging applies) and of the fused results the graph's quick path does not take, so it is
+    written for its host cost (~5 µs on a 2-core VM, the result's buffer and the recorded
+    dispatch included)."""
     found = plain_plan(device, shape, outputs, inputs, scalars)
     if found is None:
         return None
@@ -399,7 +401,7 @@ def _plain(device, shape, outputs, inputs, scalars):
 
 
 def plain_plan(device, shape, outputs, inputs, scalars):
-    """_plain's plan for these operands, or None where _plain does not apply: (the plan,
+    """plain's plan for these operands, or None where plain does not apply: (the plan,
     vec4, the uniform words so far (a slot for the count, then each input's offset), the
     distinct input buffers in binding order)."""
     n = math.prod(shape)
@@ -515,7 +517,7 @@ def issue(device, shape, plan, aligned, words, buffers, scalars, outputs: int):
 
 
 def _plan(device, shape, outputs, inputs, scalars, where, aligned):
-    """What ``_plain`` keeps per signature: whether the kernel reads the shape and the
+    """What ``plain`` keeps per signature: whether the kernel reads the shape and the
     element index, its compiled id, the grid function, its key and source maker (for a launch
     in pieces), a maker of each output record, and the uniforms' packer (u32 words in
     ``uniform_layout``'s order, a float32 scalar as "f")."""
@@ -544,7 +546,7 @@ def _plan(device, shape, outputs, inputs, scalars, where, aligned):
 
 
 def _pack_words(words, scalars, uses_index) -> bytes:
-    """_plain's uniforms where its packer refused them: every word as u32 (negative ones as
+    """plain's uniforms where its packer refused them: every word as u32 (negative ones as
     their two's complement), the scalars by ``lanes.scalar_words`` (which rounds a float past
     the largest float32 to infinity)."""
     head = len(words) - uses_index - sum(lanes.words(d) for d, _ in scalars)
