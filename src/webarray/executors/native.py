@@ -120,27 +120,19 @@ def _wgpu():
 
 def _native_calls():
     """wgpu-native's (set pipeline, set bind group, dispatch) of a compute pass, wgpu-py's
-    cffi module, and wgpu-py's error-checked create-bind-group and create-buffer calls with
-    their classes, from the library wgpu-py binds; None where this wgpu-py does not expose
-    them (the replay then calls wgpu-py's methods)."""
+    cffi module, wgpu-py's error-checked create-bind-group and create-buffer calls with
+    their classes, then what ``_module`` compiles a kernel without runtime checks with
+    (wgpu-native's create-shader-module-trusted, or None where this library lacks it; the
+    cffi lib, struct maker, string view and module class), from the library wgpu-py binds;
+    None where this wgpu-py does not expose them (the replay then calls wgpu-py's methods)."""
     try:
         from wgpu.backends.wgpu_native import _api  # (wgpu is imported on first use: _wgpu)
         lib = _api.lib
         return (lib.wgpuComputePassEncoderSetPipeline, lib.wgpuComputePassEncoderSetBindGroup,
                 lib.wgpuComputePassEncoderDispatchWorkgroups, _api.ffi,
                 _api.libf.wgpuDeviceCreateBindGroup, _api.GPUBindGroup,
-                _api.libf.wgpuDeviceCreateBuffer, _api.GPUBuffer)
-    except (ImportError, AttributeError):  # pragma: no cover - depends on wgpu-py's version
-        return None
-
-
-def _trusted_calls():
-    """wgpu-native's create-shader-module without runtime checks, and what ``_module``
-    builds its descriptor with, from the library wgpu-py binds; None where this wgpu-py does
-    not expose it (every kernel is then compiled checked)."""
-    try:
-        from wgpu.backends.wgpu_native import _api  # (wgpu is imported on first use: _wgpu)
-        return (_api.libf.wgpuDeviceCreateShaderModuleTrusted, _api.ffi, _api.lib,
+                _api.libf.wgpuDeviceCreateBuffer, _api.GPUBuffer,
+                getattr(_api.libf, "wgpuDeviceCreateShaderModuleTrusted", None), lib,
                 _api.new_struct_p, _api.to_c_string_view, _api.GPUShaderModule)
     except (ImportError, AttributeError):  # pragma: no cover - depends on wgpu-py's version
         return None
@@ -300,8 +292,9 @@ class NativeExecutor:
         self._calls = _native_calls()
         # wgpu-native's compile without runtime checks (``_module``), where wgpu-py exposes
         # it; WEBARRAY_TRUSTED_KERNELS=0 compiles every kernel checked
-        self._trusted = (_trusted_calls()
-                         if os.environ.get("WEBARRAY_TRUSTED_KERNELS", "1") != "0" else None)
+        calls = self._calls
+        self._trusted = (calls[8:] if calls is not None and calls[8] is not None
+                         and os.environ.get("WEBARRAY_TRUSTED_KERNELS", "1") != "0" else None)
         self.trusted_modules = 0  # kernels compiled so (for tests and probes)
         self._create_bind_group = (
             _bind_group_maker(self._device, self._calls, self.max_storage_buffers)
@@ -527,7 +520,8 @@ class NativeExecutor:
         trusted = self._trusted
         if trusted is None or not source.startswith(IN_BOUNDS):
             return self._device.create_shader_module(code=source)
-        create, ffi, lib, new_struct_p, string_view, module_class = trusted
+        create, lib, new_struct_p, string_view, module_class = trusted
+        ffi = self._calls[3]
         wgsl = new_struct_p("WGPUShaderSourceWGSL *", code=string_view(source))
         wgsl[0].chain.next = ffi.NULL
         wgsl[0].chain.sType = lib.WGPUSType_ShaderSourceWGSL

@@ -127,7 +127,10 @@ class BufferPool:
         """``acquire``'s slot (the lock held): a pooled one of the size class outside the
         slabs of the Buffers in ``avoid`` (the last few pooled looked at), else a new one."""
         free = self._free.get(-size)  # (handle, slab id) pairs
-        if free:  # the common case first: the last one pooled lies outside those slabs
+        # the common case first: the last one pooled lies outside those slabs (apart from the
+        # loop below, which builds the list of slabs to shun: folded into it, a forced result
+        # on a 2-core VM took 0.2-0.3 µs more, session 35)
+        if free:
             handle, slab = free[-1]
             for b in avoid:
                 if b.slab == slab:

@@ -23,7 +23,7 @@ from typing import Protocol, Sequence
 # cannot prove safe (and without its loop bounding); one that cannot ignores the line, a
 # WGSL comment. Native: wgpu-native's trusted shader modules (float32 matmul 4096 on an H200
 # 35.2 -> 39.9 TFLOP/s, benchmarks/NOTES-kernels-22.md, session 35). The kernel generators
-# write the same literal (kernels/webgpu/matmul.py; tests/test_linalg.py checks they agree).
+# write the same literal (kernels/webgpu/matmul.py; tests/test_linear_algebra.py checks they agree).
 IN_BOUNDS = "// webarray: every access in bounds by construction\n"
 
 

@@ -5,5 +5,5 @@
 # The first line of a generated kernel whose every buffer and workgroup access is in bounds by
 # construction (its generator guards or bounds each index and says why): the native executor
 # compiles it without the WGSL compiler's runtime checks (executors/protocol.py IN_BOUNDS,
-# the same literal; tests/test_linalg.py checks they agree).
+# the same literal; tests/test_linear_algebra.py checks they agree).
 IN_BOUNDS = "// webarray: every access in bounds by construction\n"

@@ -104,13 +104,13 @@ def _first_key(dtype: DType, at: str) -> str:
     return f"(sk_key({lanes.load(dtype, 'X', f'U[5] + {at}')}) ^ U[6])"
 
 
-def histogram(bits: int = BITS, first: DType | None = None, items: int = ITEMS) -> str:
+def histogram(bits: int = BITS, first: DType | None = None) -> str:
     """Digit counts of every block of keys; with ``first`` (the values' dtype), the keys
     of the first pass computed from the values as ``keys`` computes them (no keys pass
-    before it; uniforms 5 and 6: the values' offset and the flip). A thread takes ``items``
+    before it; uniforms 5 and 6: the values' offset and the flip). A thread takes ITEMS
     keys WORKGROUP apart at a time (a tile, coalesced), its loads all issued before its
-    atomics, written out (a loop of load-then-add waits out a memory round trip per key;
-    items = 1: that loop).
+    atomics, written out (a loop of load-then-add waited out a memory round trip per key:
+    sort 2^24 on an H200 1.18 -> 1.13 ms, benchmarks/NOTES-sort.md, session 35).
 
     Bindings: 1 keys or values (read), 2 counts H (write, rows * R * blocks words)."""
     r = 1 << bits
@@ -128,18 +128,14 @@ def histogram(bits: int = BITS, first: DType | None = None, items: int = ITEMS) 
         _BLOCK,
         f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{ atomicStore(&C[d], 0u); }}",
         "    workgroupBarrier();",
-        f"    for (var p = start + lid; p < end; p = p + {WORKGROUP * items}u) {{",
-    ]
-    if items == 1:
-        w.append(f"        atomicAdd(&C[({key('p')} >> shift) & {r - 1}u], 1u);")
-    else:  # (the last key's index stands in for those past the end: read, not counted)
-        w += [f"        let p{j} = p + {j * WORKGROUP}u;" for j in range(1, items)]
-        w.append(f"        let d0 = ({key('p')} >> shift) & {r - 1}u;")
-        w += [f"        let d{j} = ({key(f'min(p{j}, end - 1u)')} >> shift) & {r - 1}u;"
-              for j in range(1, items)]
-        w.append("        atomicAdd(&C[d0], 1u);")
-        w += [f"        if (p{j} < end) {{ atomicAdd(&C[d{j}], 1u); }}" for j in range(1, items)]
-    w += [
+        f"    for (var p = start + lid; p < end; p = p + {TILE}u) {{",
+        # (the last key's index stands in for those past the end: read, not counted)
+        *(f"        let p{j} = p + {j * WORKGROUP}u;" for j in range(1, ITEMS)),
+        f"        let d0 = ({key('p')} >> shift) & {r - 1}u;",
+        *(f"        let d{j} = ({key(f'min(p{j}, end - 1u)')} >> shift) & {r - 1}u;"
+          for j in range(1, ITEMS)),
+        "        atomicAdd(&C[d0], 1u);",
+        *(f"        if (p{j} < end) {{ atomicAdd(&C[d{j}], 1u); }}" for j in range(1, ITEMS)),
         "    }",
         "    workgroupBarrier();",
         f"    for (var d = lid; d < {r}u; d = d + {WORKGROUP}u) {{",
