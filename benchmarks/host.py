@@ -7,7 +7,10 @@ is issued, then one device sync (not timed: the GPU work of 16 elements is not t
 
 - *independent*: ``c = a + b`` ``count`` times, every result kept alive;
 - *dependent*: ``x = x + b`` ``count`` times (a chain);
-- *scalar*: ``c = a * 2.0`` ``count`` times.
+- *scalar*: ``c = a * 2.0`` ``count`` times;
+- *readback*: ``float(xp.sum(a))`` ``count // 10`` times, each waited for: an op and the
+  round trip of its result to Python (what a loop that prints its loss pays every step), the
+  GPU's latency included.
 
 webarray runs each loop fused (lazy nodes, the default) and eager (``fusion.set_enabled(
 False)``: one dispatch recorded per op); NumPy computes on the CPU; CuPy and PyTorch issue
@@ -32,7 +35,8 @@ import numpy as np
 
 from . import _common as c
 
-LOOPS = ("independent", "dependent", "scalar")
+LOOPS = ("independent", "dependent", "scalar", "readback")
+READBACK_SHARE = 10  # the readback loop runs count // 10 times (each is a round trip)
 
 
 def _loop(kind: str, xp, a, b, count: int) -> float:
@@ -48,6 +52,11 @@ def _loop(kind: str, xp, a, b, count: int) -> float:
         t0 = time.perf_counter()
         for _ in range(count):
             x = x + b
+        return time.perf_counter() - t0
+    if kind == "readback":
+        t0 = time.perf_counter()
+        for _ in range(count):
+            float(xp.sum(a))
         return time.perf_counter() - t0
     t0 = time.perf_counter()
     for _ in range(count):
@@ -88,17 +97,18 @@ def measure(backends, count: int, rounds: int, log, pause_gc: bool = True) -> li
 
     rows = []
     for kind in LOOPS:
+        n = max(1, count // READBACK_SHARE) if kind == "readback" else count
         for column in columns:
-            run(column, kind, min(count, 200))  # warm up: kernels compiled
+            run(column, kind, min(n, 200))  # warm up: kernels compiled
         times: dict = {column[0]: [] for column in columns}
         for _ in range(rounds):
             for column in columns:
-                times[column[0]].append(run(column, kind, count))
+                times[column[0]].append(run(column, kind, n))
         for label, ts in times.items():
             us = c.median(ts)
             log(f"  {label:16s} {kind:12s} {us:8.2f} µs/op")
             rows.append({"backend": label, "loop": kind, "us_per_op": us,
-                         "rounds_us": ts, "count": count})
+                         "rounds_us": ts, "count": n})
     return rows
 
 
@@ -109,7 +119,8 @@ def report(rows: list[dict]) -> str:
              for lab in labels]
     count = rows[0]["count"] if rows else 0
     return c.table(["backend"] + [f"{k} µs/op" for k in LOOPS], table,
-                   f"Host cost per op: {count} ops on 16-element float32 arrays, then one sync")
+                   f"Host cost per op: {count} ops on 16-element float32 arrays, then one "
+                   f"sync (readback: {max(1, count // READBACK_SHARE)} sums, each read back)")
 
 
 def main(argv=None) -> int:
@@ -126,7 +137,9 @@ def main(argv=None) -> int:
     rows = measure(backends, count, rounds, c.log, pause_gc=not args.gc)
     rec = c.record("host", backends, skipped,
                    method={"rounds": rounds, "statistic": "median", "dtype": "float32",
-                           "elements": 16, "timed": "issuing the ops (the sync after is not)",
+                           "elements": 16,
+                           "timed": "issuing the ops (the sync after is not); readback: each "
+                                    "op and its read back",
                            "gc": "on" if args.gc else "collected before each timed loop, "
                                                       "paused during it (as timeit)"},
                    host=rows)

@@ -1,7 +1,7 @@
 """Ctrl-C in the middle of webarray's work: every array is right afterwards, or raises.
 
 Three ways in: (1) each wgpu method that the native executor's flush, submit, write and
-read paths call raises KeyboardInterrupt once (at its first and at its third call), as an
+read paths call (and the readback's calls into wgpu-native) raises KeyboardInterrupt once (at its first and at its third call), as an
 interrupt inside wgpu-py's Python code would; (2) the same methods send SIGINT to the
 process from inside, as a real Ctrl-C at that moment does; (3) real SIGINTs from a timer
 thread while the main thread loops over operations and reads. Before the fix the recorded
@@ -44,7 +44,12 @@ CALLS = [
     (api.GPUComputePassEncoder, "end"),
     (api.GPUCommandEncoder, "finish"),
     (api.GPUQueue, "submit"),
-    (api.GPUQueue, "read_buffer"),
+    # a readback: its copy in the submit, then the map, the waiting polls and the copy out
+    # (NativeExecutor's _Readback, through wgpu-native's functions)
+    (api.GPUCommandEncoder, "copy_buffer_to_buffer"),
+    ("reader", "map"),
+    ("reader", "poll"),
+    ("reader", "take"),
 ]
 
 
@@ -123,6 +128,9 @@ def _inject(monkeypatch, cls, name, nth, how, executor=None):
             return original(*args, **kwargs)
         return wrapper
 
+    if cls == "reader":  # the executor's readback calls
+        monkeypatch.setattr(executor._reader, name, wrapping(getattr(executor._reader, name)))
+        return fired
     wrapper = wrapping(executor._calls[_RAW[name]] if raw else getattr(cls, name))
     if own:
         monkeypatch.setattr(executor, own, wrapping(getattr(executor, own)))
