@@ -101,6 +101,10 @@ def _check(made: dict) -> None:
 # the pass calls the replay makes through wgpu-native's own functions, where wgpu-py
 # exposes them (NativeExecutor._calls): their place in that tuple
 _RAW = {"set_pipeline": 0, "set_bind_group": 1, "dispatch_workgroups": 2}
+# the submit's encoder, pass, copy, finish, submit and queue-write calls
+# (NativeExecutor._encoding): their place in that tuple
+_ENCODING = {"create_command_encoder": 0, "begin_compute_pass": 1, "end": 2,
+             "copy_buffer_to_buffer": 3, "finish": 4, "submit": 5, "write_buffer": 6}
 
 
 def _inject(monkeypatch, cls, name, nth, how, executor=None):
@@ -130,6 +134,11 @@ def _inject(monkeypatch, cls, name, nth, how, executor=None):
 
     if cls == "reader":  # the executor's readback calls
         monkeypatch.setattr(executor._reader, name, wrapping(getattr(executor._reader, name)))
+        return fired
+    if executor is not None and name in _ENCODING:  # the submit's calls (both kinds)
+        replaced = list(executor._encoding)
+        replaced[_ENCODING[name]] = wrapping(replaced[_ENCODING[name]])
+        monkeypatch.setattr(executor, "_encoding", tuple(replaced))
         return fired
     wrapper = wrapping(executor._calls[_RAW[name]] if raw else getattr(cls, name))
     if own:

@@ -203,14 +203,14 @@ def _buffer_maker(device, calls, usage):
 def _pass_calls(cpass, calls):
     """set_pipeline(pipeline), set_group(group, offsets or None) and dispatch(x, y, z) on
     one compute pass, ``offsets`` the dynamic offsets of the group's bindings in order:
-    through wgpu-native's own functions (``calls``, ``_native_calls``) or,
-    where there are none, wgpu-py's methods."""
+    through wgpu-native's own functions (``calls``, ``_native_calls``; cpass is then
+    wgpu-native's pass) or, where there are none, wgpu-py's methods."""
     if calls is None:
         return (cpass.set_pipeline,
                 lambda group, offsets: cpass.set_bind_group(0, group, offsets or []),
                 cpass.dispatch_workgroups)
     set_pipeline, set_group, dispatch, ffi = calls[:4]
-    p, null = cpass._internal, ffi.NULL
+    p, null = cpass, ffi.NULL
 
     def bind(group, offsets):
         if offsets is None:
@@ -220,6 +220,75 @@ def _pass_calls(cpass, calls):
 
     return (lambda pipeline: set_pipeline(p, pipeline._internal), bind,
             lambda x, y, z: dispatch(p, x, y, z))
+
+
+def _encoding(device, calls):
+    """What a submit records and submits with, as a tuple: encoder() (a command encoder),
+    begin(encoder) (a compute pass), end(pass), copy(encoder, source, offset, target,
+    target offset, size), finish(encoder) (its command buffer; the encoder is released),
+    submit(command buffer) (released), write(buffer, offset, data) (a queue write), and
+    abandon(encoder, pass) for what an interrupted recording leaves (either may be None). Through wgpu-py's error-checked calls into wgpu-native with descriptors
+    made once (``calls``, ``_native_calls``): on an H200's host wgpu-py's methods, which
+    build their descriptors and wrapper objects at every call, took ~55 µs of a readback's
+    ~70 µs submit. Without ``calls``, wgpu-py's methods. A validation error of a recorded
+    command is reported at finish, as before; finish, submit and write raise their own."""
+    queue = device.queue
+    if calls is None:
+        return (device.create_command_encoder, lambda enc: enc.begin_compute_pass(),
+                lambda cpass: cpass.end(),
+                lambda enc, src, offset, dst, dst_offset, size: enc.copy_buffer_to_buffer(
+                    src, offset, dst, dst_offset, size),
+                lambda enc: enc.finish(), lambda cb: queue.submit([cb]),
+                queue.write_buffer, lambda enc, cpass: None)
+    ffi, lib = calls[3], calls[9]
+    from wgpu.backends.wgpu_native import _api  # (imported by _native_calls already)
+
+    libf = _api.libf
+    dev, q = device._internal, queue._internal
+    # zeroed descriptors: no chain, an empty label, no timestamp writes
+    enc_desc = ffi.new("WGPUCommandEncoderDescriptor *")
+    pass_desc = ffi.new("WGPUComputePassDescriptor *")
+    cb_desc = ffi.new("WGPUCommandBufferDescriptor *")
+    cbs = ffi.new("WGPUCommandBuffer[1]")
+    create, begin_pass = libf.wgpuDeviceCreateCommandEncoder, libf.wgpuCommandEncoderBeginComputePass
+    end_pass, release_pass = libf.wgpuComputePassEncoderEnd, lib.wgpuComputePassEncoderRelease
+    copy_raw, finish_raw = libf.wgpuCommandEncoderCopyBufferToBuffer, libf.wgpuCommandEncoderFinish
+    release_enc, release_cb = lib.wgpuCommandEncoderRelease, lib.wgpuCommandBufferRelease
+    submit_raw, write_raw, from_buffer = libf.wgpuQueueSubmit, libf.wgpuQueueWriteBuffer, ffi.from_buffer
+    def end(cpass):
+        try:
+            end_pass(cpass)
+        finally:
+            release_pass(cpass)
+
+    def copy(enc, src, offset, dst, dst_offset, size):
+        copy_raw(enc, src._internal, offset, dst._internal, dst_offset, size)
+
+    def finish(enc):
+        try:
+            return finish_raw(enc, cb_desc)
+        finally:
+            release_enc(enc)
+
+    def submit(cb):
+        cbs[0] = cb
+        try:
+            submit_raw(q, 1, cbs)
+        finally:
+            release_cb(cb)
+
+    def write(buf, offset, data):
+        m = memoryview(data)
+        write_raw(q, buf._internal, offset, from_buffer(m), m.nbytes)
+
+    def abandon(enc, cpass):
+        if cpass is not None:
+            release_pass(cpass)
+        if enc is not None:
+            release_enc(enc)
+
+    return (lambda: create(dev, enc_desc), lambda enc: begin_pass(enc, pass_desc), end, copy,
+            finish, submit, write, abandon)
 
 
 class _Readback:
@@ -366,6 +435,7 @@ class NativeExecutor:
         # readbacks through wgpu-native's map calls, where wgpu-py exposes them (else
         # wgpu-py's read_buffer)
         self._reader = _Readback(self._device, self._calls) if self._calls is not None else None
+        self._encoding = _encoding(self._device, self._calls)
         # wgpu-native's compile without runtime checks (``_module``), where wgpu-py exposes
         # it; WEBARRAY_TRUSTED_KERNELS=0 compiles every kernel checked
         calls = self._calls
@@ -447,7 +517,7 @@ class NativeExecutor:
             # written once whole: wgpu-native tracks which ranges of a buffer hold data by
             # the bind groups' ranges, not the dynamic offsets, so a slot written by a
             # kernel would read back as zeros (wgpu zeroes a range it counts unwritten)
-            self._queue.write_buffer(slab.buf, 0, _ZERO_SLAB)
+            self._encoding[6](slab.buf, 0, _ZERO_SLAB)
             self._next_handle += 1
             self._slabs[slab.id] = slab
             self._open.append(slab)
@@ -511,7 +581,7 @@ class NativeExecutor:
                 at = self._at.get(handle)
                 if at is not None:
                     offset += at[1]
-                self._queue.write_buffer(self._buffers[handle], offset, data)
+                self._encoding[6](self._buffers[handle], offset, data)
             except Exception as e:
                 self._raise_if_lost(e)
                 raise
@@ -926,10 +996,22 @@ class NativeExecutor:
             self._arena_buf = self._device.create_buffer(
                 size=size, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST)
             self._arena_size = size
+        encoder, _, _, _, finish, submit, write, abandon = self._encoding
         if need:  # (a batch of copies alone, a readback's, has no uniforms)
             arena.extend(b"\0" * (need - len(arena)))
-            self._queue.write_buffer(self._arena_buf, 0, arena)
-        enc = self._device.create_command_encoder()
+            write(self._arena_buf, 0, arena)
+        enc = encoder()
+        try:
+            self._record(enc, pending)
+        except BaseException:
+            abandon(enc, None)
+            raise
+        submit(finish(enc))  # (each releases what it is given, even when it raises)
+
+    def _record(self, enc, pending) -> None:
+        """Record the batch into the command encoder enc (a pass an exception leaves open
+        is released)."""
+        _, begin, end, copy, _, _, _, abandon = self._encoding
         cpass = None  # begun at the first dispatch after each copy
         arena_buf = self._arena_buf
         create = self._create_bind_group
@@ -937,56 +1019,60 @@ class NativeExecutor:
         live, slabs = self._buffers, self._slabs
         current = None
         signatures = self._signatures
-        for kernel, bound, start, size, window, grid in pending:
-            if kernel == _COPY:  # bound: (source, offset, copy, size), between two passes
-                if cpass is not None:
-                    cpass.end()
-                    cpass = None
-                enc.copy_buffer_to_buffer(bound, start, size, 0, window)
-                continue
-            if cpass is None:
-                cpass = enc.begin_compute_pass()
-                set_pipeline, bind, dispatch = _pass_calls(cpass, self._calls)
-                current = None
-            if kernel != current:  # (a dropped pipeline is compiled again here)
-                pipeline, layout = self._pipeline(kernel)
-                set_pipeline(pipeline)
-                current = kernel
-            handles, offsets = bound[1], bound[2]
-            signature = signatures[kernel]
-            if signature is None:  # a kernel with an automatic layout: one group each
-                entries = [{"binding": 0, "resource": {
-                    "buffer": arena_buf, "offset": start, "size": (size + 3) // 4 * 4}}]
-                for i, r in enumerate(self._resources(bound)[0]):
-                    entries.append({"binding": i + 1, "resource": r})
-                bind(create(layout=layout, entries=entries), None)
-            else:
-                key = (signature, window, handles)
-                kept = cache.get(key)
-                if kept is None:
-                    resources, ids = self._resources(bound)
-                    entries = [{"binding": 0, "resource": {
-                        "buffer": arena_buf, "offset": 0, "size": window}}]
-                    for i, r in enumerate(resources):
-                        entries.append({"binding": i + 1, "resource": r})
-                    group = create(layout=layout, entries=entries)
-                    if all(i in live or i in slabs for i in ids):
-                        # never cache a freed buffer, nor a copy (its id None)
-                        self._remember(key, group, ids)
-                else:
-                    group = kept[0]
-                    cache.move_to_end(key)
-                if start.__class__ is not int:  # dispatch_many's rounds
-                    x, y, z = grid
-                    for first in start:
-                        bind(group, [first, *offsets] if offsets else [first])
-                        dispatch(x, y, z)
+        try:
+            for kernel, bound, start, size, window, grid in pending:
+                if kernel == _COPY:  # bound: (source, offset, copy, size), between two passes
+                    if cpass is not None:
+                        done, cpass = cpass, None
+                        end(done)
+                    copy(enc, bound, start, size, 0, window)
                     continue
-                bind(group, [start, *offsets] if offsets else [start])
-            dispatch(grid[0], grid[1], grid[2])
-        if cpass is not None:
-            cpass.end()
-        self._queue.submit([enc.finish()])
+                if cpass is None:
+                    cpass = begin(enc)
+                    set_pipeline, bind, dispatch = _pass_calls(cpass, self._calls)
+                    current = None
+                if kernel != current:  # (a dropped pipeline is compiled again here)
+                    pipeline, layout = self._pipeline(kernel)
+                    set_pipeline(pipeline)
+                    current = kernel
+                handles, offsets = bound[1], bound[2]
+                signature = signatures[kernel]
+                if signature is None:  # a kernel with an automatic layout: one group each
+                    entries = [{"binding": 0, "resource": {
+                        "buffer": arena_buf, "offset": start, "size": (size + 3) // 4 * 4}}]
+                    for i, r in enumerate(self._resources(bound)[0]):
+                        entries.append({"binding": i + 1, "resource": r})
+                    bind(create(layout=layout, entries=entries), None)
+                else:
+                    key = (signature, window, handles)
+                    kept = cache.get(key)
+                    if kept is None:
+                        resources, ids = self._resources(bound)
+                        entries = [{"binding": 0, "resource": {
+                            "buffer": arena_buf, "offset": 0, "size": window}}]
+                        for i, r in enumerate(resources):
+                            entries.append({"binding": i + 1, "resource": r})
+                        group = create(layout=layout, entries=entries)
+                        if all(i in live or i in slabs for i in ids):
+                            # never cache a freed buffer, nor a copy (its id None)
+                            self._remember(key, group, ids)
+                    else:
+                        group = kept[0]
+                        cache.move_to_end(key)
+                    if start.__class__ is not int:  # dispatch_many's rounds
+                        x, y, z = grid
+                        for first in start:
+                            bind(group, [first, *offsets] if offsets else [first])
+                            dispatch(x, y, z)
+                        continue
+                    bind(group, [start, *offsets] if offsets else [start])
+                dispatch(grid[0], grid[1], grid[2])
+            if cpass is not None:
+                done, cpass = cpass, None
+                end(done)
+        except BaseException:
+            abandon(None, cpass)
+            raise
 
     def _remember(self, key, group, ids) -> None:
         cache, using = self._bind_groups, self._bind_groups_of
