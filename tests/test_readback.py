@@ -136,3 +136,33 @@ def test_a_long_wait_naps_instead_of_spinning(monkeypatch):
     np.testing.assert_allclose(got, want[0, :4], rtol=1e-3, atol=1e-30)
     if "CPU" in ex.adapter_info["adapter_type"].upper():
         assert naps and max(naps) <= native._NAP_S
+
+
+def test_a_device_lost_while_a_readback_waits_raises_device_lost():
+    from webarray.executors.native import NativeExecutor
+    from webarray.executors.protocol import DeviceLost
+
+    saved = _device._default
+    dev = _device._default = _device.Device(NativeExecutor())
+    try:
+        reader = dev.executor._reader
+        if reader is None:
+            pytest.skip("this wgpu-py does not expose wgpu-native's map calls")
+        x = xp.asarray(np.arange(8, dtype=np.float32))
+        assert float(xp.sum(x)) == 28.0
+        mapping = reader.map
+
+        def map_then_lose(buf, n):  # the copy is submitted; the device goes before the map
+            dev.executor.simulate_loss()
+            return mapping(buf, n)
+
+        reader.map = map_then_lose
+        with pytest.raises(DeviceLost, match="lost"):
+            float(xp.sum(x * 2.0))
+        del reader.map
+        assert dev.lost
+        fresh = xp.asarray([1.0, 2.0])  # a fresh device reads as before
+        assert fresh.device != dev and float(xp.sum(fresh)) == 3.0
+        del x
+    finally:
+        _device._default = saved
