@@ -470,7 +470,10 @@ class NativeExecutor:
         self._pending_bytes = 0
         self._pending_count = 0  # dispatches in _pending (an entry of dispatch_many holds many)
         self._arena = bytearray()
-        self._arena_slack = 0  # largest dynamic binding of the batch, past its last offset
+        self._arena_slack = 0
+        # the last dispatch's uniforms (bytes) and their (start, size, window) in the arena:
+        # a dispatch with equal uniforms binds the same words (None after the arena resets)
+        self._last_uniforms, self._last_at = None, None  # largest dynamic binding of the batch, past its last offset
         self._arena_buf = None
         self._arena_size = 0
         self.lost: str | None = None
@@ -775,7 +778,8 @@ class NativeExecutor:
     def _bound(self, kernel: int, handles):
         """What a dispatch of ``kernel`` over ``handles`` (each an int, or (handle, offset,
         size) for one range of a buffer) binds: (the buffers, their part of the bind group's
-        cache key, the bindings' dynamic offsets or None, their bytes, copies to make first).
+        cache key, the bindings' dynamic offsets or None, their bytes, copies to make first,
+        and a memo of its bind group for the replay).
         Under a layout of dynamic offsets (``_layout``) a buffer of its own is keyed by its
         handle (bound whole), a slot by its slab's negated id (bound as _SLOT_MAX bytes at the
         dispatch's offset: one group serves every slot of the same slabs), a range of a
@@ -820,7 +824,8 @@ class NativeExecutor:
         copies = None
         if shared:
             copies = self._alias_copies(kernel, handles, bufs, key, offsets)
-        return (bufs, tuple(key), tuple(offsets) if dynamic else None, nbytes, copies)
+        # (the last item: the replay's memo of this binding's group, ``_record``)
+        return (bufs, tuple(key), tuple(offsets) if dynamic else None, nbytes, copies, [None])
 
     def _alias_copies(self, kernel, handles, bufs, key, offsets):
         """Rebind each read-only slot whose slab a binding of the same dispatch writes to a
@@ -883,21 +888,26 @@ class NativeExecutor:
                 self._refuse(grid)
             if self._pending_count >= _BATCH_LIMIT or self._pending_bytes >= _SUBMIT_BYTES:
                 self.flush()
-            arena = self._arena
-            start = len(arena)
-            pad = -start % self.binding_alignment
-            if pad:
-                arena += _ZEROS[:pad]
-                start += pad
-            arena += uniforms or b"\0\0\0\0"
-            size = len(arena) - start
-            # a dynamic binding has a fixed size per bind group: round it to a power of two
-            if size <= 256:
-                window = 256
+            if uniforms == self._last_uniforms:  # the last dispatch's uniforms: its words
+                start, size, window = self._last_at
             else:
-                window = 1 << (size - 1).bit_length()
-            if window > self._arena_slack:
-                self._arena_slack = window
+                arena = self._arena
+                start = len(arena)
+                pad = -start % self.binding_alignment
+                if pad:
+                    arena += _ZEROS[:pad]
+                    start += pad
+                arena += uniforms or b"\0\0\0\0"
+                size = len(arena) - start
+                # a dynamic binding has a fixed size per bind group: round it to a power of two
+                if size <= 256:
+                    window = 256
+                else:
+                    window = 1 << (size - 1).bit_length()
+                if window > self._arena_slack:
+                    self._arena_slack = window
+                if uniforms.__class__ is bytes:  # (immutable: a caller's bytearray may change)
+                    self._last_uniforms, self._last_at = uniforms, (start, size, window)
             handles = tuple(bindings)
             bound = self._bounds.get((kernel, handles))
             if bound is None:
@@ -984,6 +994,7 @@ class NativeExecutor:
             # only now is the work the queue's: until here a failed submit left it recorded
             self._pending, self._pending_bytes, self._pending_count = [], 0, 0
             self._arena, self._arena_slack = bytearray(), 0
+            self._last_uniforms = None
 
     def _submit(self) -> None:
         wgpu = self._wgpu
@@ -1019,6 +1030,9 @@ class NativeExecutor:
         live, slabs = self._buffers, self._slabs
         current = None
         signatures = self._signatures
+        # what the pass has bound (a dispatch with the same group at the same offsets, its
+        # kernel's again with equal uniforms over the same buffers, binds nothing)
+        last_group = last_start = last_offsets = None
         try:
             for kernel, bound, start, size, window, grid in pending:
                 if kernel == _COPY:  # bound: (source, offset, copy, size), between two passes
@@ -1030,12 +1044,12 @@ class NativeExecutor:
                 if cpass is None:
                     cpass = begin(enc)
                     set_pipeline, bind, dispatch = _pass_calls(cpass, self._calls)
-                    current = None
+                    current = last_group = None
                 if kernel != current:  # (a dropped pipeline is compiled again here)
                     pipeline, layout = self._pipeline(kernel)
                     set_pipeline(pipeline)
-                    current = kernel
-                handles, offsets = bound[1], bound[2]
+                    current, last_group = kernel, None
+                offsets = bound[2]
                 signature = signatures[kernel]
                 if signature is None:  # a kernel with an automatic layout: one group each
                     entries = [{"binding": 0, "resource": {
@@ -1043,29 +1057,40 @@ class NativeExecutor:
                     for i, r in enumerate(self._resources(bound)[0]):
                         entries.append({"binding": i + 1, "resource": r})
                     bind(create(layout=layout, entries=entries), None)
+                    last_group = None
                 else:
-                    key = (signature, window, handles)
-                    kept = cache.get(key)
-                    if kept is None:
-                        resources, ids = self._resources(bound)
-                        entries = [{"binding": 0, "resource": {
-                            "buffer": arena_buf, "offset": 0, "size": window}}]
-                        for i, r in enumerate(resources):
-                            entries.append({"binding": i + 1, "resource": r})
-                        group = create(layout=layout, entries=entries)
-                        if all(i in live or i in slabs for i in ids):
-                            # never cache a freed buffer, nor a copy (its id None)
-                            self._remember(key, group, ids)
+                    memo = bound[5]  # [(arena, window, group)]: this binding's group last time
+                    kept = memo[0]
+                    if kept is not None and kept[0] is arena_buf and kept[1] == window:
+                        group = kept[2]
                     else:
-                        group = kept[0]
-                        cache.move_to_end(key)
+                        key = (signature, window, bound[1])
+                        kept = cache.get(key)
+                        if kept is None:
+                            resources, ids = self._resources(bound)
+                            entries = [{"binding": 0, "resource": {
+                                "buffer": arena_buf, "offset": 0, "size": window}}]
+                            for i, r in enumerate(resources):
+                                entries.append({"binding": i + 1, "resource": r})
+                            group = create(layout=layout, entries=entries)
+                            if all(i in live or i in slabs for i in ids):
+                                # never cache a freed buffer, nor a copy (its id None)
+                                self._remember(key, group, ids)
+                                memo[0] = (arena_buf, window, group)
+                        else:
+                            group = kept[0]
+                            cache.move_to_end(key)
+                            memo[0] = (arena_buf, window, group)
                     if start.__class__ is not int:  # dispatch_many's rounds
                         x, y, z = grid
                         for first in start:
                             bind(group, [first, *offsets] if offsets else [first])
                             dispatch(x, y, z)
+                        last_group = None
                         continue
-                    bind(group, [start, *offsets] if offsets else [start])
+                    if group is not last_group or start != last_start or offsets is not last_offsets:
+                        bind(group, [start, *offsets] if offsets else [start])
+                        last_group, last_start, last_offsets = group, start, offsets
                 dispatch(grid[0], grid[1], grid[2])
             if cpass is not None:
                 done, cpass = cpass, None
@@ -1107,6 +1132,7 @@ class NativeExecutor:
     def _lose(self, why: str) -> None:
         self.lost = why
         self._pending, self._arena, self._pending_bytes, self._pending_count = [], bytearray(), 0, 0
+        self._last_uniforms = None
         self._bind_groups.clear()
         self._bind_groups_of.clear()
         self._bounds.clear()
