@@ -87,7 +87,7 @@ _BOUND_CACHE = 4096  # dispatches' resolved bindings kept (``dispatch``)
 # (a long wait stays interruptible and idle). On an H200's host a 4-byte read took 137 µs
 # through wgpu-py's read_buffer (a new buffer, a submit of its own, the map waited for by
 # wgpu-py's poll thread) and 42 µs so.
-_STAGING_KEEP = 64 << 20
+_STAGING_KEEP = 16 << 20  # (larger reads: a buffer of their own, ~1 ms of copying at least)
 _STAGING_MIN = 64 << 10
 _SPIN_S = 0.001
 _NAP_S = 0.001
