@@ -233,8 +233,10 @@ class Device:
                 return
         if launch.recording is not None:
             launch.recording.hold(buffers)
-        self.executor.dispatch(self.kernel(key, make_source), [b.handle for b in buffers],
-                               uniforms, grid)
+        kid = self._kernels.get(key)
+        if kid is None:
+            kid = self.kernel(key, make_source)
+        self.executor.dispatch(kid, [b.handle for b in buffers], uniforms, grid)
 
     def check_dtype(self, dtype: dt.DType) -> None:
         if dtype not in self.dtypes:

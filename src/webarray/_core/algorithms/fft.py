@@ -57,7 +57,7 @@ def rows(x: Tensor, inverse: bool) -> Tensor | None:
     C-contiguous complex64 or complex128 record of any shape (..., n): a new record of the same
     shape, or None where n has a prime factor beyond kfft.PRIME_MAX (and there are rows to
     transform). The passes of a layout are kept per device (``Device.plans``): a repeated
-    transform only allocates its outputs and dispatches."""
+    transform only allocates its outputs (the plan's record maker) and dispatches."""
     shape, dtype, device = x.shape, x.dtype, x.device
     n = shape[-1] if shape else 1
     batch = math.prod(shape) // n if n else 0
@@ -66,16 +66,19 @@ def rows(x: Tensor, inverse: bool) -> Tensor | None:
     sig = ("fft", n, batch, dtype, inverse, x._offset)
     plan = device.plans.get(sig)
     if plan is None:
-        plan = _plan(device, n, batch, dtype, inverse, x._offset)
-        if plan is None:
+        passes = _plan(device, n, batch, dtype, inverse, x._offset)
+        if passes is None:
             return None
-        device.keep_plan(sig, plan)
+        plan = (passes, tensor.maker(dtype, device))  # (any shape of these rows: the rank's
+        device.keep_plan(sig, plan)  # strides are the call's)
+    passes, new = plan
+    strides = tensor.c_strides(shape)
     twiddles = roots(device, n, dtype)._buf
     src = x._buf
-    for key, make, uniforms, grid in plan:
-        out = tensor.empty(shape, dtype, device)
-        device.launch(key, make, [src, twiddles, out._buf], uniforms, grid)
-        src = out._buf
+    for key, make, uniforms, grid in passes:
+        out = new(shape, strides)
+        device.launch(key, make, [src, twiddles, out._b], uniforms, grid)
+        src = out._b
     return out
 
 
