@@ -47,6 +47,7 @@ before recording itself, so an in-place write that raised there did not happen.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import time
@@ -291,6 +292,24 @@ def _encoding(device, calls):
             finish, submit, write, abandon)
 
 
+# The readbacks' map callback and what it records (ticket -> status), one for the process:
+# a map that an interrupted wait left pending may finish after its executor is gone (at a
+# later poll, or as its device is dropped), so the callback must outlive every executor.
+_MAPPED: dict = {}
+_TICKETS = itertools.count(1)
+_CALLBACK: list = []
+
+
+def _map_callback(ffi):
+    if not _CALLBACK:
+        @ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
+        def mapped(status, message, ticket, _unused):
+            _MAPPED[int(ffi.cast("uintptr_t", ticket))] = status
+
+        _CALLBACK.append(mapped)
+    return _CALLBACK[0]
+
+
 class _Readback:
     """The readback's buffer and calls: ``stage(nbytes)`` gives the kept mappable buffer
     (a larger one, or one of its own above _STAGING_KEEP; a new one where the last read's
@@ -303,27 +322,20 @@ class _Readback:
         self._device, self._make = device, device.create_buffer
         ffi, lib = calls[3], calls[9]
         self.ok = lib.WGPUMapAsyncStatus_Success
-        self.done: dict[int, int] = {}
-        done = self.done
-
-        @ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
-        def mapped(status, message, ticket, _unused):
-            done[int(ffi.cast("uintptr_t", ticket))] = status
-
-        self._mapped = mapped  # (kept alive as long as a map may call it)
+        self.done = _MAPPED
         info = ffi.new("WGPUBufferMapCallbackInfo *")
         info.mode = lib.WGPUCallbackMode_AllowProcessEvents
-        info.callback = mapped
+        info.callback = _map_callback(ffi)
         self._info, self._ffi = info, ffi
         self._map_async, self._poll = lib.wgpuBufferMapAsync, lib.wgpuDevicePoll
         self._range, self._unmap = lib.wgpuBufferGetMappedRange, lib.wgpuBufferUnmap
         self._read_mode = lib.WGPUMapMode_Read
         self.kept = None  # the kept buffer
         self.busy = 0  # the ticket of a map not yet taken (an interrupted wait's)
-        self._ticket = 0
 
     def stage(self, nbytes: int):
         if self.busy:  # the last wait was interrupted: its buffer may still be mapping
+            _MAPPED.pop(self.busy, None)
             self.kept, self.busy = None, 0
         if nbytes > _STAGING_KEEP:
             return self._new(nbytes)
@@ -336,8 +348,7 @@ class _Readback:
         return self._make(size=size, usage=usage.MAP_READ | usage.COPY_DST)
 
     def map(self, buf, n: int) -> int:
-        self._ticket += 1
-        ticket = self.busy = self._ticket
+        ticket = self.busy = next(_TICKETS)
         info = self._info
         info.userdata1 = self._ffi.cast("void *", ticket)
         self._map_async(buf._internal, self._read_mode, 0, n, info[0])
