@@ -228,11 +228,12 @@ def _encoding(device, calls):
     begin(encoder) (a compute pass), end(pass), copy(encoder, source, offset, target,
     target offset, size), finish(encoder) (its command buffer; the encoder is released),
     submit(command buffer) (released), write(buffer, offset, data) (a queue write), and
-    abandon(encoder, pass) for what an interrupted recording leaves (either may be None). Through wgpu-py's error-checked calls into wgpu-native with descriptors
-    made once (``calls``, ``_native_calls``): on an H200's host wgpu-py's methods, which
-    build their descriptors and wrapper objects at every call, took ~55 µs of a readback's
-    ~70 µs submit. Without ``calls``, wgpu-py's methods. A validation error of a recorded
-    command is reported at finish, as before; finish, submit and write raise their own."""
+    abandon(encoder, pass) for what an interrupted recording leaves (either may be None).
+    Through wgpu-py's error-checked calls into wgpu-native with descriptors made once
+    (``calls``, ``_native_calls``): on an H200's host wgpu-py's methods, which build their
+    descriptors and wrapper objects at every call, took ~55 µs of a readback's ~70 µs
+    submit. Without ``calls``, wgpu-py's methods. A validation error of a recorded command
+    is reported at finish, as before; finish, submit and write raise their own."""
     queue = device.queue
     if calls is None:
         return (device.create_command_encoder, lambda enc: enc.begin_compute_pass(),
@@ -251,11 +252,14 @@ def _encoding(device, calls):
     pass_desc = ffi.new("WGPUComputePassDescriptor *")
     cb_desc = ffi.new("WGPUCommandBufferDescriptor *")
     cbs = ffi.new("WGPUCommandBuffer[1]")
-    create, begin_pass = libf.wgpuDeviceCreateCommandEncoder, libf.wgpuCommandEncoderBeginComputePass
+    create = libf.wgpuDeviceCreateCommandEncoder
+    begin_pass = libf.wgpuCommandEncoderBeginComputePass
     end_pass, release_pass = libf.wgpuComputePassEncoderEnd, lib.wgpuComputePassEncoderRelease
-    copy_raw, finish_raw = libf.wgpuCommandEncoderCopyBufferToBuffer, libf.wgpuCommandEncoderFinish
-    release_enc, release_cb = lib.wgpuCommandEncoderRelease, lib.wgpuCommandBufferRelease
-    submit_raw, write_raw, from_buffer = libf.wgpuQueueSubmit, libf.wgpuQueueWriteBuffer, ffi.from_buffer
+    copy_raw = libf.wgpuCommandEncoderCopyBufferToBuffer
+    finish_raw, release_enc = libf.wgpuCommandEncoderFinish, lib.wgpuCommandEncoderRelease
+    submit_raw, release_cb = libf.wgpuQueueSubmit, lib.wgpuCommandBufferRelease
+    write_raw, from_buffer = libf.wgpuQueueWriteBuffer, ffi.from_buffer
+
     def end(cpass):
         try:
             end_pass(cpass)
@@ -481,10 +485,10 @@ class NativeExecutor:
         self._pending_bytes = 0
         self._pending_count = 0  # dispatches in _pending (an entry of dispatch_many holds many)
         self._arena = bytearray()
-        self._arena_slack = 0
+        self._arena_slack = 0  # largest dynamic binding of the batch, past its last offset
         # the last dispatch's uniforms (bytes) and their (start, size, window) in the arena:
         # a dispatch with equal uniforms binds the same words (None after the arena resets)
-        self._last_uniforms, self._last_at = None, None  # largest dynamic binding of the batch, past its last offset
+        self._last_uniforms, self._last_at = None, None
         self._arena_buf = None
         self._arena_size = 0
         self.lost: str | None = None
@@ -1099,7 +1103,8 @@ class NativeExecutor:
                             dispatch(x, y, z)
                         last_group = None
                         continue
-                    if group is not last_group or start != last_start or offsets is not last_offsets:
+                    if (group is not last_group or start != last_start
+                            or offsets is not last_offsets):
                         bind(group, [start, *offsets] if offsets else [start])
                         last_group, last_start, last_offsets = group, start, offsets
                 dispatch(grid[0], grid[1], grid[2])
