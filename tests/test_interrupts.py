@@ -1,8 +1,9 @@
 """Ctrl-C in the middle of webarray's work: every array is right afterwards, or raises.
 
 Three ways in: (1) each wgpu method that the native executor's flush, submit, write and
-read paths call (and the readback's calls into wgpu-native) raises KeyboardInterrupt once (at its first and at its third call), as an
-interrupt inside wgpu-py's Python code would; (2) the same methods send SIGINT to the
+read paths call (and the readback's calls into wgpu-native) raises KeyboardInterrupt once
+(at its first and at its third call), as an interrupt inside wgpu-py's Python code would;
+(2) the same methods send SIGINT to the
 process from inside, as a real Ctrl-C at that moment does; (3) real SIGINTs from a timer
 thread while the main thread loops over operations and reads. Before the fix the recorded
 work of an interrupted submit was lost while the graph counted its arrays as computed
@@ -102,9 +103,10 @@ def _check(made: dict) -> None:
 # exposes them (NativeExecutor._calls): their place in that tuple
 _RAW = {"set_pipeline": 0, "set_bind_group": 1, "dispatch_workgroups": 2}
 # the submit's encoder, pass, copy, finish, submit and queue-write calls
-# (NativeExecutor._encoding): their place in that tuple
-_ENCODING = {"create_command_encoder": 0, "begin_compute_pass": 1, "end": 2,
-             "copy_buffer_to_buffer": 3, "finish": 4, "submit": 5, "write_buffer": 6}
+# (NativeExecutor._encoding): their field in it
+_ENCODING = {"create_command_encoder": "encoder", "begin_compute_pass": "begin", "end": "end",
+             "copy_buffer_to_buffer": "copy", "finish": "finish", "submit": "submit",
+             "write_buffer": "write"}
 
 
 def _inject(monkeypatch, cls, name, nth, how, executor=None):
@@ -136,9 +138,10 @@ def _inject(monkeypatch, cls, name, nth, how, executor=None):
         monkeypatch.setattr(executor._reader, name, wrapping(getattr(executor._reader, name)))
         return fired
     if executor is not None and name in _ENCODING:  # the submit's calls (both kinds)
-        replaced = list(executor._encoding)
-        replaced[_ENCODING[name]] = wrapping(replaced[_ENCODING[name]])
-        monkeypatch.setattr(executor, "_encoding", tuple(replaced))
+        field = _ENCODING[name]
+        replaced = executor._encoding._replace(
+            **{field: wrapping(getattr(executor._encoding, field))})
+        monkeypatch.setattr(executor, "_encoding", replaced)
         return fired
     wrapper = wrapping(executor._calls[_RAW[name]] if raw else getattr(cls, name))
     if own:

@@ -51,7 +51,7 @@ import itertools
 import os
 import re
 import time
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 from typing import Sequence
 
 from .guard import LOCK, critical, deliver
@@ -223,8 +223,11 @@ def _pass_calls(cpass, calls):
             lambda x, y, z: dispatch(p, x, y, z))
 
 
+_Encoding = namedtuple("_Encoding", "encoder begin end copy finish submit write abandon")
+
+
 def _encoding(device, calls):
-    """What a submit records and submits with, as a tuple: encoder() (a command encoder),
+    """What a submit records and submits with (``_Encoding``): encoder() (a command encoder),
     begin(encoder) (a compute pass), end(pass), copy(encoder, source, offset, target,
     target offset, size), finish(encoder) (its command buffer; the encoder is released),
     submit(command buffer) (released), write(buffer, offset, data) (a queue write), and
@@ -236,12 +239,13 @@ def _encoding(device, calls):
     is reported at finish, as before; finish, submit and write raise their own."""
     queue = device.queue
     if calls is None:
-        return (device.create_command_encoder, lambda enc: enc.begin_compute_pass(),
-                lambda cpass: cpass.end(),
-                lambda enc, src, offset, dst, dst_offset, size: enc.copy_buffer_to_buffer(
-                    src, offset, dst, dst_offset, size),
-                lambda enc: enc.finish(), lambda cb: queue.submit([cb]),
-                queue.write_buffer, lambda enc, cpass: None)
+        return _Encoding(
+            device.create_command_encoder, lambda enc: enc.begin_compute_pass(),
+            lambda cpass: cpass.end(),
+            lambda enc, src, offset, dst, dst_offset, size: enc.copy_buffer_to_buffer(
+                src, offset, dst, dst_offset, size),
+            lambda enc: enc.finish(), lambda cb: queue.submit([cb]), queue.write_buffer,
+            lambda enc, cpass: None)
     ffi, lib = calls[3], calls[9]
     from wgpu.backends.wgpu_native import _api  # (imported by _native_calls already)
 
@@ -292,8 +296,8 @@ def _encoding(device, calls):
         if enc is not None:
             release_enc(enc)
 
-    return (lambda: create(dev, enc_desc), lambda enc: begin_pass(enc, pass_desc), end, copy,
-            finish, submit, write, abandon)
+    return _Encoding(lambda: create(dev, enc_desc), lambda enc: begin_pass(enc, pass_desc), end,
+                     copy, finish, submit, write, abandon)
 
 
 # The readbacks' map callback and what it records (ticket -> status), one for the process:
@@ -339,13 +343,17 @@ class _Readback:
 
     def stage(self, nbytes: int):
         if self.busy:  # the last wait was interrupted: its buffer may still be mapping
-            _MAPPED.pop(self.busy, None)
-            self.kept, self.busy = None, 0
+            self.drop()
         if nbytes > _STAGING_KEEP:
             return self._new(nbytes)
         if self.kept is None or self.kept.size < nbytes:
             self.kept = self._new(max(_STAGING_MIN, 1 << (nbytes - 1).bit_length()))
         return self.kept
+
+    def drop(self) -> None:
+        """Leave the kept buffer (and its map's record, if any) to wgpu-native."""
+        _MAPPED.pop(self.busy, None)
+        self.kept, self.busy = None, 0
 
     def _new(self, size: int):
         usage = _wgpu().BufferUsage
@@ -535,7 +543,7 @@ class NativeExecutor:
             # written once whole: wgpu-native tracks which ranges of a buffer hold data by
             # the bind groups' ranges, not the dynamic offsets, so a slot written by a
             # kernel would read back as zeros (wgpu zeroes a range it counts unwritten)
-            self._encoding[6](slab.buf, 0, _ZERO_SLAB)
+            self._encoding.write(slab.buf, 0, _ZERO_SLAB)
             self._next_handle += 1
             self._slabs[slab.id] = slab
             self._open.append(slab)
@@ -596,10 +604,7 @@ class NativeExecutor:
             # queue.write_buffer runs before commands not yet submitted; keep order.
             self.flush()
             try:
-                at = self._at.get(handle)
-                if at is not None:
-                    offset += at[1]
-                self._encoding[6](self._buffers[handle], offset, data)
+                self._encoding.write(*self._place(handle, offset), data)
             except Exception as e:
                 self._raise_if_lost(e)
                 raise
@@ -613,17 +618,20 @@ class NativeExecutor:
                 if nbytes == 0:
                     return b""
                 return self._read_buffer(handle, offset, nbytes)
-            buf, ticket, n = self._stage_read(handle, offset, nbytes)
-            data = self._await_read(buf, ticket, n, nbytes)
+            buf, ticket = self._stage_read(handle, offset, nbytes)
+            data = self._await_read(buf, ticket, nbytes)
         deliver()
         return data
 
+    def _place(self, handle: int, offset: int):
+        """The wgpu buffer that holds handle's bytes, and where byte offset of them lies in
+        it (a slot's offset in its slab added)."""
+        at = self._at.get(handle)
+        return self._buffers[handle], offset if at is None else offset + at[1]
+
     def _read_buffer(self, handle: int, offset: int, nbytes: int) -> bytes:
         try:
-            at = self._at.get(handle)
-            if at is not None:
-                offset += at[1]
-            return bytes(self._queue.read_buffer(self._buffers[handle], offset, nbytes))
+            return bytes(self._queue.read_buffer(*self._place(handle, offset), nbytes))
         except Exception as e:
             self._raise_if_lost(e)
             raise
@@ -631,13 +639,11 @@ class NativeExecutor:
     @critical
     def _stage_read(self, handle: int, offset: int, nbytes: int):
         """Record a copy of the bytes into the readback buffer after the recorded work,
-        submit both, and ask for the buffer's map; returns (buffer, ticket, bytes mapped)."""
-        at = self._at.get(handle)
-        if at is not None:
-            offset += at[1]
+        submit both, and ask for the buffer's map; returns (buffer, ticket)."""
+        source, offset = self._place(handle, offset)
         n = (nbytes + 3) & ~3
         buf = self._reader.stage(n)
-        self._pending.append((_COPY, self._buffers[handle], offset, buf, n, None))
+        self._pending.append((_COPY, source, offset, buf, n, None))
         try:
             self.flush()
         except BaseException:
@@ -645,12 +651,12 @@ class NativeExecutor:
                 self._pending.pop()
             raise
         try:
-            return buf, self._reader.map(buf, n), n
+            return buf, self._reader.map(buf, n)
         except Exception as e:
             self._raise_if_lost(e)
             raise
 
-    def _await_read(self, buf, ticket: int, n: int, nbytes: int) -> bytes:
+    def _await_read(self, buf, ticket: int, nbytes: int) -> bytes:
         """Wait for the map (``_Readback``), interruptibly: polls, then naps; the mapped
         bytes."""
         reader = self._reader
@@ -670,8 +676,7 @@ class NativeExecutor:
                 raise
         status = done.pop(ticket)
         if status != reader.ok:
-            reader.kept = None  # (not reused: its state is wgpu-native's)
-            reader.busy = 0
+            reader.drop()  # (its buffer is not reused: its state is wgpu-native's)
             error = RuntimeError(f"a readback's buffer could not be mapped (status {status})")
             self._raise_if_lost(error)
             if self._device_lost():
@@ -1022,22 +1027,23 @@ class NativeExecutor:
             self._arena_buf = self._device.create_buffer(
                 size=size, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST)
             self._arena_size = size
-        encoder, _, _, _, finish, submit, write, abandon = self._encoding
+        calls = self._encoding
         if need:  # (a batch of copies alone, a readback's, has no uniforms)
             arena.extend(b"\0" * (need - len(arena)))
-            write(self._arena_buf, 0, arena)
-        enc = encoder()
+            calls.write(self._arena_buf, 0, arena)
+        enc = calls.encoder()
         try:
             self._record(enc, pending)
         except BaseException:
-            abandon(enc, None)
+            calls.abandon(enc, None)
             raise
-        submit(finish(enc))  # (each releases what it is given, even when it raises)
+        calls.submit(calls.finish(enc))  # (each releases what it is given, even when it raises)
 
     def _record(self, enc, pending) -> None:
         """Record the batch into the command encoder enc (a pass an exception leaves open
         is released)."""
-        _, begin, end, copy, _, _, _, abandon = self._encoding
+        calls = self._encoding
+        begin, end, copy = calls.begin, calls.end, calls.copy
         cpass = None  # begun at the first dispatch after each copy
         arena_buf = self._arena_buf
         create = self._create_bind_group
@@ -1112,7 +1118,7 @@ class NativeExecutor:
                 done, cpass = cpass, None
                 end(done)
         except BaseException:
-            abandon(None, cpass)
+            calls.abandon(None, cpass)
             raise
 
     def _remember(self, key, group, ids) -> None:

@@ -69,10 +69,10 @@ def rows(x: Tensor, inverse: bool) -> Tensor | None:
         passes = _plan(device, n, batch, dtype, inverse, x._offset)
         if passes is None:
             return None
-        plan = (passes, tensor.maker(dtype, device))  # (any shape of these rows: the rank's
-        device.keep_plan(sig, plan)  # strides are the call's)
+        plan = (passes, tensor.maker(dtype, device))
+        device.keep_plan(sig, plan)
     passes, new = plan
-    strides = tensor.c_strides(shape)
+    strides = tensor.c_strides(shape)  # (the call's: rows of one signature come in any rank)
     twiddles = roots(device, n, dtype)._buf
     src = x._buf
     for key, make, uniforms, grid in passes:
