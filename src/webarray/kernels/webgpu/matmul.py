@@ -140,33 +140,44 @@ def grid(m: int, n: int, batch: int) -> tuple[int, int, int]:
     return (-(-n // TILE), -(-m // TILE), batch)
 
 
-# ---- float32: 128×128 tiles, 8×8 outputs per thread (PERF_NOTES.md) ----------------------
+# ---- float32: 128×128 tiles, 16×8 outputs per thread (PERF_NOTES.md) ---------------------
 
 FAST_BK = 8
+# the float32 kernel's workgroup (columns, rows of threads) and each thread's block of C
+# (rows, columns); the tile is 8 · 16 = 16 · 8 = 128 on each side. On an H200 (session 37,
+# wgpu alone, trusted) 16 × 8 threads of 16 × 8 outputs ran 4096² at 44.6 TFLOP/s where
+# 16 × 16 threads of 8 × 8 ran 39.7 (NOTES-kernels-22.md: the shapes measured).
+F32_THREADS = (16, 8)
+F32_BLOCK = (16, 8)
 
 
 def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None) -> str:
-    """float32 C = A @ B with a 128×128 block of C per workgroup of 16×16 threads, BK = 8.
-    Each thread keeps an 8×8 block in sixteen named vec4 accumulators (rows 4·ty..+3 and
-    64 + 4·ty..+3, columns likewise by tx, so that neighbouring threads read neighbouring
-    vec4 words of the shared tiles), and the next tiles are loaded from global memory
-    into registers while the current ones are multiplied. vec: A and B have unit column
-    strides and 4-aligned offsets and row strides, K and N are multiples of 4, so tiles
-    load and C stores as vec4; otherwise any strides, one element at a time. update: C
-    is a view (offset, row stride, matrix stride in the uniforms) and the product is
-    subtracted from it in place (a factorization's trailing update: C − A·B rounded once
-    after the product, as a product subtracted by a second launch); its value gives the
-    binding of A, B and C among the distinct buffers bound (a factorization's blocks share
-    one buffer, which WebGPU lets a dispatch bind writable only once).
+    """float32 C = A @ B with a 128×128 block of C per workgroup of 16×8 threads, BK = 8.
+    Each thread keeps a 16×8 block in thirty-two named vec4 accumulators (rows
+    32·g + 4·ty..+3 for g < 4, columns 64·h + 4·tx..+3 for h < 2, so that neighbouring
+    threads read neighbouring vec4 words of the shared tiles), and the next tiles are
+    loaded from global memory into registers (two vec4 of A and two of B a thread) while
+    the current ones are multiplied. vec: A and B have unit column strides and 4-aligned
+    offsets and row strides, K and N are multiples of 4, so tiles load and C stores as
+    vec4; otherwise any strides, one element at a time. update: C is a view (offset, row
+    stride, matrix stride in the uniforms) and the product is subtracted from it in place
+    (a factorization's trailing update: C − A·B rounded once after the product, as a
+    product subtracted by a second launch); its value gives the binding of A, B and C
+    among the distinct buffers bound (a factorization's blocks share one buffer, which
+    WebGPU lets a dispatch bind writable only once).
 
     Every access is in bounds by construction, so the source says so (``IN_BOUNDS``: the
     native executor compiles it without naga's runtime checks, +10-13% at 1024-4096 on an
     H200): each load and store of A, B and C is guarded by the product's bounds (row < M,
     k < K, column < N; the vec4 ones cover 4 columns of K or N, multiples of 4 there) over
     views that lie in their buffers; the tiles' indices stay below 256 by their ranges
-    ((ak + c) * 32 + (ar >> 2) with ak + c < 8 and ar >> 2 < 32; bk * 32 + (bn >> 2) with
-    bk < 8 and bn >> 2 < 32; k * 32 + 16 + ty and tx with k < 8 and ty, tx < 16); the
-    uniforms are read at fixed indices."""
+    ((ak + c) * 32 + (ar >> 2) + 16 * r with ak + c < 8, ar < 64, r < 2; (bk + 4 * r) * 32
+    + (bn >> 2) with bk < 4, r < 2, bn >> 2 < 32; k * 32 + 8 * g + ty with k < 8, g < 4,
+    ty < 8; k * 32 + 16 * h + tx with h < 2, tx < 16); the uniforms are read at fixed
+    indices."""
+    wx, wy = F32_THREADS
+    rows, cols = F32_BLOCK
+    threads = wx * wy
     lines = [IN_BOUNDS.rstrip("\n")]
     w = lines.append
     arr = "array<vec4<u32>>" if vec else "array<u32>"
@@ -179,54 +190,63 @@ def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None) -> str
         w(f"@group(0) @binding({i + 1}) var<storage, {access}> {name}: {arr};")
     w("var<workgroup> As: array<vec4<f32>, 256>;")
     w("var<workgroup> Bs: array<vec4<f32>, 256>;")
-    w("@compute @workgroup_size(16, 16)")
+    w(f"@compute @workgroup_size({wx}, {wy})")
     w("fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {")
     _read_uniforms(w, batch_ndim, update is not None)
     w("    let row0 = wg.y * 128u; let col0 = wg.x * 128u;")
-    w("    let tx = lid.x; let ty = lid.y; let tid = ty * 16u + tx;")
-    # this thread's share of the tiles: A row ar, k ak..ak+3; B k bk, columns bn..bn+3
+    w(f"    let tx = lid.x; let ty = lid.y; let tid = ty * {wx}u + tx;")
+    # this thread's share of the tiles, twice: A row ar (+ 64), k ak..ak+3; B k bk (+ 4),
+    # columns bn..bn+3
     w("    let ar = tid >> 1u; let ak = (tid & 1u) * 4u;")
     w("    let bk = tid >> 5u; let bn = (tid & 31u) * 4u;")
-    w("    let gm = row0 + ar; let gn = col0 + bn;")
-    for i in range(8):
-        for h in range(2):
+    w("    let gn = col0 + bn;")
+    for i in range(rows):
+        for h in range(cols // 4):
             w(f"    var c{i}_{h} = vec4<f32>(0.0);")
+    share = 256 // threads  # vec4 words of each tile a thread loads
 
     def loads(k0: str):
-        if vec:
-            w(f"        {{ let gk = {k0} + ak; pa = vec4<f32>(0.0);")
-            w(f"          if (gm < M && gk < K) {{ pa = bitcast<vec4<f32>>({A}[u32(ao + i32(gm) * sam + i32(gk)) >> 2u]); }} }}")
-            w(f"        {{ let gk = {k0} + bk; pb = vec4<f32>(0.0);")
-            w(f"          if (gn < N && gk < K) {{ pb = bitcast<vec4<f32>>({B}[u32(bo + i32(gk) * sbk + i32(gn)) >> 2u]); }} }}")
-            return
-        for c, comp in enumerate("xyzw"):
-            w(f"        {{ let gk = {k0} + ak + {c}u; pa.{comp} = 0.0;")
-            w(f"          if (gm < M && gk < K) {{ pa.{comp} = bitcast<f32>({A}[u32(ao + i32(gm) * sam + i32(gk) * sak)]); }} }}")
-            w(f"        {{ let gk = {k0} + bk; let gc = gn + {c}u; pb.{comp} = 0.0;")
-            w(f"          if (gc < N && gk < K) {{ pb.{comp} = bitcast<f32>({B}[u32(bo + i32(gk) * sbk + i32(gc) * sbn)]); }} }}")
+        for r in range(share):
+            gm, kb = f"(row0 + ar + {64 * r}u)", f"{k0} + bk + {4 * r}u"
+            if vec:
+                w(f"        {{ let gm = {gm}; let gk = {k0} + ak; pa{r} = vec4<f32>(0.0);")
+                w(f"          if (gm < M && gk < K) {{ pa{r} = bitcast<vec4<f32>>({A}[u32(ao + i32(gm) * sam + i32(gk)) >> 2u]); }} }}")
+                w(f"        {{ let gk = {kb}; pb{r} = vec4<f32>(0.0);")
+                w(f"          if (gn < N && gk < K) {{ pb{r} = bitcast<vec4<f32>>({B}[u32(bo + i32(gk) * sbk + i32(gn)) >> 2u]); }} }}")
+                continue
+            for c, comp in enumerate("xyzw"):
+                w(f"        {{ let gm = {gm}; let gk = {k0} + ak + {c}u; pa{r}.{comp} = 0.0;")
+                w(f"          if (gm < M && gk < K) {{ pa{r}.{comp} = bitcast<f32>({A}[u32(ao + i32(gm) * sam + i32(gk) * sak)]); }} }}")
+                w(f"        {{ let gk = {kb}; let gc = gn + {c}u; pb{r}.{comp} = 0.0;")
+                w(f"          if (gc < N && gk < K) {{ pb{r}.{comp} = bitcast<f32>({B}[u32(bo + i32(gk) * sbk + i32(gc) * sbn)]); }} }}")
 
-    w("    var pa = vec4<f32>(0.0); var pb = vec4<f32>(0.0);")
+    for r in range(share):
+        w(f"    var pa{r} = vec4<f32>(0.0); var pb{r} = vec4<f32>(0.0);")
     loads("0u")
     w("    for (var k0 = 0u; k0 < K; k0 = k0 + 8u) {")
     # the prefetched tiles into workgroup memory (A transposed: As[k][row])
-    for c, comp in enumerate("xyzw"):
-        w(f"        As[(ak + {c}u) * 32u + (ar >> 2u)][ar & 3u] = pa.{comp};")
-    w("        Bs[bk * 32u + (bn >> 2u)] = pb;")
+    for r in range(share):
+        for c, comp in enumerate("xyzw"):
+            w(f"        As[(ak + {c}u) * 32u + (ar >> 2u) + {16 * r}u][ar & 3u] = pa{r}.{comp};")
+        w(f"        Bs[(bk + {4 * r}u) * 32u + (bn >> 2u)] = pb{r};")
     w("        workgroupBarrier();")
     loads("k0 + 8u")
     for k in range(FAST_BK):
-        w(f"        {{ let a0 = As[{k * 32}u + ty]; let a1 = As[{k * 32 + 16}u + ty];")
-        w(f"          let b0 = Bs[{k * 32}u + tx]; let b1 = Bs[{k * 32 + 16}u + tx];")
-        for i in range(8):
-            a = f"a{i // 4}.{'xyzw'[i % 4]}"
-            w(f"          c{i}_0 = fma(vec4<f32>({a}), b0, c{i}_0); c{i}_1 = fma(vec4<f32>({a}), b1, c{i}_1);")
+        a = [f"a{g}" for g in range(rows // 4)]
+        b = [f"b{h}" for h in range(cols // 4)]
+        w("        { " + " ".join(f"let a{g} = As[{k * 32 + wy * g}u + ty];" for g in range(rows // 4)))
+        w("          " + " ".join(f"let b{h} = Bs[{k * 32 + wx * h}u + tx];" for h in range(cols // 4)))
+        for i in range(rows):
+            ai = f"vec4<f32>({a[i // 4]}.{'xyzw'[i % 4]})"
+            w("          " + " ".join(f"c{i}_{h} = fma({ai}, {b[h]}, c{i}_{h});"
+                                      for h in range(cols // 4)))
         w("        }")
     w("        workgroupBarrier();")
     w("    }")
-    for i in range(8):
-        r = f"row0 + {64 * (i // 4)}u + ty * 4u + {i % 4}u"
-        for h in range(2):
-            col = f"col0 + {64 * h}u + tx * 4u"
+    for i in range(rows):
+        r = f"row0 + {4 * wy * (i // 4)}u + ty * 4u + {i % 4}u"
+        for h in range(cols // 4):
+            col = f"col0 + {4 * wx * h}u + tx * 4u"
             if vec:
                 value = f"bitcast<vec4<f32>>({C}[o]) - c{i}_{h}" if update else f"c{i}_{h}"
                 w(f"    {{ let r = {r}; let c = {col}; let o = (cbase + r * ldc + c) >> 2u;")
