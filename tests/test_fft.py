@@ -329,6 +329,38 @@ def test_a_repeated_transform_replays_its_kept_passes_over_new_data():
 
 @pytest.mark.parametrize("group", [4, 8])
 @pytest.mark.parametrize("inverse", [False, True])
+@pytest.mark.parametrize("shape", [(16, 1024), (17, 1024), (8, 2048), (3, 15360), (2, 3, 4096)])
+def test_rows_of_few_transforms_take_the_1024_pass_by_rows_on_a_gpu(monkeypatch, shape,
+                                                                     inverse, group):
+    # rows of n = 1024 * T (T < 16) whose batch makes 16 transforms or more take one pass of
+    # 1024 on a GPU adapter, a transform's 32 threads side by side (generate_big's rows);
+    # forced here on the CPU adapter, whose plans keep the radix-32 passes; 17 rows leave a
+    # last workgroup part-empty, 15360 = 1024 * 15 adds passes of 3 and 5 after it
+    from webarray._core.device import default_device
+    from webarray.kernels.specs import fft as kfft
+
+    dev = default_device()
+    batch = int(np.prod(shape[:-1]))
+    assert kfft.factor(shape[-1], batch=batch)[0] == kfft.BIG
+    assert kfft.factor(shape[-1])[0] != kfft.BIG and kfft.big_rows(shape[-1])
+    monkeypatch.setattr(dev, "on_cpu", False)
+    monkeypatch.setattr(kfft, "BIG_GROUP", group)
+    for k in [k for k in dev.plans if k[0] == "fft"]:
+        del dev.plans[k]  # plans made on the CPU adapter's rule or with the other group go
+    rng = np.random.default_rng(sum(shape))
+    a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    got = (xp.fft.ifft if inverse else xp.fft.fft)(xp.asarray(a))
+    expected = (np.fft.ifft if inverse else np.fft.fft)(a.astype(np.complex128))
+    _check(got, expected, np.complex64)
+    made = [k for k in dev.plans if k[0] == "fft"]
+    assert made and all(any(p[0][1] == kfft.BIG and p[0][-1] for p in dev.plans[k][0])
+                        for k in made)  # (the key's last item: by rows)
+    for k in made:
+        del dev.plans[k]  # (the plans of the forced rule go with it)
+
+
+@pytest.mark.parametrize("group", [4, 8])
+@pytest.mark.parametrize("inverse", [False, True])
 @pytest.mark.parametrize("shape", [(17408,), (3, 16384), (2, 1 << 20)])
 def test_lengths_with_a_pass_of_1024_by_workgroups_match_numpy(monkeypatch, shape, inverse, group):
     # n with 1024 as a factor and at least 16 transforms per row takes the workgroup pass

@@ -33,14 +33,17 @@ RADICES_Z = (2,)
 PRIME_MAX = 127
 
 
-def factor(n: int, wide: bool = False) -> list[int] | None:
-    """The radices of the passes for length n (1024 by workgroups where n has it 16
-    times over, then 32s: every pass is a full read and write of the data; then primes
-    from 11 to PRIME_MAX by the generic pass), or None if n has a larger prime. ``wide``:
-    complex128's radices (RADICES_Z, then the primes from 3 by the generic pass)."""
+def factor(n: int, wide: bool = False, batch: int = 1) -> list[int] | None:
+    """The radices of the passes for length n (1024 by workgroups where n has it and the
+    pass has at least 16 transforms: 16 a row, or rows of fewer, ``batch`` of them, that
+    make 16 in all (``big_rows``); then 32s: every pass is a full read and write of the
+    data; then primes from 11 to PRIME_MAX by the generic pass), or None if n has a larger
+    prime. ``wide``: complex128's radices (RADICES_Z, then the primes from 3 by the generic
+    pass)."""
     out = []
     full = n
-    while not wide and n % BIG == 0 and full >= BIG * 16:  # at least 16 transforms per row
+    while (not wide and n % BIG == 0
+           and (full >= BIG * 16 or (n == full and batch * (full // BIG) >= 16))):
         out.append(BIG)
         n //= BIG
     for r in (RADICES_Z if wide else RADICES):
@@ -81,6 +84,13 @@ def roots(n: int) -> list[complex]:
             a = -2.0 * math.pi * m / n
             out.append(complex(math.cos(a), math.sin(a)))
     return out
+
+
+def big_rows(n: int) -> bool:
+    """Whether the 1024 pass of rows of n lays a transform's 32 threads side by side
+    (``generate_big``'s ``rows``): where a row holds fewer than 16 transforms, neighbouring
+    transforms are rows apart, so the transform's own elements are the neighbours to read."""
+    return n < BIG * 16
 
 
 def grid_big(transforms: int, max_per_dim: int) -> tuple[int, int, int]:

@@ -295,7 +295,7 @@ def _powers(w, base: str, names: str, count: int, inverse: bool, mul_one: bool) 
             w(f"    let {names}{e} = wa_cmul({names}{high}, {names}{e - high});")
 
 
-def generate_big(inverse: bool, group: int, first: bool = False) -> str:
+def generate_big(inverse: bool, group: int, first: bool = False, rows: bool = False) -> str:
     """One Stockham pass of radix 1024 (uniforms as generate's, U[2] counting transforms):
     32 threads per transform, ``group`` transforms per workgroup (specs.fft.BIG_GROUP), lane
     l of the workgroup taking thread l div group of transform l mod group, so that
@@ -306,7 +306,12 @@ def generate_big(inverse: bool, group: int, first: bool = False) -> str:
     then imaginary parts: 4 KiB per transform, xor-swizzled by thread and transform against
     bank conflicts), and thread c's 32-point DFT over b gives outputs q = c + 32 d. The
     ``first`` pass (Ns = 1) has no pass twiddles (all are exactly 1, which ``ft_twiddle``
-    leaves the values bit for bit), so it reads none."""
+    leaves the values bit for bit), so it reads none. ``rows`` (rows of fewer than 16
+    transforms, specs.fft.big_rows): lane l takes thread l mod 32 of transform l div 32
+    instead, so that a transform's threads read and write its neighbouring elements (a row of
+    1024 is one transform: neighbouring transforms lie a row apart). On an H200 (session 37)
+    1024 rows of 1024 took 79-81 µs as two passes of radix 32 and 27-32 as this one pass,
+    4096 rows 218-221 against 48, 512 rows of 2048 86-87 against 48."""
     shift = 5 - (group.bit_length() - 1)  # the swizzle of transform gi: gi << shift < 32
     sign = 1 if inverse else -1
     lines = []
@@ -320,7 +325,10 @@ def generate_big(inverse: bool, group: int, first: bool = False) -> str:
     w("fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>,")
     w("        @builtin(local_invocation_id) lid: vec3<u32>) {")
     w("    let n = U[0]; let ns = U[1];")
-    w(f"    let gi = lid.x % {group}u; let t = lid.x / {group}u; let g8 = gi << {shift}u;")
+    if rows:
+        w(f"    let gi = lid.x / 32u; let t = lid.x % 32u; let g8 = gi << {shift}u;")
+    else:
+        w(f"    let gi = lid.x % {group}u; let t = lid.x / {group}u; let g8 = gi << {shift}u;")
     w(f"    let gj = (wg.y * nw.x + wg.x) * {group}u + gi;")
     w("    let valid = gj < U[2];")
     w(f"    let T = n / {BIG}u; let row = gj / T; let j = gj % T; let k = j % ns;")
