@@ -286,6 +286,8 @@ def run(args) -> int:
     measure_args = ["--quick"] if args.quick else []
     if args.matmul:
         measure_args += ["--matmul", args.matmul]
+    if args.matmul_shape:
+        measure_args += ["--matmul-shape", args.matmul_shape]
     rec: dict = {
         "benchmark": "dawn",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -296,7 +298,8 @@ def run(args) -> int:
                      "node": paths["manifest"]["node"], "pyodide": paths["manifest"]["pyodide_version"],
                      "dawn_npm_webgpu": versions},
         "carry_manifest": paths["manifest"],
-        "settings": {"quick": args.quick, "dawn_flags": args.flag, "adapter_options": args.adapter},
+        "settings": {"quick": args.quick, "dawn_flags": args.flag, "adapter_options": args.adapter,
+                     "matmul_shape": args.matmul_shape},
         "adapters": {}, "browser": {}, "native": None, "stress": {},
     }
     out_dir = Path(os.environ["OUT"]) if os.environ.get("OUT") else None
@@ -313,7 +316,7 @@ def run(args) -> int:
         path = Path(args.json) if args.json else c.RESULTS / f"dawn-{tag}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(rec, indent=1) + "\n")
-        if out_dir:
+        if out_dir and path.resolve() != (out_dir / path.name).resolve():  # (--json in $OUT)
             shutil.copy2(path, out_dir / path.name)
         return path
 
@@ -487,6 +490,7 @@ def main(argv=None) -> int:
     pr.add_argument("--flag", action="append", default=[], help="a Dawn flag for create(), repeatable")
     pr.add_argument("--adapter", help="JSON options merged into requestAdapter()")
     pr.add_argument("--matmul", help="matmul sizes (default 1024,4096)")
+    pr.add_argument("--matmul-shape", help="measure.py's --matmul-shape (e.g. 16x16:8x8)")
     pr.add_argument("--full-all", action="store_true", help="the full measure with every version, not the first only")
     pr.add_argument("--shared-writes", action="store_true",
                     help="also run the upload part with run.mjs --shared-writes (shows dawn.node's crash)")

@@ -253,7 +253,15 @@ def main(argv=None) -> int:
     p.add_argument("--size", type=int)
     p.add_argument("--iters", type=int)
     p.add_argument("--matmul", default="1024,4096", help="matmul sizes, comma-separated")
+    p.add_argument("--matmul-shape", help="the float32 matmul's threads and each thread's block, "
+                   "'16x8:16x8' (columns x rows of threads : rows x columns of outputs; "
+                   "default: the generator's), to compare shapes under one compiler")
     args = p.parse_args(argv)
+    if args.matmul_shape:
+        from webarray.kernels.webgpu import matmul as mm
+        threads, block = args.matmul_shape.split(":")
+        mm.F32_THREADS = tuple(int(v) for v in threads.split("x"))
+        mm.F32_BLOCK = tuple(int(v) for v in block.split("x"))
     cfg = ({"rounds": 3, "pings": 200, "ops": 2000, "reads": 30, "big_reads": 3, "mandel_rounds": 1,
             "size": 256, "iters": 100} if args.quick else
            {"rounds": 5, "pings": 2000, "ops": 10000, "reads": 200, "big_reads": 10, "mandel_rounds": 3,
