@@ -72,6 +72,10 @@ y = xp.sqrt(x) * 2.0 + 1.0
 assert float(y[9]) == 7.0
 assert int(xp.asarray([100], dtype=xp.int8)[0] * 2) == -56
 print("transport", dev.executor.transport)
+# Chromium's WebGPU compiles WGSL with Tint: the float32 matmul takes Tint's shape
+assert dev.wgsl_compiler == "tint", dev.wgsl_compiler
+a = xp.reshape(xp.arange(130 * 70, dtype=xp.float32) % 3.0, (130, 70))  # (sums exact)
+assert float(xp.sum(a @ a.mT)) == float(xp.sum(xp.sum(a, axis=0) ** 2))
 """
 
 

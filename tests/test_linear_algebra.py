@@ -175,12 +175,15 @@ def test_matmul_split_k_keeps_a_gpu_busy(m, k, n, batch, monkeypatch):
     assert impl._busy_chunk(dev, m, n, k, 1, xp.int32) == 0
 
 
+@pytest.mark.parametrize("compiler", ["naga", "tint", "webkit"])
 @pytest.mark.parametrize("layout", ["plain", "aT", "offset"])
-def test_float32_products_compiled_without_runtime_checks_keep_every_bit(layout, monkeypatch):
+def test_float32_products_compiled_without_runtime_checks_keep_every_bit(layout, compiler,
+                                                                        monkeypatch):
     """The float32 matmul kernels declare every access in bounds (their first line, the
     protocol's IN_BOUNDS): the native executor compiles them without the WGSL compiler's
     runtime checks, and their products (partial tiles, vec4 and element loads, a batch, the
-    factorizations' in-place update) are the checked kernels' bit for bit."""
+    factorizations' in-place update) are the checked kernels' bit for bit, in the shape
+    each WGSL compiler takes (the device's ``wgsl_compiler``, forced here), and NumPy's."""
     from webarray._core import graph
     from webarray._core.algorithms import matmul as amm
     from webarray.executors import protocol
@@ -193,6 +196,10 @@ def test_float32_products_compiled_without_runtime_checks_keep_every_bit(layout,
     ex = device.executor
     if getattr(ex, "_trusted", None) is None:
         pytest.skip("this executor compiles every kernel checked")
+    assert device.wgsl_compiler == "naga"  # (wgpu-native's)
+    monkeypatch.setattr(device, "wgsl_compiler", compiler)
+    shape = mm.f32_shape(compiler)
+    assert shape == mm.F32_SHAPES["naga" if compiler == "naga" else "tint"]
     rng = np.random.default_rng(7)
     cases = [((130, 64), (64, 260)), ((2, 37, 12), (12, 45)), ((1, 17), (17, 5)),
              ((128, 8), (8, 128))]
@@ -218,8 +225,11 @@ def test_float32_products_compiled_without_runtime_checks_keep_every_bit(layout,
         out.append(np.asarray(c))
         return out
 
+    monkeypatch.setattr(device, "_kernels", {})  # (this test's kernels alone)
     trusted = products()
     assert ex.trusted_modules > 0
+    keys = [k for k in device._kernels if k[0] == "matmul_f32"]
+    assert len(keys) >= 3 and all(k[-1] == shape for k in keys)  # (products and the update)
     made = ex.trusted_modules
     real = mm.generate_f32
     monkeypatch.setattr(mm, "generate_f32", lambda *a, **k: real(*a, **k)[len(protocol.IN_BOUNDS):])
@@ -228,6 +238,8 @@ def test_float32_products_compiled_without_runtime_checks_keep_every_bit(layout,
     assert ex.trusted_modules == made
     for t, c in zip(trusted, checked):
         np.testing.assert_array_equal(t, c)
+    for (a, b), c in zip(data, checked):
+        np.testing.assert_allclose(c, (a.astype(np.float64) @ b), rtol=1e-5, atol=1e-5 * b.shape[0])
     ref = c0.copy()
     ref[32:, 16:80] -= p @ q
     np.testing.assert_allclose(checked[-1], ref, rtol=1e-5, atol=1e-4)

@@ -260,8 +260,8 @@ def main(argv=None) -> int:
     if args.matmul_shape:
         from webarray.kernels.webgpu import matmul as mm
         threads, block = args.matmul_shape.split(":")
-        mm.F32_THREADS = tuple(int(v) for v in threads.split("x"))
-        mm.F32_BLOCK = tuple(int(v) for v in block.split("x"))
+        shape = (tuple(int(v) for v in threads.split("x")), tuple(int(v) for v in block.split("x")))
+        mm.f32_shape = lambda compiler: shape  # (whatever the compiler)
     cfg = ({"rounds": 3, "pings": 200, "ops": 2000, "reads": 30, "big_reads": 3, "mandel_rounds": 1,
             "size": 256, "iters": 100} if args.quick else
            {"rounds": 5, "pings": 2000, "ops": 10000, "reads": 200, "big_reads": 10, "mandel_rounds": 3,

@@ -18,6 +18,9 @@ export interface BackendInfo {
     description: string;
     backend: string;
     adapter_type: string;
+    /** the WGSL compiler behind the device ("naga", "tint", "webkit", "unknown"): Python
+     * picks kernel shapes by it (the float32 matmul's) */
+    compiler?: string;
   };
   max_buffer_size: number;
   max_binding_size: number;

@@ -62,6 +62,16 @@ export function storageBindings(source: string): boolean[] | null {
   return writable.length && !writable[0] ? writable : null;
 }
 
+/** The WGSL compiler behind this JavaScript's WebGPU, from its user agent: naga in Firefox
+ * and Deno (wgpu), Tint in Chromium-based browsers and Node's npm `webgpu` (Dawn), WebKit's
+ * own in Safari. */
+export function wgslCompiler(agent: string = globalThis.navigator?.userAgent ?? ""): string {
+  if (/Firefox\/|Deno\//.test(agent)) return "naga";
+  if (/Chrome\/|Chromium\/|Node\.js\//.test(agent)) return "tint";
+  if (/Safari\//.test(agent)) return "webkit";
+  return "unknown";
+}
+
 export function errorFromGPU(e: GPUError): DeviceError {
   if (typeof GPUOutOfMemoryError !== "undefined" && e instanceof GPUOutOfMemoryError) {
     return new DeviceError(STATUS_OUT_OF_MEMORY, `WebGPU ran out of memory: ${e.message}`);
@@ -147,6 +157,7 @@ export class WebGPUBackend implements Backend {
         description: a.description || `${a.vendor} ${a.architecture}`.trim(),
         backend: "WebGPU",
         adapter_type: a.isFallbackAdapter ? "CPU (fallback adapter)" : "GPU",
+        compiler: wgslCompiler(),
       },
       max_buffer_size: l.maxBufferSize,
       max_binding_size: l.maxStorageBufferBindingSize,

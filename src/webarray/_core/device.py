@@ -117,6 +117,9 @@ class Device:
         # a CPU adapter (lavapipe, SwiftShader): plans that keep a GPU busy (split K, radix
         # sort from short rows, registers over memory) lose there
         self.on_cpu = "CPU" in executor.adapter_info.get("adapter_type", "").upper()
+        # the WGSL compiler behind the executor ("naga", "tint", ...): kernel shapes that
+        # one compiler runs faster than another are picked by it (the float32 matmul's)
+        self.wgsl_compiler = getattr(executor, "wgsl_compiler", "unknown")
         # large float64 functions in two or more kernels each (ops.STAGED, launch.py): in a
         # browser, whose SwiftShader does not run their shaders whole (WebGL2: it writes zeros
         # or loses the context; WebGPU: the GPU process crashes); natively one kernel, the

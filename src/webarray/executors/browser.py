@@ -168,6 +168,7 @@ class BrowserExecutor:
         self.adapter_info = {"device": kind}
         info = json.loads(self._request(OP_INFO, (), f"starting the {kind} device", timeout=_START_TIMEOUT))
         self.adapter_info = info["adapter_info"]
+        self.wgsl_compiler = str(self.adapter_info.get("compiler", "unknown"))
         # above every handle the GPU side has seen: after a loss, frees still coming from
         # the lost executor never reach this one's buffers
         self._next_handle = max(self._next_handle, int(info.get("first_handle", 1)))

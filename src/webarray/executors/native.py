@@ -436,6 +436,7 @@ class NativeExecutor:
             "backend": info.get("backend_type", ""),
             "adapter_type": info.get("adapter_type", ""),
         }
+        self.wgsl_compiler = "naga"  # (wgpu-native's)
         self.max_buffer_size = int(wanted["max-buffer-size"])
         self.max_workgroup_storage = int(wanted["max-compute-workgroup-storage-size"])
         self.max_binding_size = int(wanted["max-storage-buffer-binding-size"])

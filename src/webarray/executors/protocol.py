@@ -53,6 +53,9 @@ class Executor(Protocol):
     backend: str
     #: adapter description (vendor, device, backend API)
     adapter_info: dict
+    #: the WGSL compiler that builds its kernels: "naga" (wgpu-native, Firefox, Deno),
+    #: "tint" (Dawn: Chromium, dawn.node), "webkit", or "unknown" (WebGL2: none)
+    wgsl_compiler: str
     #: the largest buffer, storage binding and workgroups-per-dimension of the device
     max_buffer_size: int
     max_binding_size: int

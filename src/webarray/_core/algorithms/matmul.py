@@ -47,8 +47,9 @@ def matmul(a, b, batch_shape, out_dtype):
     pack, starts = _operands(a, b, batch_shape)
     if out_dtype is dt.float32 and mm.fast_applies(m, n, batch):
         vec = _vec4(a, b, starts)
-        key = ("matmul_f32", vec, nb)
-        source = lambda: mm.generate_f32(vec, nb)  # noqa: E731
+        shape = mm.f32_shape(device.wgsl_compiler)
+        key = ("matmul_f32", vec, nb, shape)
+        source = lambda: mm.generate_f32(vec, nb, shape=shape)  # noqa: E731
         tile = mspec.FAST_TILE
     elif out_dtype is dt.float64 and device.float64_fma_fused:
         # the device's own fused multiply-add: the product written out, as float32's
@@ -100,7 +101,7 @@ def subtract_product(c, a, b) -> bool:
     batch_shape = c.shape[:-2]
     batch = math.prod(batch_shape)
     if (c.dtype is not dt.float32 or a.dtype is not dt.float32 or b.dtype is not dt.float32
-            or not hasattr(mm, "generate_f32") or c._strides[-1] != 1 or k == 0
+            or not hasattr(mm, "f32_shape") or c._strides[-1] != 1 or k == 0
             or k > mm.max_k(dt.float32) or _busy_chunk(device, m, n, k, batch, dt.float32)):
         return False
     if m == 0 or n == 0 or batch == 0:
@@ -118,8 +119,10 @@ def subtract_product(c, a, b) -> bool:
             bufs.append(r)
     roles = tuple(next(i for i, u in enumerate(bufs) if u._buf is r._buf) for r in (a, b, c))
     tile = mspec.FAST_TILE
-    launch.batches(device, ("matmul_f32", vec, nb, "update", roles),
-                   lambda: mm.generate_f32(vec, nb, update=roles), tuple(bufs), batch, pack,
+    shape = mm.f32_shape(device.wgsl_compiler)
+    launch.batches(device, ("matmul_f32", vec, nb, "update", roles, shape),
+                   lambda: mm.generate_f32(vec, nb, update=roles, shape=shape), tuple(bufs),
+                   batch, pack,
                    tile=(-(-n // tile), -(-m // tile)))
     return True
 

@@ -143,20 +143,29 @@ def grid(m: int, n: int, batch: int) -> tuple[int, int, int]:
 # ---- float32: 128×128 tiles, 16×8 outputs per thread (PERF_NOTES.md) ---------------------
 
 FAST_BK = 8
-# the float32 kernel's workgroup (columns, rows of threads) and each thread's block of C
-# (rows, columns); the tile is 8 · 16 = 16 · 8 = 128 on each side. On an H200 (session 37,
-# wgpu alone, trusted) 16 × 8 threads of 16 × 8 outputs ran 4096² at 44.6 TFLOP/s where
-# 16 × 16 threads of 8 × 8 ran 39.7 (NOTES-kernels-22.md: the shapes measured).
-F32_THREADS = (16, 8)
-F32_BLOCK = (16, 8)
+# the float32 kernel's shape per WGSL compiler: the workgroup's (columns, rows) of threads
+# and each thread's block of C (rows, columns); the tile is 128 × 128 either way. On an
+# H200 (session 37, NOTES-kernels-22.md) naga (wgpu-native, Firefox, Deno) ran 4096² at
+# 44.6 TFLOP/s with 16 × 8 threads of 16 × 8 where 16 × 16 threads of 8 × 8 ran 39.7;
+# Tint (Dawn: Chromium, dawn.node) ran 16 × 16 of 8 × 8 at 39.3-39.7 where 16 × 8 of 16 × 8
+# ran 35.1-37.4. Other compilers (WebKit's) take Tint's, the shape measured longest.
+F32_SHAPES = {"naga": ((16, 8), (16, 8)), "tint": ((16, 16), (8, 8))}
 
 
-def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None) -> str:
-    """float32 C = A @ B with a 128×128 block of C per workgroup of 16×8 threads, BK = 8.
-    Each thread keeps a 16×8 block in thirty-two named vec4 accumulators (rows
-    32·g + 4·ty..+3 for g < 4, columns 64·h + 4·tx..+3 for h < 2, so that neighbouring
-    threads read neighbouring vec4 words of the shared tiles), and the next tiles are
-    loaded from global memory into registers (two vec4 of A and two of B a thread) while
+def f32_shape(compiler: str) -> tuple:
+    """``generate_f32``'s shape for a WGSL compiler (the executor's ``wgsl_compiler``)."""
+    return F32_SHAPES.get(compiler, F32_SHAPES["tint"])
+
+
+def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None,
+                 shape: tuple = F32_SHAPES["naga"]) -> str:
+    """float32 C = A @ B with a 128×128 block of C per workgroup, BK = 8, in ``shape``
+    ((columns, rows) of threads, each thread's (rows, columns) of C: ``F32_SHAPES``); as
+    described here, naga's: 16×8 threads, each keeping a 16×8 block in thirty-two named
+    vec4 accumulators (rows 32·g + 4·ty..+3 for g < 4, columns 64·h + 4·tx..+3 for h < 2,
+    so that neighbouring threads read neighbouring vec4 words of the shared tiles; Tint's
+    16×16 threads of 8×8: rows 64·g + 4·ty.., g < 2), and the next tiles are loaded from
+    global memory into registers (two vec4 of A and two of B a thread; Tint's one) while
     the current ones are multiplied. vec: A and B have unit column strides and 4-aligned
     offsets and row strides, K and N are multiples of 4, so tiles load and C stores as
     vec4; otherwise any strides, one element at a time. update: C is a view (offset, row
@@ -174,9 +183,8 @@ def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None) -> str
     ((ak + c) * 32 + (ar >> 2) + 16 * r with ak + c < 8, ar < 64, r < 2; (bk + 4 * r) * 32
     + (bn >> 2) with bk < 4, r < 2, bn >> 2 < 32; k * 32 + 8 * g + ty with k < 8, g < 4,
     ty < 8; k * 32 + 16 * h + tx with h < 2, tx < 16); the uniforms are read at fixed
-    indices."""
-    wx, wy = F32_THREADS
-    rows, cols = F32_BLOCK
+    indices (Tint's shape: ar < 128, r < 1, bk < 8, g < 2 and ty < 16)."""
+    (wx, wy), (rows, cols) = shape
     threads = wx * wy
     lines = [IN_BOUNDS.rstrip("\n")]
     w = lines.append
