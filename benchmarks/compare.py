@@ -3,6 +3,7 @@
     python -m benchmarks.compare 55a1bdd                       # elementwise, 3 rounds each
     python -m benchmarks.compare 55a1bdd --part host --rounds 5
     python -m benchmarks.compare HEAD~3 -- --sizes 20 --ops add
+    python -m benchmarks.compare 4559da1 --part sorting --rounds 2 -- --quick
 
 The earlier commit's ``src/`` is exported with ``git archive`` into a temporary folder and put
 first on ``PYTHONPATH``; this checkout's benchmark script runs in both cases, so the same
@@ -32,6 +33,9 @@ PARTS = {
                     ("overhead", ("backend", "op", "n"), "issue_us"),
                     ("overhead", ("backend", "op", "n"), "with_sync_us")],
     "host": [("host", ("backend", "loop"), "us_per_op")],
+    "sorting": [("results", ("backend", "op", "n", "dtype"), "seconds")],
+    "reductions": [("results", ("backend", "case", "n"), "gbps")],
+    "linalg_fft": [("results", ("backend", "case", "shape"), "seconds")],
 }
 
 
@@ -45,12 +49,17 @@ def _run(part: str, src: Path, extra: list[str], out: Path) -> dict:
     return json.loads(out.read_text())
 
 
+def _key(v):
+    """A row's naming value as a key (a shape comes as a list)."""
+    return tuple(v) if isinstance(v, list) else v
+
+
 def _figures(part: str, record: dict) -> dict:
     got = {}
     for table, keys, figure in PARTS[part]:
         for row in record.get(table) or []:
             if figure in row:
-                got[(table, figure) + tuple(row.get(k) for k in keys)] = row[figure]
+                got[(table, figure) + tuple(_key(row.get(k)) for k in keys)] = row[figure]
     return got
 
 
