@@ -24,7 +24,9 @@ import numpy as np
 
 from . import _common as c
 
-CASES = ["sum", "max", "sum_rows", "sum_cols", "cumulative_sum"]
+# sum_xy: sum(x * y) of two arrays, its bytes the two read once (webarray computes the
+# product inside the sum's first pass; CuPy and PyTorch write it out first)
+CASES = ["sum", "max", "sum_rows", "sum_cols", "cumulative_sum", "sum_xy"]
 DEFAULT_SIZES = [1 << 22, 1 << 24, 1 << 26]
 CPU_ADAPTER_SIZES = [1 << 20, 1 << 22]
 ROW = 1024  # row length of the 2-D cases
@@ -40,11 +42,12 @@ def functions(backend: c.Backend) -> dict:
         return {"sum": torch.sum, "max": torch.max,
                 "sum_rows": lambda a: torch.sum(a, dim=1),
                 "sum_cols": lambda a: torch.sum(a, dim=0),
-                "cumulative_sum": lambda a: torch.cumsum(a, 0)}
+                "cumulative_sum": lambda a: torch.cumsum(a, 0),
+                "sum_xy": lambda a, b: torch.sum(a * b)}
     cumsum = getattr(xp, "cumulative_sum", None) or xp.cumsum
     return {"sum": xp.sum, "max": xp.max,
             "sum_rows": lambda a: xp.sum(a, axis=1), "sum_cols": lambda a: xp.sum(a, axis=0),
-            "cumulative_sum": cumsum}
+            "cumulative_sum": cumsum, "sum_xy": lambda a, b: xp.sum(a * b)}
 
 
 def reshape(backend: c.Backend, a, shape):
@@ -66,9 +69,10 @@ def relative_error(got: np.ndarray, exact: np.ndarray, scale: np.ndarray) -> flo
     return float(np.max(np.abs(got - exact) / np.maximum(scale, 1e-30)))
 
 
-def references(a: np.ndarray) -> dict:
+def references(a: np.ndarray, b: np.ndarray) -> dict:
     """(exact float64 result, scale for relative errors, indices to check) per case."""
     a64 = a.astype(np.float64)
+    ab = a64 * b.astype(np.float64)
     m = a64.reshape(-1, ROW)
     cs = np.cumsum(a64)
     n = a.shape[0]
@@ -79,6 +83,7 @@ def references(a: np.ndarray) -> dict:
         "sum_rows": (m.sum(axis=1), np.abs(m).sum(axis=1), None),
         "sum_cols": (m.sum(axis=0), np.abs(m).sum(axis=0), None),
         "cumulative_sum": (cs[pick], np.cumsum(np.abs(a64))[pick], pick),
+        "sum_xy": (np.array(ab.sum()), np.array(np.abs(ab).sum()), None),
     }
 
 
@@ -87,19 +92,22 @@ def run(backends, sizes, cases, rounds, target_s, log) -> list[dict]:
     rng = np.random.default_rng(20261122)
     for n in sizes:
         a = (rng.random(n, dtype=np.float32) - np.float32(0.25)).astype(np.float32)
-        refs = references(a)
+        b = (rng.random(n, dtype=np.float32) + np.float32(0.5)).astype(np.float32)
+        refs = references(a, b)
         for be in backends:
             fns = functions(be)
             d1 = be.to_device(a)
             d2 = reshape(be, d1, (n // ROW, ROW))
+            db = be.to_device(b) if "sum_xy" in cases else None
             be.sync()
             for case in cases:
                 f = fns[case]
-                arg = d2 if case in ("sum_rows", "sum_cols") else d1
+                args = ((d2,) if case in ("sum_rows", "sum_cols") else
+                        (d1, db) if case == "sum_xy" else (d1,))
                 holder = [None]
 
-                def step(f=f, arg=arg, holder=holder):
-                    holder[0] = f(arg)
+                def step(f=f, args=args, holder=holder):
+                    holder[0] = f(*args)
 
                 step()
                 be.sync()
@@ -111,7 +119,7 @@ def run(backends, sizes, cases, rounds, target_s, log) -> list[dict]:
                 iters = c.calibrate(step, be.sync, target_s)
                 per_iter = c.time_rounds(step, be.sync, iters, rounds)
                 t = c.median(per_iter)
-                nbytes = 4 * n * (2 if case == "cumulative_sum" else 1)
+                nbytes = 4 * n * (2 if case in ("cumulative_sum", "sum_xy") else 1)
                 rows.append({"backend": be.name, "case": case, "n": n, "bytes": nbytes,
                              "iters": iters, "seconds": t, "rounds": per_iter,
                              "gbps": nbytes / t / 1e9, "max_rel_err": err})
@@ -119,7 +127,7 @@ def run(backends, sizes, cases, rounds, target_s, log) -> list[dict]:
                 log(f"  {be.name:9s} {case:15s} {c.size_label(n):>5s}: {nbytes / t / 1e9:9.2f} GB/s"
                     f"  ({t * 1e6:.1f} us, {iters} iters, rel err {err:.1e}){flag}")
                 holder[0] = None
-            del d1, d2
+            del d1, d2, db
             be.sync()
     return rows
 

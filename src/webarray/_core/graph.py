@@ -867,6 +867,51 @@ def _quick(device, shape, target, root, limit) -> bool:
     return True
 
 
+def elementwise_dag(target, limit: int):
+    """The pending target's DAG as one expression for a consumer to compute in its own
+    kernel (a reduction's first pass, ``algorithms/reduce.py``): (expression, the leaves'
+    views, the scalars) as ``_Lowering`` gives them, where every node is an elementwise op,
+    a cast, a scalar or a leaf, every dtype one word, and every leaf a C-contiguous view of
+    target's shape (so element e of target reads element e of each leaf, from its offset),
+    at most ``limit`` of them; else None (the consumer computes target first, as before).
+    Target stays pending: whatever else reads it computes it as before. Under the graph's
+    lock: another thread computing a node of the DAG turns it into a leaf meanwhile."""
+    with LOCK:
+        return _elementwise_dag(target, limit)
+
+
+def _elementwise_dag(target, limit: int):
+    root = target._lazy
+    if target._b is not None or root.kind not in ("op", "cast") or root.error is not None:
+        return None
+    shape, contiguous = target._shape, c_strides(target._shape)
+    seen, stack = set(), [root]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.dtype in MULTI_WORD:
+            return None
+        kind = n.kind
+        if kind == "leaf":
+            v = n.value
+            if v._shape != shape or v._strides != contiguous or v._dtype in MULTI_WORD:
+                return None
+        elif kind in ("op", "cast"):
+            if _is_heavy(n):
+                return None
+            stack += n.args
+        elif kind != "scalar":  # a loop, its output, an index: computed first
+            return None
+    low = _Lowering()
+    expr = low.node(root)
+    if len(low.inputs) > limit or any(v._buf.nbytes > target._device._piece_bytes
+                                      for v in low.inputs):
+        return None  # (a buffer past one binding is bound by ranges)
+    return expr, low.inputs, low.scalars
+
+
 def _view_slot(views: list, v) -> int:
     """The slot of the view among views equal to v (buffer, offset, strides, shape), or -1."""
     for i, u in enumerate(views):

@@ -274,7 +274,7 @@ FIT_SHARE = 0.6
 def _fitted(device, shape, outputs, inputs, scalars, raw_inputs):
     """(outputs, inputs, apart, size) for a device that refuses kernels past an inline limit
     (``Device.inline_limit``: a browser's SwiftShader): where the fused calls of these
-    outputs would together exceed it (each call's share measured once, ``_call_size``),
+    outputs would together exceed it (each call's share measured once, ``call_size``),
     the arguments of a call that would take the calls in one kernel past FIT_SHARE of the
     limit are computed first, each by a kernel of its own, into arrays that the call then
     reads, as eager mode computes every op (the same values bit for bit: each value is
@@ -286,7 +286,7 @@ def _fitted(device, shape, outputs, inputs, scalars, raw_inputs):
     if raw_inputs or any(type(n) not in _RENUMBERED for n in nodes):
         return outputs, inputs, False, 0
     limit = device.inline_limit * FIT_SHARE
-    extra = {n.key: _call_size(device, n) for n in nodes if type(n) is Apply}
+    extra = {n.key: call_size(device, n) for n in nodes if type(n) is Apply}
     total = sum(extra.values())
     if total <= limit:
         return outputs, inputs, False, total
@@ -354,7 +354,7 @@ def _canonical(device, shape, outputs, inputs, scalars):
 _CALL_SIZES: dict = {}
 
 
-def _call_size(device, node) -> int:
+def call_size(device, node) -> int:
     """Characters that one call of an Apply node's function adds to a kernel with its calls
     inlined (``inlined_size``): a one-call kernel of the device's generator against a copy,
     measured once per function, lane and dtypes."""

@@ -37,11 +37,13 @@ import math
 import struct
 
 from ... import _dtypes as dt
-from ...kernels.expr import Apply, Input, Scalar
+from ...kernels.expr import Apply, Input, Scalar, walk
 from ...kernels import lanes
 from ...kernels.specs import reduction as rspec
 from ...kernels.specs import scan as sspec
+from ...kernels import uniforms as _uniforms
 from .. import graph as _graph
+from .. import launch
 from .. import storage as _storage
 from .. import tensor
 from ..tensor import Tensor
@@ -105,10 +107,11 @@ def _merge(dims):
     return out
 
 
-def _rows_of(x: Tensor, axes, ordered: bool) -> _Rows:
+def _rows_of(x: Tensor, axes, ordered: bool, pending: bool = False) -> _Rows:
     """Rows over the kept axes of x, columns over ``axes``. Unless ``ordered`` (the flat
     index of the reduced axes matters: argmin/argmax), the reduced axes may be reordered so
-    that the innermost run has the smallest stride."""
+    that the innermost run has the smallest stride. ``pending``: x is not computed (its
+    layout C-contiguous at offset 0, as it will be; no buffer)."""
     keep = [(n, s) for d, (n, s) in enumerate(zip(x.shape, x._strides)) if d not in axes]
     red = [(x.shape[d], x._strides[d]) for d in sorted(axes)]
     if not ordered:
@@ -117,8 +120,8 @@ def _rows_of(x: Tensor, axes, ordered: bool) -> _Rows:
     if not red:
         red = [(1, 0)]
     folded = red[:-1]
-    return _Rows(x._buf, x.dtype, x._offset, keep + folded, red[-1][0], red[-1][1],
-                 math.prod(n for n, _ in folded))
+    return _Rows(None if pending else x._buf, x.dtype, 0 if pending else x._offset,
+                 keep + folded, red[-1][0], red[-1][1], math.prod(n for n, _ in folded))
 
 
 def _group_size(cols: int, loads: int, cap: int) -> int:
@@ -143,20 +146,27 @@ def _fill(shape, dtype, value, device) -> Tensor:
 def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
          transform: str = "none", divisor: float = 0.0, means: Tensor | None = None,
          chunk_group: int | None = None, user: rspec.UserFold | None = None,
-         more: tuple = (), tail: tuple = ()) -> Tensor | None:
+         more: tuple = (), tail: tuple = (), expr: tuple | None = None,
+         keep: tuple | None = None) -> Tensor | None:
     """Reduce rows into out (C-contiguous, one element per output row), pass after pass.
 
     With chunk_group set, run one pass only, with that group size, the scan's chunk length
     and no vec4 loads, and return the (rows, chunks) partials: the chunk totals a long scan
     needs. With user (combine "user"), the final pass also binds ``more`` (the fold's
     further outputs and its cut line) and every pass takes the fold's ``tail`` words.
+    With expr ((expression, views, scalars): ``graph.elementwise_dag`` of a pending array
+    laid out as rows, which have no buffer), the first pass computes each element from the
+    views instead of reading it, and the passes are kept under ``keep`` (``_absorbed``
+    replays them with the next call's views, offsets and scalars).
     """
     device = out.device
     arg = combine in ("argmin", "argmax")
     # the passes of a plain reduction depend only on the rows' layout and the op: kept per
     # device, so a repeated reduction only allocates its partials and dispatches
     passes = None
-    if user is None and means is None and chunk_group is None and not more and not tail \
+    if expr is not None:
+        passes, sig = ([], keep) if keep is not None else (None, None)
+    elif user is None and means is None and chunk_group is None and not more and not tail \
             and not arg:
         sig = _plan_key(rows, combine, mapping, acc, out.dtype, transform, divisor)
         plan = device.plans.get(sig)
@@ -194,8 +204,9 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         final = chunk_group is None and chunks == 1 and rows.fold == 1
         spec = rspec.ReduceSpec(combine, mapping, in_dtype, acc,
                              out.dtype if final else acc, final,
-                             transform if final else "none", vec4, per_thread, user)
-        bindings = [rows.buf]
+                             transform if final else "none", vec4, per_thread, user,
+                             *((expr[0], len(expr[1])) if expr else ()))
+        bindings = [v._buf for v in expr[1]] if expr else [rows.buf]
         if mapping == "pairs":
             bindings.append(indices._buf)
         if mapping == "sqdev":
@@ -212,10 +223,14 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         if spec.transform != "none" and acc in (dt.float64, dt.complex128):
             # the divisor in float64: f32 bits would round counts past 2**24
             tail = tuple(lanes.scalar_words(dt.float64, divisor))
+        words = tail
+        if expr:  # the views' offsets (in elements), then the scalars' words
+            words = tuple(v._offset for v in expr[1]) + tuple(
+                w for d, value in expr[2] for w in lanes.scalar_words(d, value))
         uniforms = rspec.pack_uniforms(
             m, cols, chunks, group, colmode, rows.offset // div, rows.stride, rows.fold,
             means._offset if means is not None else 0, _f32_word(divisor),
-            [(n, s // div) for n, s in rows.dims], tail,
+            [(n, s // div) for n, s in rows.dims], words,
         )
         make = (lambda spec=spec: rk.generate(spec))
         grid = rk.grid(m * chunks, group, ex.max_workgroups_per_dim)
@@ -231,6 +246,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         outs = m // rows.fold
         width = rows.fold * chunks
         rows = _Rows(partials._buf, acc, 0, [(outs, width)], width, 1)
+        expr = None
         if arg:
             indices = part_idx
             mapping = "pairs"
@@ -248,17 +264,23 @@ def _plan_key(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out_dtype:
             rows.fold, combine, mapping, acc, out_dtype, transform, divisor)
 
 
-def _replay(plan, buf, out: Tensor, acc: dt.DType, device, new=None) -> None:
+def _replay(plan, buf, out: Tensor, acc: dt.DType, device, new=None, words=()) -> None:
     """The passes of a kept plan (``_run``) over buf into out: each pass but the last into
     new partials (made by ``new``, acc's ``tensor.maker``, where given), which the next one
-    reads."""
+    reads. An absorbed expression's plan (``_absorbed``) reads buf, a list of its views'
+    buffers, in its first pass, whose uniforms end in ``words`` (their offsets and the
+    scalars) instead of the recorded call's."""
+    bufs = buf if isinstance(buf, list) else [buf]
     for key, make, uniforms, grid, partials in plan:
+        if words:
+            uniforms = uniforms[:len(uniforms) - 4 * len(words)] + _uniforms.pack(words, "reduction")
+            words = ()
         if partials is None:
-            device.launch(key, make, [buf, out._buf], uniforms, grid)
+            device.launch(key, make, bufs + [out._buf], uniforms, grid)
             return
         t = new((partials,), (1,)) if new else tensor.empty((partials,), acc, device)
-        device.launch(key, make, [buf, t._buf], uniforms, grid)
-        buf = t._buf
+        device.launch(key, make, bufs + [t._buf], uniforms, grid)
+        bufs = [t._buf]
 
 
 def _out_shape(shape, axes, keepdims: bool):
@@ -358,6 +380,10 @@ def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False
     reduction gives the op's identity, or ValueError for min and max. count_nonzero raises
     OverflowError where a count exceeds int32."""
     device = x.device
+    if x._b is None:  # pending: its elementwise DAG computed by the first pass, if it can be
+        out = _absorbed(x, axes, op, out_dtype, keepdims)
+        if out is not None:
+            return out
     # a reduction of this layout seen before, in one tree of kept passes: its result's
     # shape and the plan, straight to the dispatches (a sum's host time on an H200 was
     # ~34 µs, most of it finding what the last call found)
@@ -396,6 +422,62 @@ def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False
     if repeats == 1 or combine in ("min", "max"):  # min, max, all, any: idempotent
         return out
     return _repeat(out, repeats, combine)
+
+
+# the smallest pending array a reduction absorbs: below it the bytes saved are few and the
+# array computed first, then reduced, takes two kept plans, less host time than the walk
+# and lowering of its expression at every call (sum(x * y) of 4,096 elements on a 2-core
+# VM: ~30 against ~55 µs issued)
+ABSORB_MIN = 1 << 16
+# the most characters an absorbed expression's calls may come to inlined (launch.call_size):
+# arithmetic, comparisons, maximum, sqrt (a product 201, a comparison 374, sqrt 620), not
+# exp, sin or remainder (2,300-7,700): on lavapipe sum(exp(x) * sin(y) + tanh(x)) of 2^20
+# compiled in 2.5 s absorbed against 0.5 and ran 49-60 ms against 38
+ABSORB_SIZE = 2000
+
+
+def _absorbed(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool) -> Tensor | None:
+    """x (pending) reduced by a first pass that computes its elementwise DAG itself, reading
+    the DAG's leaves once instead of x written and read back (``sum(x * y)``: one launch
+    and one array's traffic fewer), with the passes and values of the reduction of the
+    computed x; or None where that does not apply (the caller computes x, as before): a
+    device whose reduction generator does not absorb (``ABSORBS``), a reduction other
+    than a plain sum, product, min or max, an x of fewer than ABSORB_MIN elements, a DAG
+    ``graph.elementwise_dag`` refuses, or one whose calls come to more than ABSORB_SIZE
+    characters inlined (the first pass writes the expression out once per element a thread
+    loads: up to 64)."""
+    device = x.device
+    combine, mapping, acc, _ = REDUCTIONS[op]
+    if (not getattr(device.kernels.reduction, "ABSORBS", False) or mapping != "cast"
+            or combine not in ("add", "mul", "min", "max")):
+        return None
+    shape = _out_shape(x.shape, axes, keepdims)
+    count = math.prod(x.shape[d] for d in axes)
+    size = math.prod(x.shape)
+    if (size < ABSORB_MIN or size > MAX_INDEX or math.prod(shape) == 0 or count == 0
+            or count > MAX_COLUMNS):
+        return None
+    # bindings: the uniforms, the output and the DAG's leaves
+    dag = _graph.elementwise_dag(x, getattr(device.executor, "max_storage_buffers", 8) - 2)
+    if dag is None:
+        return None
+    expr, views, scalars = dag
+    # passes kept by the expression's structure and the layout (the views' offsets and the
+    # scalars' values are the first pass's last uniform words)
+    sig = ("absorbed", op, out_dtype, x._shape, tuple(axes), keepdims, expr.key)
+    plan = device.plans.get(sig)
+    if plan is not None:
+        out = tensor.empty(shape, out_dtype, device)
+        words = tuple(v._offset for v in views) + tuple(
+            w for d, value in scalars for w in lanes.scalar_words(d, value))
+        _replay(plan, [v._buf for v in views], out, acc or out_dtype, device, words=words)
+        return out
+    if sum(launch.call_size(device, n) for n in walk([expr]) if type(n) is Apply) > ABSORB_SIZE:
+        return None
+    out = tensor.empty(shape, out_dtype, device)
+    _run(_rows_of(x, axes, ordered=False, pending=True), combine, mapping, acc or out_dtype,
+         out, expr=dag, keep=sig)
+    return out
 
 
 def _big_count(x: Tensor, axes, shape, repeats: int) -> Tensor:

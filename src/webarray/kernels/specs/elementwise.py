@@ -19,7 +19,8 @@ from typing import NamedTuple
 from ..expr import Apply, Carry, Cast, Index, LoopOut, UserOut, walk
 from ..expr import Carry as _Carry
 from ..lanes import as_words as _as_words, words as _words, wgsl_type as _wgsl_type
-from ..ops import TABLE, lane_of
+from ..lanes import wrap as _wrap
+from ..ops import KERNEL_OPS, TABLE, lane_of
 
 WORKGROUP = 256  # threads per workgroup
 VEC4_PER_THREAD = 1  # vec4 words each thread of a vec4 kernel handles (a tuning knob)
@@ -126,20 +127,33 @@ def hidden(lane: str, v: str, p: int) -> str:
     return f"bitcast<f32>(bitcast<u32>({v}) ^ zero{p})"
 
 
-def arg_registers(args, key, names: dict, lines: list) -> list[str]:
+def arg_registers(args, key, names: dict, lines: list, prefix: str = "v") -> list[str]:
     """The registers an op reads its args from: names[key(arg)], or where ``hides`` says so
-    its XOR with zero<p>, declared in lines (and entered in names) once per value and p."""
+    its XOR with zero<p>, declared in lines (and entered in names, as prefix and a number)
+    once per value and p."""
     out = []
     for p, a in enumerate(args):
         v = names[key(a)]
         if hides(a, p):
             h = names.get((key(a), p))
             if h is None:
-                h = names[key(a), p] = f"v{len(names)}"
+                h = names[key(a), p] = f"{prefix}{len(names)}"
                 lines.append(f"    let {h} = {hidden(lane_of(a.dtype), v, p)};")
             v = h
         out.append(v)
     return out
+
+
+def apply_expr(n, key, names: dict, lines: list, prefix: str = "v") -> str:
+    """WGSL of Apply node n's value from its arguments' registers (``arg_registers``:
+    through zero<p> where ``hides`` says), wrapped where the op's result wraps (abs of
+    int8 -128): as every generator of the op table writes an op."""
+    op = KERNEL_OPS[n.op]
+    tmpl = op.wgsl.get(lane_of(n.compute))
+    if tmpl is None:
+        raise TypeError(f"{n.op} has no expression for {n.compute.name}")
+    e = tmpl.format(*arg_registers(n.args, key, names, lines, prefix))
+    return _wrap(n.dtype, e) if op.result in ("same", "real") else e
 
 
 def loop_lines(loop, key, names: dict, lines: list, emit) -> None:

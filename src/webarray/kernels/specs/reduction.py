@@ -77,12 +77,19 @@ class ReduceSpec:
     vec4: bool = False
     per_thread: int = P  # columns each thread loads
     user: UserFold | None = None  # combine "user" only
+    # an elementwise expression (kernels/expr.py) whose value at each element is the
+    # element (a pending array absorbed into the first pass: its Input slots read
+    # bindings in0, in1, ... at their offsets plus the element's index, its scalars follow
+    # the offsets in the uniforms' tail); inputs: how many slots it reads
+    expr: object = None
+    inputs: int = 0
 
     @property
     def key(self):
         return ("reduce", self.combine, self.mapping, self.in_dtype.name, self.acc_dtype.name,
                 self.out_dtype.name, self.final, self.transform, self.vec4, self.per_thread,
-                WORKGROUP, self.user.key if self.user else None)
+                WORKGROUP, self.user.key if self.user else None,
+                self.expr.key if self.expr is not None else None)
 
     @property
     def arg(self) -> bool:
@@ -97,7 +104,7 @@ class ReduceSpec:
         """Names of bindings 1..n in order (binding 0 holds the uniforms). The final pass of
         a user fold writes out, out1, ... (one per output), then cut (the line of a loop
         that the device cut short, when the post-map is checked)."""
-        names = ["values"]
+        names = [f"in{m}" for m in range(self.inputs)] if self.expr is not None else ["values"]
         if self.mapping == "pairs":
             names.append("indices")
         if self.mapping == "sqdev":

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from ..expr import (Apply, Cast, Gather, Index, Input, Loop, LoopOut, Scalar, UserCall, UserOut,
                     walk)
-from ..ops import KERNEL_OPS, lane_of
 from .. import lanes
-from ..specs.elementwise import ElementwiseSpec, arg_registers, loop_lines, uniform_layout, zeros
+from ..specs.elementwise import ElementwiseSpec, apply_expr, loop_lines, uniform_layout, zeros
 from .program import draw, load, to_word, uword
 
 USER_CALLS = True  # runs UserCall/UserOut nodes (ElementwiseKernel bodies, their GLSL)
@@ -71,15 +70,8 @@ def generate(spec: ElementwiseSpec) -> str:
             e = f"{names[n.loop.key]}_{n.index}"
         else:
             assert isinstance(n, Apply)
-            op = KERNEL_OPS[n.op]
-            tmpl = op.wgsl.get(lane_of(n.compute))
-            if tmpl is None:
-                raise TypeError(f"{n.op} has no expression for {n.compute.name}")
-            # as on WebGPU: zero<p> keeps the arithmetic IEEE's
-            args = arg_registers(n.args, lambda a: a.key, names, lines)
-            e = tmpl.format(*args)
-            if op.result in ("same", "real"):  # as on WebGPU: abs(int8 -128) wraps
-                e = lanes.wrap(n.dtype, e)
+            # as on WebGPU: zero<p> keeps the arithmetic IEEE's, abs(int8 -128) wraps
+            e = apply_expr(n, lambda a: a.key, names, lines)
         name = f"v{len(names)}"
         lines.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
         names[n.key] = name

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from ..expr import (Apply, Cast, Gather, Index, Input, Loop, LoopOut, Scalar, UserCall, UserOut,
                     walk)
-from ..ops import KERNEL_OPS, lane_of
+from ..ops import lane_of
 from .. import lanes
 from .. import wgsl_complex, wgsl_int64  # noqa: F401  (register their helpers)
 from ..specs import elementwise as knobs  # WORKGROUP, VEC4_PER_THREAD: read at each use
-from ..specs.elementwise import (ElementwiseSpec, Operand, arg_registers, loop_lines,
+from ..specs.elementwise import (ElementwiseSpec, Operand, apply_expr, loop_lines,
                                  uniform_layout, zeros)
 from ..grid import fold
 from ..wgsl_lib import helpers_for
@@ -136,12 +136,7 @@ def generate(spec: ElementwiseSpec) -> str:
             e = f"{names[n.loop.key, k, c]}_{n.index}"
         else:
             assert isinstance(n, Apply)
-            op = KERNEL_OPS[n.op]
-            tmpl = op.wgsl[lane_of(n.compute)]
-            args = arg_registers(n.args, lambda a: (a.key, k, c), names, body)
-            e = tmpl.format(*args)
-            if op.result in ("same", "real"):  # abs is "real": abs(int8 -128) wraps
-                e = lanes.wrap(n.dtype, e)
+            e = apply_expr(n, lambda a: (a.key, k, c), names, body)
         name = f"v{len(names)}"
         body.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
         names[n.key, k, c] = name

@@ -41,15 +41,22 @@ from __future__ import annotations
 
 from ..._dtypes import bool as _BOOL
 from ..._dtypes import uint32 as _U32
+from ..expr import Cast, Input, Scalar, walk
 from ..ops import TABLE, lane_of
 from .. import lanes
 from ..grid import fold
+from ..specs.elementwise import apply_expr, hidden, zeros
 # WORKGROUP, P and P_ADD: this generator's launch shape, which _core/algorithms/reduce.py
 # reads from the registry; combine_expr and identity: scan.py's, imported from here
 from ..specs.reduction import (NONE, P, P_ADD, WORKGROUP, ReduceSpec, better_fn,  # noqa: F401
                                cast, combine_expr, divided, end_steps, fold_combine, fold_identity,
                                identity, looped, nonzero, ra_helpers, sqdev, sum_start,
                                tree_steps)
+
+# a reduction's first pass computes a pending elementwise DAG itself (ReduceSpec.expr), so
+# that sum(x * y) reads x and y once: _core/algorithms/reduce.py asks the registry's
+# generator for this
+ABSORBS = True
 
 # -- WGSL pieces ----------------------------------------------------------------------------
 
@@ -96,6 +103,9 @@ def generate(spec: ReduceSpec) -> str:
     w("    }")
     w("    let stride = bitcast<i32>(U[10]);")
     w(f"    let jb = c * S * {loads}u + lane;")
+    if spec.expr is not None:  # the absorbed expression's words: after the row dimensions
+        w("    let tb = 15u + 2u * U[14];")
+    names: dict = {}  # (the absorbed expression's registers, per load)
     if arg and spec.mapping != "pairs":
         # the flat index continues across the folded row dimensions (N counts vec4 loads
         # on the vec4 path)
@@ -116,17 +126,22 @@ def generate(spec: ReduceSpec) -> str:
             w(f"    let a{k} = u32(base + i32(min(j{k}, N - 1u)) * stride);")
             i = None
             if spec.vec4:
-                w(f"    let q{k} = B{bnum['values']}[a{k}];")
+                if spec.expr is None:
+                    w(f"    let q{k} = B{bnum['values']}[a{k}];")
                 comps = []
                 for ci, comp in enumerate("xyzw"):
                     # a vector's component by index reads like a buffer element
-                    e = _mapped(spec, lanes.load(spec.in_dtype, f"q{k}", f"{ci}u"))
+                    e = _mapped(spec, lanes.load(spec.in_dtype, f"q{k}", f"{ci}u")
+                                if spec.expr is None else
+                                _element(L, spec, bnum, f"(a{k} * 4u + {ci}u)", f"{k}{comp}", names))
                     w(f"    let e{k}{comp}: {at} = {e};")
                     comps.append((f"e{k}{comp}", f"(flat0 + j{k} * 4u + {ci}u)" if arg else None))
                 # the four are elements or padding together (N counts vec4 loads)
                 value, i = _pairwise(w, comps, spec, f"c{k}", "index" if arg else None)
             else:
-                value = _mapped(spec, lanes.load(spec.in_dtype, f"B{bnum['values']}", f"a{k}"))
+                value = _mapped(spec, lanes.load(spec.in_dtype, f"B{bnum['values']}", f"a{k}")
+                                if spec.expr is None else
+                                _element(L, spec, bnum, f"a{k}", f"{k}", names))
                 if arg:
                     i = (f"B{bnum['indices']}[a{k}]" if spec.mapping == "pairs"
                          else f"(flat0 + j{k})")
@@ -215,6 +230,8 @@ def generate(spec: ReduceSpec) -> str:
     if flagged:
         decls.append(f"var<workgroup> shf: array<bool, {WORKGROUP}>;")
     code = "\n".join(L)
+    if spec.expr is not None:
+        code = zeros(code, "U[0]") + code  # (U[0]: the row count, never 0xffffffff)
     fns = better_fn(spec.combine, acc) if arg else ""
     if user is not None:  # the post-map only in the final pass, which calls it
         fns += "".join(f.source("wgsl") for f in user.functions()
@@ -224,6 +241,33 @@ def generate(spec: ReduceSpec) -> str:
             "fn main(@builtin(workgroup_id) wid: vec3<u32>, "
             "@builtin(num_workgroups) nwg: vec3<u32>, "
             "@builtin(local_invocation_index) lid: u32) {\n" + code + "\n}\n")
+
+
+def _element(lines: list, spec: ReduceSpec, bnum: dict, at: str, tag: str, names: dict) -> str:
+    """The absorbed expression's value (``spec.expr``: a pending array's elementwise DAG) at
+    element ``at`` of the reduced layout, for the thread's load ``tag``: its nodes declared
+    in lines as the elementwise generator writes them (``apply_expr``), each Input slot
+    reading its binding at its offset (the uniforms' tail) plus ``at``, each scalar its
+    word after the offsets. A float value is read through zero0, as an op reads a computed
+    float, so that no compiler contracts it into the accumulation (``x * y + acc`` into an
+    FMA): the sum is the one of the values the elementwise kernel would have stored."""
+    for n in walk([spec.expr]):
+        key = (n.key, tag)
+        if key in names:
+            continue
+        if isinstance(n, Input):
+            e = lanes.load(n.dtype, f"B{bnum[f'in{n.slot}']}", f"U[tb + {n.slot}u] + {at}")
+        elif isinstance(n, Scalar):
+            e = lanes.scalar_expr(n.dtype, f"tb + {spec.inputs + n.slot}u")
+        elif isinstance(n, Cast):
+            e = lanes.cast(n.arg.dtype, n.dtype, names[n.arg.key, tag])
+        else:
+            e = apply_expr(n, lambda a: (a.key, tag), names, lines, prefix="x")
+        name = names[key] = f"x{len(names)}"
+        lines.append(f"    let {name}: {lanes.wgsl_type(n.dtype)} = {e};")
+    value = names[spec.expr.key, tag]
+    lane = lane_of(spec.expr.dtype)
+    return hidden(lane, value, 0) if lane in "fc" else value
 
 
 def _call(fn, args: str) -> str:
