@@ -403,6 +403,11 @@ ROWS = [
     ("Mandelbrot ElementwiseKernel (WGSL)", "kernel", "wgsl_ms", "ms"),
     ("matmul 1024 float32", "matmul", "1024_GFLOPs", "GFLOP/s"),
     ("matmul 4096 float32", "matmul", "4096_GFLOPs", "GFLOP/s"),
+    ("fft 2^20 complex64", "fft", "2^20_us", "µs"),
+    ("fft 1024 rows of 1024", "fft", "1024x1024_us", "µs"),
+    ("sum 2^24 float32", "reduce", "sum_GBs", "GB/s"),
+    ("max 2^24 float32", "reduce", "max_GBs", "GB/s"),
+    ("sum(x * y) 2^24 float32", "reduce", "sum_xy_GBs", "GB/s"),
 ]
 
 

@@ -20,7 +20,12 @@ holds them all):
   ``cupy.fuse`` (webarray.jit) form, ms per call, with the examples' checksum;
 - kernel: examples/mandelbrot_kernel.py's ElementwiseKernel in its WGSL form, ms per call;
 - matmul: float32 ``A @ A`` at 1024 and 4096 (data made on the device), GFLOP/s, with a
-  check of one row against a dot product computed in Python from read-back data.
+  check of one row against a dot product computed in Python from read-back data;
+- fft: complex64 transforms of 2^20 points (one row: two passes of 1024) and of 1024 rows
+  of 1024 (one pass of 1024 on a GPU), µs, checked by Parseval's identity;
+- reduce: float32 ``sum`` and ``max`` of 2^24 elements and ``sum(x * y)`` (the product
+  computed in the sum's first pass), GB/s of the arrays read, checked against closed forms
+  (2^20 with --quick).
 
 Times are medians of rounds that end with a device sync, after a warm-up that compiles the
 kernels (benchmarks/_common.py's method).
@@ -44,7 +49,8 @@ import webarray as xp  # noqa: E402
 import webarray.cupy as cp  # noqa: E402
 from webarray import fusion  # noqa: E402
 
-PARTS = ("info", "ping", "host", "readback", "upload", "mandelbrot", "kernel", "matmul")
+PARTS = ("info", "ping", "host", "readback", "upload", "mandelbrot", "kernel", "matmul", "fft",
+         "reduce")
 now = time.perf_counter
 med = statistics.median
 dev = xp.__array_namespace_info__().default_device()
@@ -246,6 +252,50 @@ def part_matmul(cfg):
     return out
 
 
+def part_fft(cfg):
+    out = {}
+    for label, shape in (("2^20", (1 << 20,)), ("1024x1024", (1024, 1024))):
+        n = 1 << 20
+        t = xp.reshape(xp.arange(n, dtype=xp.float32), shape)
+        x = xp.astype(xp.sin(t * 0.001) + xp.cos(t * 0.0003), xp.complex64)
+        sync()
+        res = {}
+        s = timed(lambda: res.__setitem__("y", xp.fft.fft(x)), cfg["rounds"], target_s=0.3)
+        out[f"{label}_us"] = s * 1e6
+        # Parseval, row by row: sum |X|^2 = m * sum |x|^2 (m the transform's length)
+        m = shape[-1]
+        lhs = float(xp.sum(xp.abs(res["y"]) ** 2))
+        rhs = m * float(xp.sum(xp.abs(x) ** 2))
+        out[f"{label}_parseval_rel_err"] = abs(lhs - rhs) / rhs
+        del x, t, res
+    return out
+
+
+def part_reduce(cfg):
+    n = cfg["reduce"]
+    t = xp.arange(n, dtype=xp.float32)
+    x = (t % 7.0) - 3.0  # sums exact in float32: partial sums are small integers
+    y = (t % 5.0) * 0.5
+    sync()
+    out = {}
+    res = {}
+    for name, f, nbytes, want in (
+            ("sum", lambda: xp.sum(x), 4 * n, None),
+            ("max", lambda: xp.max(x), 4 * n, 3.0),
+            ("sum_xy", lambda: xp.sum(x * y), 8 * n, None)):
+        s = timed(lambda: res.__setitem__(name, f()), cfg["rounds"], target_s=0.3)
+        out[f"{name}_GBs"] = nbytes / s / 1e9
+        out[f"{name}_value"] = float(res[name])
+    # closed forms over whole periods of 7 (x) and 35 (x * y), the rest summed here
+    full = n // 35 * 35
+    tail = range(full, n)
+    out["sum_expected"] = float(sum((i % 7) - 3 for i in range(n - n % 7, n)))
+    out["sum_xy_expected"] = float(n // 35 * sum(((i % 7) - 3) * (i % 5) * 0.5 for i in range(35))
+                                   + sum(((i % 7) - 3) * (i % 5) * 0.5 for i in tail))
+    out["max_expected"] = 3.0
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="fewer rounds, Mandelbrot 256^2x100")
@@ -269,6 +319,7 @@ def main(argv=None) -> int:
     cfg["size"] = args.size or cfg["size"]
     cfg["iters"] = args.iters or cfg["iters"]
     cfg["matmul"] = [int(s) for s in args.matmul.split(",") if s]
+    cfg["reduce"] = 1 << (20 if args.quick else 24)
     results = {"settings": cfg}
     status = 0
     for name in args.parts.split(","):
