@@ -74,6 +74,8 @@ EXPRESSIONS = {
     "sum(int32(x > y))": lambda x, y: xp.sum(xp.astype(x > y, xp.int32)),
     "sum(x * y, axis=-1)": lambda x, y: xp.sum(x * y, axis=-1),
     "max(x * y, axis=0)": lambda x, y: xp.max(x * y, axis=0),
+    "mean(x * y)": lambda x, y: xp.mean(x * y),
+    "mean((x - y) ** 2, axis=-1)": lambda x, y: xp.mean((x - y) * (x - y), axis=-1),
 }
 
 

@@ -436,11 +436,13 @@ ABSORB_MIN = 1 << 16
 ABSORB_SIZE = 2000
 
 
-def _absorbed(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool) -> Tensor | None:
+def _absorbed(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool,
+              transform: str = "none", divisor: float = 0.0) -> Tensor | None:
     """x (pending) reduced by a first pass that computes its elementwise DAG itself, reading
     the DAG's leaves once instead of x written and read back (``sum(x * y)``: one launch
     and one array's traffic fewer), with the passes and values of the reduction of the
-    computed x; or None where that does not apply (the caller computes x, as before): a
+    computed x (``transform`` and ``divisor``: a mean's, as ``_divided`` passes them); or
+    None where that does not apply (the caller computes x, as before): a
     device whose reduction generator does not absorb (``ABSORBS``), a reduction other
     than a plain sum, product, min or max, an x of fewer than ABSORB_MIN elements, a DAG
     ``graph.elementwise_dag`` refuses, or one whose calls come to more than ABSORB_SIZE
@@ -464,7 +466,8 @@ def _absorbed(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool) -> 
     expr, views, scalars = dag
     # passes kept by the expression's structure and the layout (the views' offsets and the
     # scalars' values are the first pass's last uniform words)
-    sig = ("absorbed", op, out_dtype, x._shape, tuple(axes), keepdims, expr.key)
+    sig = ("absorbed", op, out_dtype, x._shape, tuple(axes), keepdims, transform, divisor,
+           expr.key)
     plan = device.plans.get(sig)
     if plan is not None:
         out = tensor.empty(shape, out_dtype, device)
@@ -476,7 +479,7 @@ def _absorbed(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool) -> 
         return None
     out = tensor.empty(shape, out_dtype, device)
     _run(_rows_of(x, axes, ordered=False, pending=True), combine, mapping, acc or out_dtype,
-         out, expr=dag, keep=sig)
+         out, transform=transform, divisor=divisor, expr=dag, keep=sig)
     return out
 
 
@@ -585,6 +588,10 @@ def mean(x: Tensor, axes, keepdims: bool = False) -> Tensor:
     if count == 0:
         nan = complex(math.nan, math.nan) if x.dtype.kind == "c" else math.nan
         return _fill(shape, x.dtype, nan, x.device)
+    if x._b is None:  # pending: its DAG computed by the sum's first pass, if it can be
+        out = _absorbed(x, axes, "sum", x.dtype, keepdims, "div", float(count))
+        if out is not None:
+            return out
     # the mean of copies is the mean of one
     x, repeats = _unbroadcast(x, axes)
     return _divided(x, axes, shape, "cast", count // repeats)
