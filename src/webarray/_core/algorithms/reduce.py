@@ -273,7 +273,8 @@ def _replay(plan, buf, out: Tensor, acc: dt.DType, device, new=None, words=()) -
     bufs = buf if isinstance(buf, list) else [buf]
     for key, make, uniforms, grid, partials in plan:
         if words:
-            uniforms = uniforms[:len(uniforms) - 4 * len(words)] + _uniforms.pack(words, "reduction")
+            uniforms = (uniforms[:len(uniforms) - 4 * len(words)]
+                        + _uniforms.pack(words, "reduction"))
             words = ()
         if partials is None:
             device.launch(key, make, bufs + [out._buf], uniforms, grid)

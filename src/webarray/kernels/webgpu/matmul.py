@@ -242,8 +242,10 @@ def generate_f32(vec: bool, batch_ndim: int, update: tuple | None = None,
     for k in range(FAST_BK):
         a = [f"a{g}" for g in range(rows // 4)]
         b = [f"b{h}" for h in range(cols // 4)]
-        w("        { " + " ".join(f"let a{g} = As[{k * 32 + wy * g}u + ty];" for g in range(rows // 4)))
-        w("          " + " ".join(f"let b{h} = Bs[{k * 32 + wx * h}u + tx];" for h in range(cols // 4)))
+        w("        { " + " ".join(f"let a{g} = As[{k * 32 + wy * g}u + ty];"
+                                  for g in range(rows // 4)))
+        w("          " + " ".join(f"let b{h} = Bs[{k * 32 + wx * h}u + tx];"
+                                  for h in range(cols // 4)))
         for i in range(rows):
             ai = f"vec4<f32>({a[i // 4]}.{'xyzw'[i % 4]})"
             w("          " + " ".join(f"c{i}_{h} = fma({ai}, {b[h]}, c{i}_{h});"

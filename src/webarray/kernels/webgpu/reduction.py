@@ -133,7 +133,8 @@ def generate(spec: ReduceSpec) -> str:
                     # a vector's component by index reads like a buffer element
                     e = _mapped(spec, lanes.load(spec.in_dtype, f"q{k}", f"{ci}u")
                                 if spec.expr is None else
-                                _element(L, spec, bnum, f"(a{k} * 4u + {ci}u)", f"{k}{comp}", names))
+                                _element(L, spec, bnum, f"(a{k} * 4u + {ci}u)", f"{k}{comp}",
+                                         names))
                     w(f"    let e{k}{comp}: {at} = {e};")
                     comps.append((f"e{k}{comp}", f"(flat0 + j{k} * 4u + {ci}u)" if arg else None))
                 # the four are elements or padding together (N counts vec4 loads)
