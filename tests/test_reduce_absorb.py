@@ -106,6 +106,16 @@ def test_a_sum_of_products_matches_numpy_and_takes_one_launch_fewer():
         assert abs(float(fused) - ref) <= 1e-5 * float(np.sum(np.abs(x.astype(np.float64) * y)))
 
 
+def test_a_float64_accumulator_computes_the_expression_first():
+    rng = np.random.default_rng(11)
+    for n in (1 << 16, (1 << 16) + 1):  # on and off the vec4 path
+        x = rng.standard_normal(n).astype(np.float32)
+        (fused, nf), (eager, ne) = _fused_and_eager(
+            lambda a: xp.sum(a * a, dtype=xp.float64), x)
+        assert fused.dtype == np.float64 and fused == eager
+        assert abs(float(fused) - float(np.sum(x.astype(np.float64) ** 2))) < 1e-9 * n
+
+
 def test_integer_sums_wrap_as_the_computed_ones():
     rng = np.random.default_rng(6)
     a = rng.integers(-128, 128, 5000).astype(np.int8)

@@ -445,15 +445,18 @@ def _absorbed(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool,
     computed x (``transform`` and ``divisor``: a mean's, as ``_divided`` passes them); or
     None where that does not apply (the caller computes x, as before): a
     device whose reduction generator does not absorb (``ABSORBS``), a reduction other
-    than a plain sum, product, min or max, an x of fewer than ABSORB_MIN elements, a DAG
+    than a plain sum, product, min or max, a two-word accumulator or result (a float32 sum
+    in float64), an x of fewer than ABSORB_MIN elements, a DAG
     ``graph.elementwise_dag`` refuses, or one whose calls come to more than ABSORB_SIZE
     characters inlined (the first pass writes the expression out once per element a thread
     loads: up to 64)."""
     device = x.device
     combine, mapping, acc, _ = REDUCTIONS[op]
+    acc = acc or out_dtype
     if (not getattr(device.kernels.reduction, "ABSORBS", False) or mapping != "cast"
-            or combine not in ("add", "mul", "min", "max")):
-        return None
+            or combine not in ("add", "mul", "min", "max")
+            or lanes.words(acc) != 1 or lanes.words(out_dtype) != 1):
+        return None  # (a float64 accumulator: its looped loads read one buffer)
     shape = _out_shape(x.shape, axes, keepdims)
     count = math.prod(x.shape[d] for d in axes)
     size = math.prod(x.shape)
@@ -474,13 +477,13 @@ def _absorbed(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool,
         out = tensor.empty(shape, out_dtype, device)
         words = tuple(v._offset for v in views) + tuple(
             w for d, value in scalars for w in lanes.scalar_words(d, value))
-        _replay(plan, [v._buf for v in views], out, acc or out_dtype, device, words=words)
+        _replay(plan, [v._buf for v in views], out, acc, device, words=words)
         return out
     if sum(launch.call_size(device, n) for n in walk([expr]) if type(n) is Apply) > ABSORB_SIZE:
         return None
     out = tensor.empty(shape, out_dtype, device)
-    _run(_rows_of(x, axes, ordered=False, pending=True), combine, mapping, acc or out_dtype,
-         out, transform=transform, divisor=divisor, expr=dag, keep=sig)
+    _run(_rows_of(x, axes, ordered=False, pending=True), combine, mapping, acc, out,
+         transform=transform, divisor=divisor, expr=dag, keep=sig)
     return out
 
 
