@@ -116,6 +116,31 @@ def test_a_float64_accumulator_computes_the_expression_first():
         assert abs(float(fused) - float(np.sum(x.astype(np.float64) ** 2))) < 1e-9 * n
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_shapes_axes_and_keepdims(data):
+    """0-d to 3-d records, any axes (several at once, negative), keepdims, where and
+    comparisons in the expression: the reduction of the computed record, bit for bit."""
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=9))
+    ndim = len(shape)
+    some = st.lists(st.integers(-ndim, ndim - 1), unique_by=lambda a: a % ndim, max_size=ndim)
+    axes = data.draw(st.one_of(st.none(), some.map(tuple))) if ndim else None
+    keepdims = data.draw(st.booleans())
+    elements = st.one_of(st.floats(-100, 100, width=32), st.sampled_from(EDGES))
+    x = data.draw(hnp.arrays(np.float32, shape, elements=elements))
+    y = data.draw(hnp.arrays(np.float32, shape, elements=elements))
+    op = data.draw(st.sampled_from([xp.sum, xp.max, xp.min, xp.prod]))
+    f = data.draw(st.sampled_from([
+        lambda a, b: xp.where(a > b, a * b, 2.0 * b - a),
+        lambda a, b: xp.maximum(a, b) + xp.abs(b),
+        lambda a, b: (a - b) / (xp.abs(b) + 1.0),
+    ]))
+    (fused, nf), (eager, ne) = _fused_and_eager(lambda a, b: op(f(a, b), axis=axes,
+                                                                keepdims=keepdims), x, y)
+    assert fused.shape == eager.shape
+    np.testing.assert_array_equal(_bits(fused), _bits(eager))
+
+
 def test_integer_sums_wrap_as_the_computed_ones():
     rng = np.random.default_rng(6)
     a = rng.integers(-128, 128, 5000).astype(np.int8)
