@@ -425,10 +425,11 @@ def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False
     return _repeat(out, repeats, combine)
 
 
-# the smallest pending array a reduction absorbs: below it the bytes saved are few and the
-# array computed first, then reduced, takes two kept plans, less host time than the walk
-# and lowering of its expression at every call (sum(x * y) of 4,096 elements on a 2-core
-# VM: ~30 against ~55 µs issued)
+# the smallest pending array a reduction absorbs: below it the bytes saved are few, while
+# every expression's structure compiles a reduction kernel of its own (the expression
+# written out once per element a thread loads) where the array computed first reuses the
+# plain reduction kernels. The host time is alike (sum(x * y) of 16 or 4,096 elements
+# issued in 27-28 µs either way on a 2-core VM, alternated interpreters)
 ABSORB_MIN = 1 << 16
 # the most characters an absorbed expression's calls may come to inlined (launch.call_size):
 # arithmetic, comparisons, maximum, sqrt (a product 201, a comparison 374, sqrt 620), not
