@@ -171,7 +171,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         sig = _plan_key(rows, combine, mapping, acc, out.dtype, transform, divisor)
         plan = device.plans.get(sig)
         if plan is not None:
-            _replay(plan, rows.buf, out, acc, device)
+            _replay(plan, [rows.buf], out, acc, device)
             return None
         passes = []
     ex = device.executor
@@ -205,7 +205,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         spec = rspec.ReduceSpec(combine, mapping, in_dtype, acc,
                              out.dtype if final else acc, final,
                              transform if final else "none", vec4, per_thread, user,
-                             *((expr[0], len(expr[1])) if expr else ()))
+                             expr[0] if expr else None)
         bindings = [v._buf for v in expr[1]] if expr else [rows.buf]
         if mapping == "pairs":
             bindings.append(indices._buf)
@@ -223,10 +223,7 @@ def _run(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out: Tensor, *,
         if spec.transform != "none" and acc in (dt.float64, dt.complex128):
             # the divisor in float64: f32 bits would round counts past 2**24
             tail = tuple(lanes.scalar_words(dt.float64, divisor))
-        words = tail
-        if expr:  # the views' offsets (in elements), then the scalars' words
-            words = tuple(v._offset for v in expr[1]) + tuple(
-                w for d, value in expr[2] for w in lanes.scalar_words(d, value))
+        words = _expr_words(expr[1], expr[2]) if expr else tail
         uniforms = rspec.pack_uniforms(
             m, cols, chunks, group, colmode, rows.offset // div, rows.stride, rows.fold,
             means._offset if means is not None else 0, _f32_word(divisor),
@@ -264,13 +261,12 @@ def _plan_key(rows: _Rows, combine: str, mapping: str, acc: dt.DType, out_dtype:
             rows.fold, combine, mapping, acc, out_dtype, transform, divisor)
 
 
-def _replay(plan, buf, out: Tensor, acc: dt.DType, device, new=None, words=()) -> None:
-    """The passes of a kept plan (``_run``) over buf into out: each pass but the last into
-    new partials (made by ``new``, acc's ``tensor.maker``, where given), which the next one
-    reads. An absorbed expression's plan (``_absorbed``) reads buf, a list of its views'
-    buffers, in its first pass, whose uniforms end in ``words`` (their offsets and the
-    scalars) instead of the recorded call's."""
-    bufs = buf if isinstance(buf, list) else [buf]
+def _replay(plan, bufs: list, out: Tensor, acc: dt.DType, device, new=None, words=()) -> None:
+    """The passes of a kept plan (``_run``) over the buffers its first pass reads (the
+    input's; an absorbed expression's views', ``_absorbed``) into out: each pass but the
+    last into new partials (made by ``new``, acc's ``tensor.maker``, where given), which the
+    next one reads. ``words``: the absorbed expression's offsets and scalars, which end the
+    first pass's uniforms instead of the recorded call's."""
     for key, make, uniforms, grid, partials in plan:
         if words:
             uniforms = (uniforms[:len(uniforms) - 4 * len(words)]
@@ -396,7 +392,7 @@ def reduce(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool = False
         # (a count_nonzero past MAX_INDEX takes the checked path below, whatever was kept)
         if plan is not None and (count <= MAX_INDEX or op != "count_nonzero"):
             out = new_out(shape, strides)
-            _replay(plan, x._buf, out, acc, device, new_partials)
+            _replay(plan, [x._buf], out, acc, device, new_partials)
             return out
     combine, mapping, acc, empty = REDUCTIONS[op]
     acc = acc or out_dtype
@@ -451,6 +447,9 @@ def _absorbed(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool,
     ``graph.elementwise_dag`` refuses, or one whose calls come to more than ABSORB_SIZE
     characters inlined (the first pass writes the expression out once per element a thread
     loads: up to 64)."""
+    size = math.prod(x.shape)
+    if size < ABSORB_MIN or size > MAX_INDEX:  # (first: the small arrays of a loop leave here)
+        return None
     device = x.device
     combine, mapping, acc, _ = REDUCTIONS[op]
     acc = acc or out_dtype
@@ -460,9 +459,7 @@ def _absorbed(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool,
         return None  # (a float64 accumulator: its looped loads read one buffer)
     shape = _out_shape(x.shape, axes, keepdims)
     count = math.prod(x.shape[d] for d in axes)
-    size = math.prod(x.shape)
-    if (size < ABSORB_MIN or size > MAX_INDEX or math.prod(shape) == 0 or count == 0
-            or count > MAX_COLUMNS):
+    if math.prod(shape) == 0 or count == 0 or count > MAX_COLUMNS:
         return None
     # bindings: the uniforms, the output and the DAG's leaves
     dag = _graph.elementwise_dag(x, getattr(device.executor, "max_storage_buffers", 8) - 2)
@@ -476,9 +473,8 @@ def _absorbed(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool,
     plan = device.plans.get(sig)
     if plan is not None:
         out = tensor.empty(shape, out_dtype, device)
-        words = tuple(v._offset for v in views) + tuple(
-            w for d, value in scalars for w in lanes.scalar_words(d, value))
-        _replay(plan, [v._buf for v in views], out, acc, device, words=words)
+        _replay(plan, [v._buf for v in views], out, acc, device,
+                words=_expr_words(views, scalars))
         return out
     if sum(launch.call_size(device, n) for n in walk([expr]) if type(n) is Apply) > ABSORB_SIZE:
         return None
@@ -486,6 +482,13 @@ def _absorbed(x: Tensor, axes, op: str, out_dtype: dt.DType, keepdims: bool,
     _run(_rows_of(x, axes, ordered=False, pending=True), combine, mapping, acc, out,
          transform=transform, divisor=divisor, expr=dag, keep=sig)
     return out
+
+
+def _expr_words(views, scalars) -> tuple:
+    """An absorbed expression's uniform words after the row dimensions: its views' offsets
+    (in elements), then its scalars' words."""
+    return tuple(v._offset for v in views) + tuple(
+        w for d, value in scalars for w in lanes.scalar_words(d, value))
 
 
 def _big_count(x: Tensor, axes, shape, repeats: int) -> Tensor:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ..._dtypes import DType
 from ..._dtypes import bool as _BOOL
 from .. import lanes
+from ..expr import Input, walk
 from ..ops import TABLE, lane_of
 from ..uniforms import UniformOverflow, pack
 from ..wgsl_lib import helpers_for
@@ -80,9 +81,8 @@ class ReduceSpec:
     # an elementwise expression (kernels/expr.py) whose value at each element is the
     # element (a pending array absorbed into the first pass: its Input slots read
     # bindings in0, in1, ... at their offsets plus the element's index, its scalars follow
-    # the offsets in the uniforms' tail); inputs: how many slots it reads
+    # the offsets in the uniforms' tail)
     expr: object = None
-    inputs: int = 0
 
     @property
     def key(self):
@@ -90,6 +90,13 @@ class ReduceSpec:
                 self.out_dtype.name, self.final, self.transform, self.vec4, self.per_thread,
                 WORKGROUP, self.user.key if self.user else None,
                 self.expr.key if self.expr is not None else None)
+
+    @property
+    def inputs(self) -> int:
+        """How many Input slots the absorbed expression reads (0 without one)."""
+        if self.expr is None:
+            return 0
+        return 1 + max((n.slot for n in walk([self.expr]) if isinstance(n, Input)), default=-1)
 
     @property
     def arg(self) -> bool:
