@@ -50,6 +50,7 @@ import lzma
 import os
 import platform
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -286,8 +287,7 @@ def run(args) -> int:
     measure_args = ["--quick"] if args.quick else []
     if args.matmul:
         measure_args += ["--matmul", args.matmul]
-    if args.matmul_shape:
-        measure_args += ["--matmul-shape", args.matmul_shape]
+    measure_args += shlex.split(args.measure_args or "")
     rec: dict = {
         "benchmark": "dawn",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -299,7 +299,7 @@ def run(args) -> int:
                      "dawn_npm_webgpu": versions},
         "carry_manifest": paths["manifest"],
         "settings": {"quick": args.quick, "dawn_flags": args.flag, "adapter_options": args.adapter,
-                     "matmul_shape": args.matmul_shape},
+                     "measure_args": args.measure_args},
         "adapters": {}, "browser": {}, "native": None, "stress": {},
     }
     out_dir = Path(os.environ["OUT"]) if os.environ.get("OUT") else None
@@ -495,7 +495,9 @@ def main(argv=None) -> int:
     pr.add_argument("--flag", action="append", default=[], help="a Dawn flag for create(), repeatable")
     pr.add_argument("--adapter", help="JSON options merged into requestAdapter()")
     pr.add_argument("--matmul", help="matmul sizes (default 1024,4096)")
-    pr.add_argument("--matmul-shape", help="measure.py's --matmul-shape (e.g. 16x16:8x8)")
+    pr.add_argument("--measure-args", help="more options for measure.py, quoted (parts, launch "
+                    "shapes): e.g. '--parts fft,reduce --fft-group 2', '--matmul-shape 16x16:8x8', "
+                    "'--fft-radix32', '--reduce-per-thread 16:32'")
     pr.add_argument("--full-all", action="store_true", help="the full measure with every version, not the first only")
     pr.add_argument("--shared-writes", action="store_true",
                     help="also run the upload part with run.mjs --shared-writes (shows dawn.node's crash)")

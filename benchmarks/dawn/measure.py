@@ -296,6 +296,30 @@ def part_reduce(cfg):
     return out
 
 
+def variants(args) -> None:
+    """Set the kernels' launch shapes a comparison asks for (the same under either compiler:
+    each shape is part of its kernel's key, so nothing compiled for another is reused)."""
+    if args.matmul_shape:
+        from webarray.kernels.webgpu import matmul as mm
+        threads, block = args.matmul_shape.split(":")
+        shape = (tuple(int(v) for v in threads.split("x")), tuple(int(v) for v in block.split("x")))
+        mm.f32_shape = lambda compiler: shape  # (whatever the compiler)
+    if args.fft_group:
+        from webarray.kernels.specs import fft as kfft
+        kfft.BIG_GROUP = args.fft_group
+    if args.fft_radix32:
+        from webarray.kernels.specs import fft as kfft
+        whole = kfft.factor
+
+        def factor(n, wide=False, batch=1):
+            out = whole(n, wide, batch)
+            return None if out is None else [r for f in out for r in ((32, 32) if f == kfft.BIG else (f,))]
+        kfft.factor = factor
+    if args.reduce_per_thread:
+        from webarray.kernels.webgpu import reduction as rk
+        rk.P, rk.P_ADD = (int(v) for v in args.reduce_per_thread.split(":"))
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="fewer rounds, Mandelbrot 256^2x100")
@@ -306,12 +330,14 @@ def main(argv=None) -> int:
     p.add_argument("--matmul-shape", help="the float32 matmul's threads and each thread's block, "
                    "'16x8:16x8' (columns x rows of threads : rows x columns of outputs; "
                    "default: the generator's), to compare shapes under one compiler")
+    p.add_argument("--fft-group", type=int, help="transforms per workgroup of the 1024 pass "
+                   "(specs.fft.BIG_GROUP; default 4)")
+    p.add_argument("--fft-radix32", action="store_true",
+                   help="no 1024 pass: radix-32 passes only (the pass order of a CPU adapter)")
+    p.add_argument("--reduce-per-thread", help="the WebGPU reduction's elements per thread, "
+                   "'P:P_ADD' (any reduction : a sum's most; default 16:64)")
     args = p.parse_args(argv)
-    if args.matmul_shape:
-        from webarray.kernels.webgpu import matmul as mm
-        threads, block = args.matmul_shape.split(":")
-        shape = (tuple(int(v) for v in threads.split("x")), tuple(int(v) for v in block.split("x")))
-        mm.f32_shape = lambda compiler: shape  # (whatever the compiler)
+    variants(args)
     cfg = ({"rounds": 3, "pings": 200, "ops": 2000, "reads": 30, "big_reads": 3, "mandel_rounds": 1,
             "size": 256, "iters": 100} if args.quick else
            {"rounds": 5, "pings": 2000, "ops": 10000, "reads": 200, "big_reads": 10, "mandel_rounds": 3,
