@@ -22,10 +22,16 @@ holds them all):
 - matmul: float32 ``A @ A`` at 1024 and 4096 (data made on the device), GFLOP/s, with a
   check of one row against a dot product computed in Python from read-back data;
 - fft: complex64 transforms of 2^20 points (one row: two passes of 1024) and of 1024 rows
-  of 1024 (one pass of 1024 on a GPU), µs, checked by Parseval's identity;
+  of 1024 (one pass of 1024 on a GPU), µs, checked by Parseval's identity; ``--fft-rows k``
+  makes each call k such transforms (µs per transform);
 - reduce: float32 ``sum`` and ``max`` of 2^24 elements and ``sum(x * y)`` (the product
   computed in the sum's first pass), GB/s of the arrays read, checked against closed forms
-  (2^20 with --quick).
+  (2^20 with --quick, 2^k with ``--reduce-log2 k``).
+
+A call's time is the larger of the host's issue and the GPU's work: under Pyodide the issue
+of an fft or a sum of 2^24 is the larger (~180 µs against native's ~37 on an H200), so
+comparing kernels (``--fft-group``, ``--fft-radix32``, ``--reduce-per-thread``,
+``--matmul-shape``) under Tint wants ``--fft-rows 16`` and ``--reduce-log2 27`` or so.
 
 Times are medians of rounds that end with a device sync, after a warm-up that compiles the
 kernels (benchmarks/_common.py's method).
@@ -253,29 +259,34 @@ def part_matmul(cfg):
 
 
 def part_fft(cfg):
+    """µs per transform: calls of ``fft_rows`` rows each (more rows make the GPU's time, not
+    the host's issue, what a call costs: comparing kernels under a slow interpreter)."""
     out = {}
-    for label, shape in (("2^20", (1 << 20,)), ("1024x1024", (1024, 1024))):
-        n = 1 << 20
+    k = cfg["fft_rows"]
+    for label, shape in (("2^20", (k, 1 << 20)), ("1024x1024", (k * 1024, 1024))):
+        n = k << 20
         t = xp.reshape(xp.arange(n, dtype=xp.float32), shape)
         x = xp.astype(xp.sin(t * 0.001) + xp.cos(t * 0.0003), xp.complex64)
         sync()
         res = {"x": x}
         s = timed(lambda res=res: res.__setitem__("y", xp.fft.fft(res["x"])), cfg["rounds"],
                   target_s=0.3)
-        out[f"{label}_us"] = s * 1e6
+        out[f"{label}_us"] = s * 1e6 / k
         # Parseval, row by row: sum |X|^2 = m * sum |x|^2 (m the transform's length)
         m = shape[-1]
         lhs = float(xp.sum(xp.abs(res["y"]) ** 2))
         rhs = m * float(xp.sum(xp.abs(x) ** 2))
         out[f"{label}_parseval_rel_err"] = abs(lhs - rhs) / rhs
+        del t, x, res
     return out
 
 
 def part_reduce(cfg):
     n = cfg["reduce"]
-    t = xp.arange(n, dtype=xp.float32)
-    x = (t % 7.0) - 3.0  # sums exact in float32: partial sums are small integers
-    y = (t % 5.0) * 0.5
+    t = xp.arange(n, dtype=xp.int32)
+    x = xp.astype(t % 7, xp.float32) - 3.0  # sums exact in float32: partial sums are small
+    y = xp.astype(t % 5, xp.float32) * 0.5
+    del t
     sync()
     out = {}
     res = {}
@@ -334,6 +345,9 @@ def main(argv=None) -> int:
                    "(specs.fft.BIG_GROUP; default 4)")
     p.add_argument("--fft-radix32", action="store_true",
                    help="no 1024 pass: radix-32 passes only (the pass order of a CPU adapter)")
+    p.add_argument("--fft-rows", type=int, default=1, help="transforms per fft call (default 1)")
+    p.add_argument("--reduce-log2", type=int, help="elements of the reduce part, log2 (default 24; "
+                   "20 with --quick)")
     p.add_argument("--reduce-per-thread", help="the WebGPU reduction's elements per thread, "
                    "'P:P_ADD' (any reduction : a sum's most; default 16:64)")
     args = p.parse_args(argv)
@@ -345,7 +359,8 @@ def main(argv=None) -> int:
     cfg["size"] = args.size or cfg["size"]
     cfg["iters"] = args.iters or cfg["iters"]
     cfg["matmul"] = [int(s) for s in args.matmul.split(",") if s]
-    cfg["reduce"] = 1 << (20 if args.quick else 24)
+    cfg["reduce"] = 1 << (args.reduce_log2 or (20 if args.quick else 24))
+    cfg["fft_rows"] = args.fft_rows
     results = {"settings": cfg}
     status = 0
     for name in args.parts.split(","):
