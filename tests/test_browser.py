@@ -220,7 +220,7 @@ from webarray._core.algorithms import linalg as plan
 
 for dtype, n, gpu in ((xp.float32, 3, None), (xp.complex64, 3, None), (xp.float32, 70, None),
                       (xp.complex64, 70, None), (xp.float32, 70, True), (xp.complex64, 70, True)):
-    plan.REGISTER_PANEL = plan.JACOBI_BLOCKS = plan.QR_ONE_LAUNCH = gpu
+    plan.REGISTER_PANEL = plan.JACOBI_BLOCKS = plan.QR_ONE_LAUNCH = plan.FUSED_CHOLESKY = gpu
     tol = 2e-3
     eye = xp.eye(n, dtype=dtype)
     a = matrix(n, n, dtype, shift=n)
@@ -253,7 +253,7 @@ for dtype in (xp.float32, xp.complex64):
     g = matrix(plan.JACOBI_WIDE + 8, 3, dtype)
     u, sv, vh = xp.linalg.svd(g, full_matrices=False)
     assert worst((u * sv) @ vh - g) <= 2e-3 * worst(g), ("svd of long rows", dtype)
-plan.JACOBI_BLOCKS = plan.REGISTER_PANEL = plan.QR_ONE_LAUNCH = None
+plan.JACOBI_BLOCKS = plan.REGISTER_PANEL = plan.QR_ONE_LAUNCH = plan.FUSED_CHOLESKY = None
 
 # the refinement's accurate products keep their remainders under Tint and SwiftShader
 # (1 + 2^-30 as hi + lo; a compiler that reassociates TwoSum leaves lo = 0)

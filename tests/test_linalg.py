@@ -950,6 +950,49 @@ def test_lu_panels_in_registers_and_in_memory_agree_bit_for_bit(n, dtype):
     assert np.isfinite(got[0][0][0]).all()  # a zero pivot spreads no NaN
 
 
+@pytest.mark.parametrize("n,dtype", [(65, np.float32), (100, np.float32), (257, np.float32),
+                                     (130, np.complex64), (96, np.complex64)])
+def test_cholesky_fused_panel_and_three_launches_agree_bit_for_bit(n, dtype):
+    # GPUs factor each panel's diagonal block in every workgroup of the L21 launch
+    # (chol_panel_rows, the blocks put into the matrix at the end); CPU adapters launch
+    # chol_panel then block_solve_rows. Same factors bit for bit: partial last panels,
+    # a batch, a matrix that is not positive definite from column 7 (NaN from there on),
+    # one with an inf; and both plans must have run
+    from webarray import _linalg_impl as impl
+    from webarray._core.algorithms import linalg as alg
+
+    rng = np.random.default_rng(n)
+    m = rng.standard_normal((3, n, n))
+    if dtype == np.complex64:
+        m = m + 1j * rng.standard_normal((3, n, n))
+    a = (m @ np.conj(np.swapaxes(m, -1, -2)) + n * np.eye(n)).astype(dtype)
+    a[1, 7, 7] = -1.0
+    a[2, n - 1, 3] = np.inf
+    calls = {True: 0, False: 0}
+    fused_launch, panel_launch = alg.cholesky_panel_rows, alg.cholesky_panel
+    got = []
+    try:
+        alg.cholesky_panel_rows = lambda *args: (calls.__setitem__(True, calls[True] + 1),
+                                                 fused_launch(*args))[1]
+        alg.cholesky_panel = lambda *args: (calls.__setitem__(False, calls[False] + 1),
+                                            panel_launch(*args))[1]
+        for fused in (True, False):
+            alg.FUSED_CHOLESKY = fused
+            impl._kept_cholesky.cache_clear()
+            got.append(np.asarray(xp.linalg.cholesky(xp.asarray(a))))
+    finally:
+        alg.FUSED_CHOLESKY = None
+        alg.cholesky_panel_rows, alg.cholesky_panel = fused_launch, panel_launch
+        impl._kept_cholesky.cache_clear()
+    panels = -(-n // alg.NB)
+    assert calls == {True: panels, False: panels}
+    assert np.array_equal(got[0], got[1], equal_nan=True)
+    ref = np.linalg.cholesky(a[0].astype(np.complex128))
+    assert np.abs(got[0][0] - ref).max() < 1e-4 * np.abs(ref).max()
+    assert np.isnan(got[0][1][7:, 7:]).any() and not np.isnan(got[0][1][:7, :7]).any()
+    assert np.array_equal(np.triu(got[0][0], 1), np.zeros((n, n), dtype))
+
+
 def _backward_error(a, x, b):
     """‖Ax − b‖ / (‖A‖·‖x‖ + ‖b‖) per matrix, in float64 (Frobenius norms)."""
     a, x, b = (np.asarray(v).astype(np.complex128) for v in (a, x, b))

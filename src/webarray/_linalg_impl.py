@@ -337,22 +337,33 @@ def _subtract_product(x: Array, p: Array, q: Array, r0: int, c0: int) -> None:
 
 def _blocked_cholesky(a: Array) -> None:
     """Right-looking blocked Cholesky of the C-contiguous a in place (lower triangle; the
-    upper one is left with garbage): per NB columns the diagonal block in one launch, then
-    L21 = A21·L11⁻ᴴ by substitution (with L21ᴴ written beside it) and the trailing matrix
-    less L21·L21ᴴ by the tiled matmul: four launches a panel."""
+    upper one is left with garbage): per NB columns the diagonal block, L21 = A21·L11⁻ᴴ by
+    substitution (with L21ᴴ written beside it), then the trailing matrix less L21·L21ᴴ by
+    the tiled matmul. On GPUs the first two are one launch (``cholesky_panel_rows``: each
+    workgroup factors the block for itself), the blocks kept aside and put into a at the
+    end: two launches a panel; on CPU adapters three."""
     n = a.shape[-1]
     nb = _linalg.NB
+    fused = _linalg.fused_cholesky(a.device)
+    if fused:
+        d = Array._empty(a.shape[:-2] + (-(-n // nb) * nb * nb,), a.dtype, a.device)
     for k0 in range(0, n, nb):
         b = min(nb, n - k0)
         k1 = k0 + b
-        _linalg.cholesky_panel(a, k0, b)
-        if k1 == n:
-            break
         # L21ᴴ, contiguous, as the product's right factor (its vec4 loads: cholesky 1024
         # on an H200 5.2-5.6 ms with the transposed view, 4.3-4.7 with a copy)
-        l21h = Array._empty(a.shape[:-2] + (b, n - k1), a.dtype, a.device)
-        _linalg.block_solve_rows(a, l21h, k0, b)
+        l21h = Array._empty(a.shape[:-2] + (b, max(1, n - k1)), a.dtype, a.device)
+        if fused:
+            _linalg.cholesky_panel_rows(a, l21h, d, k0, b)
+        else:
+            _linalg.cholesky_panel(a, k0, b)
+            if k1 < n:
+                _linalg.block_solve_rows(a, l21h, k0, b)
+        if k1 == n:
+            break
         _subtract_product(a, _block(a, k1, k0, n - k1, b), l21h, k1, k1)
+    if fused:
+        _linalg.cholesky_diagonal(a, d)
 
 
 def _cholesky_factor(a: Array) -> Array:

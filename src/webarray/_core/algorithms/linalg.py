@@ -36,7 +36,8 @@ from ..tensor import Tensor
 from .reduce import reduce
 
 __all__ = ["MAX_N", "SWEEPS", "MAX_SWEEPS", "BUDGET", "NB", "small", "one_workgroup",
-           "cholesky_panel", "lu_panel", "block_solve", "block_solve_rows", "substitute",
+           "cholesky_panel", "cholesky_panel_rows", "cholesky_diagonal", "fused_cholesky",
+           "lu_panel", "block_solve", "block_solve_rows", "substitute",
            "sub_block", "dot2", "householder", "jacobi", "hessenberg", "schur", "schur_vectors"]
 
 MAX_N = 64  # the largest side the one-workgroup kernels take
@@ -50,6 +51,7 @@ SUBSTITUTE_N = 4096
 MAX_SWEEPS = 20  # one-sided Jacobi sweeps at most (float32 converges in 6-12 up to n = 1024)
 NB = plan.NB  # columns per panel of the blocked factorizations (the kernels' block size)
 REGISTER_PANEL = None  # True/False: LU panels in registers (where they fit) on every adapter (tests)
+FUSED_CHOLESKY = None  # True/False: Cholesky's panel and L21 in one launch (GPUs' plan) on every adapter (tests)
 JACOBI_BLOCKS = None  # True/False: Jacobi by blocks of rows (CPU adapters' plan) on every adapter (tests)
 JACOBI_WIDE = 512  # rows from which a Jacobi pair has twice JACOBI_THREADS threads
 QR_ONE_LAUNCH = None  # True/False: Householder QR in one launch a column (GPUs' plan) on every adapter (tests)
@@ -159,6 +161,27 @@ def cholesky_panel(a: Tensor, k0: int, b: int) -> None:
     """Cholesky of the diagonal block [k0, k0 + b)² of each matrix of the C-contiguous a,
     in place (one workgroup per matrix)."""
     _steps((a,), [("chol_panel", (a.shape[-1], 0, 0, k0, b), (1, 1))], a.dtype is dt.complex64)
+
+
+def fused_cholesky(device) -> bool:
+    """Whether the blocked Cholesky takes ``cholesky_panel_rows`` (GPUs: a launch of ~14 µs
+    a panel less on an H200) or ``cholesky_panel`` then ``block_solve_rows`` (CPU adapters,
+    where every workgroup factoring the block again would cost what the launch saves)."""
+    return not device.on_cpu if FUSED_CHOLESKY is None else FUSED_CHOLESKY
+
+
+def cholesky_panel_rows(a: Tensor, w: Tensor, d: Tensor, k0: int, b: int) -> None:
+    """``cholesky_panel`` and ``block_solve_rows`` in one launch, the diagonal block's
+    factor into d (batch, blocks · NB²) instead of a (``cholesky_diagonal`` puts it there)."""
+    n = a.shape[-1]
+    groups = max(1, -(-(n - k0 - b) // plan.T_SOLVE))
+    _steps((a, w, d), [("chol_panel_rows", (n, 0, 0, k0, b), (groups, 1))], a.dtype is dt.complex64)
+
+
+def cholesky_diagonal(a: Tensor, d: Tensor) -> None:
+    """The diagonal blocks that ``cholesky_panel_rows`` left in d into a."""
+    n = a.shape[-1]
+    _steps((a, d), [("chol_diag_blocks", (n, 0, 0), (-(-n // NB), 1))], a.dtype is dt.complex64)
 
 
 def lu_panel(a: Tensor, rhs: Tensor, s: Tensor, k: int, k0: int, b: int) -> None:

@@ -23,8 +23,8 @@ T_WG = 64  # threads of the one-workgroup-per-matrix kernels
 T_HESS = 256  # the Hessenberg reduction's: its steps are the longest (~6n²/T per thread)
 JACOBI_THREADS = 128
 # the generators taking cplx; the eig kernels are complex64 only
-TYPED = {"chol_panel", "lu_panel", "lu_panel_rows", "block_solve_cols", "block_solve_rows",
-         "substitute", "sub_block", "qr_house", "qr_apply", "qr_step", "jacobi_round", "jacobi_blocks"}
+TYPED = {"chol_panel", "chol_panel_rows", "chol_diag_blocks", "lu_panel", "lu_panel_rows",
+         "block_solve_cols", "block_solve_rows", "substitute", "sub_block", "qr_house", "qr_apply", "qr_step", "jacobi_round", "jacobi_blocks"}
 NB = 32  # columns per panel (two NB×NB complex64 blocks fill 16 KiB of workgroup memory)
 T_PANEL = 256
 T_SOLVE = 64  # the block substitutions' threads, a row or column each: small workgroups, more of a GPU

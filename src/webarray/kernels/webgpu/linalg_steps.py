@@ -71,39 +71,96 @@ def _load_block(dst: str, src: str, threads: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _chol_block(threads: int) -> str:
+    """WGSL: the lower Cholesky factor of the b x b block in Ls (NB x NB) in place, by
+    ``threads`` threads: per column k, the pivot sqrt(re a_kk) (NaN when not positive), the
+    column below divided by it, and the block's later columns updated. Threads take fixed
+    entries of the NB x NB square (no division by a run-time width per step). The same
+    operations in the same order whatever ``threads``: the factor is the same bit for bit."""
+    update = "".join(
+        f"        {{ let e = t + {q * threads}u; let i = e / {NB}u; let j = e % {NB}u;\n"
+        f"          if (j > k && j <= i && i < b) {{ Ls[e] = Ls[e] - mul(Ls[i * {NB}u + k], conjg(Ls[j * {NB}u + k])); }} }}\n"
+        for q in range(NB * NB // threads))
+    return f"""    for (var k = 0u; k < b; k = k + 1u) {{
+        let p = re(Ls[k * {NB}u + k]);
+        let nan_bits = 0x7fc00000u;  // a run-time NaN: Tint refuses constant NaNs
+        let d = real_t(select(bitcast<f32>(nan_bits), sqrt(p), p > 0.0));
+        for (var i = k + 1u + t; i < b; i = i + {threads}u) {{ Ls[i * {NB}u + k] = div(Ls[i * {NB}u + k], d); }}
+        workgroupBarrier();
+        if (t == 0u) {{ Ls[k * {NB}u + k] = d; }}
+        // the later columns' lower entries (i, j), k < j <= i < b, over the NB x NB square
+{update}        workgroupBarrier();
+    }}
+"""
+
+
+def _store_block(dst: str, threads: int, guard: str = "i < b && j < b", pad: str = "    ") -> str:
+    """WGSL: the entries of Ls (NB x NB) where ``guard`` holds to {dst} (a format of e, i, j)."""
+    return "".join(
+        f"{pad}{{ let e = t + {q * threads}u; let i = e / {NB}u; let j = e % {NB}u;"
+        f" if ({guard}) {{ {dst.format(e='e', i='i', j='j')} = Ls[e]; }} }}\n"
+        for q in range(NB * NB // threads))
+
+
 def chol_panel(cplx: bool) -> str:
     """The diagonal block [k0, k0 + b)² of the lower Cholesky factor in place (the
     trailing updates of earlier panels already applied), in one workgroup per matrix and in
     workgroup memory (the block is loaded once and written back once; the per-column chain
-    of barriers then waits on workgroup memory, not on global stores): per column j, the
-    pivot sqrt(re a_jj) (NaN when not positive), the column below divided by it, and the
-    block's later columns updated. Threads take fixed entries of the NB x NB square (no
-    division by a run-time width per step) and issue the block's loads at once."""
-    _update = "".join(
-        f"        {{ let e = t + {q * T_PANEL}u; let i = e / {NB}u; let j = e % {NB}u;\n"
-        f"          if (j > k && j <= i && i < b) {{ Ls[e] = Ls[e] - mul(Ls[i * {NB}u + k], conjg(Ls[j * {NB}u + k])); }} }}\n"
-        for q in range(NB * NB // T_PANEL))
-    _store = "".join(
-        f"    {{ let e = t + {q * T_PANEL}u; let i = e / {NB}u; let j = e % {NB}u;"
-        f" if (i < b && j < b) {{ A[a0 + i * n + j] = Ls[e]; }} }}\n" for q in range(NB * NB // T_PANEL))
+    of barriers then waits on workgroup memory, not on global stores). The threads issue
+    the block's loads at once. CPU adapters' plan; GPUs take ``chol_panel_rows``."""
     return _SCALAR[cplx] + f"""var<workgroup> Ls: array<T, {NB * NB}>;
 """ + _head([("A", "T")], str(T_PANEL)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
     let a0 = z * n * n + k0 * n + k0;
 {_load_block("Ls", "a0 + {i} * n + {j}", T_PANEL)}    workgroupBarrier();
-    for (var k = 0u; k < b; k = k + 1u) {{
-        let p = re(Ls[k * {NB}u + k]);
-        let nan_bits = 0x7fc00000u;  // a run-time NaN: Tint refuses constant NaNs
-        let d = real_t(select(bitcast<f32>(nan_bits), sqrt(p), p > 0.0));
-        for (var i = k + 1u + t; i < b; i = i + {T_PANEL}u) {{ Ls[i * {NB}u + k] = div(Ls[i * {NB}u + k], d); }}
-        workgroupBarrier();
-        if (t == 0u) {{ Ls[k * {NB}u + k] = d; }}
-        // the later columns' lower entries (i, j), k < j <= i < b, over the NB x NB square
-{_update}        workgroupBarrier();
-    }}
-{_store}
+{_chol_block(T_PANEL)}{_store_block("A[a0 + {i} * n + {j}]", T_PANEL)}
 }}
 """
+
+
+def chol_panel_rows(cplx: bool) -> str:
+    """``chol_panel`` and ``block_solve_rows`` in one launch (GPUs: a launch a panel less,
+    cholesky 1024 on an H200 ~1.36 -> ~1.0 ms): every workgroup loads the diagonal block
+    [k0, k0 + b)², which no one writes in this launch, factors it in its workgroup memory
+    (each the same factor, bit for bit), and solves its T_SOLVE rows of L21 = A21·L11⁻ᴴ
+    against it, in place, with L21ᴴ into W; workgroup 0 writes L11 to D, the matrix's
+    diagonal blocks side by side (NB x NB each, ``chol_diag_blocks`` puts them into A at
+    the end): writing it into A would race with another workgroup's load. Grid: at least
+    one workgroup (the last panel has no rows below)."""
+    T = T_SOLVE
+    loads = "".join(f"        var x{j} = select(real_t(0.0), A[min(ar + {j}u, a0 + n * n - 1u)], {j}u < b);\n"
+                    for j in range(NB))
+    stores = "".join(f"        if ({j}u < b) {{ A[ar + {j}u] = x{j}; W[w0 + {j}u * m + r] = conjg(x{j}); }}\n"
+                     for j in range(NB))
+    return _SCALAR[cplx] + f"""var<workgroup> Ls: array<T, {NB * NB}>;
+""" + _head([("A", "T"), ("W", "T"), ("D", "T")], str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let n = U[0]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
+    let a0 = z * n * n; let m = n - k0 - b;
+{_load_block("Ls", "a0 + (k0 + {i}) * n + k0 + {j}", T)}    workgroupBarrier();
+{_chol_block(T)}    if (wg.x == 0u) {{
+        let d0 = (z * ((n + {NB - 1}u) / {NB}u) + k0 / {NB}u) * {NB * NB}u;
+{_store_block("D[d0 + {e}]", T, "true", " " * 8)}    }}
+    let r = wg.x * {T}u + t;
+    if (r < m) {{
+        let ar = a0 + (k0 + b + r) * n + k0; let w0 = z * b * m;
+{loads}{_substitution("conj_rows")}{stores}    }}
+}}
+"""
+
+
+def chol_diag_blocks(cplx: bool) -> str:
+    """The diagonal blocks that ``chol_panel_rows`` left in D into A (the entries of each
+    block within the matrix: all b x b of them, as ``chol_panel`` writes). Grid: a
+    workgroup per block."""
+    return _SCALAR[cplx] + _head([("A", "T"), ("D", "T")], str(T_PANEL)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let n = U[0]; let z = wg.z + U[2];
+    let k0 = wg.x * {NB}u; let b = min({NB}u, n - k0);
+    let a0 = z * n * n + k0 * n + k0;
+    let d0 = (z * ((n + {NB - 1}u) / {NB}u) + wg.x) * {NB * NB}u;
+""" + "".join(
+        f"    {{ let e = t + {q * T_PANEL}u; let i = e / {NB}u; let j = e % {NB}u;"
+        f" if (i < b && j < b) {{ A[a0 + i * n + j] = D[d0 + e]; }} }}\n"
+        for q in range(NB * NB // T_PANEL)) + "}\n"
 
 
 def lu_panel(cplx: bool) -> str:
