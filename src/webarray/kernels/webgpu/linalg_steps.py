@@ -72,33 +72,45 @@ def _load_block(dst: str, src: str, threads: int) -> str:
 
 
 def _chol_block(threads: int) -> str:
-    """WGSL: the lower Cholesky factor of the b x b block in Ls (NB x NB) in place, by
-    ``threads`` threads: per column k, the pivot sqrt(re a_kk) (NaN when not positive), the
-    column below divided by it, and the block's later columns updated. Threads take fixed
-    entries of the NB x NB square (no division by a run-time width per step). The same
-    operations in the same order whatever ``threads``: the factor is the same bit for bit."""
+    """WGSL: the lower Cholesky factor of the b x b block in Ls (NB x NB) into Lo, by
+    ``threads`` threads, one barrier a column: per column k, every thread takes the pivot
+    d = sqrt(re a_kk) (NaN when not positive), writes its entries of column k divided by
+    it (d on the diagonal) to Lo, and updates its entries (i, j), k < j <= i, of Ls by
+    (a_ik / d)·conj(a_jk / d), dividing as it reads: column k of Ls is not written in step
+    k, so no second barrier is needed between the division and the update (with the
+    divided column written back into Ls, two were: 32 -> 64 barriers a block). Threads take
+    fixed entries of the NB x NB square (no division by a run-time width per step). The
+    same operations in the same order whatever ``threads``: the factor is the same bit for
+    bit. Lo's entries above the diagonal are left as they were."""
     update = "".join(
         f"        {{ let e = t + {q * threads}u; let i = e / {NB}u; let j = e % {NB}u;\n"
-        f"          if (j > k && j <= i && i < b) {{ Ls[e] = Ls[e] - mul(Ls[i * {NB}u + k], conjg(Ls[j * {NB}u + k])); }} }}\n"
+        f"          if (j > k && j <= i && i < b) {{ Ls[e] = Ls[e] - mul(div(Ls[i * {NB}u + k], d), conjg(div(Ls[j * {NB}u + k], d))); }} }}\n"
         for q in range(NB * NB // threads))
     return f"""    for (var k = 0u; k < b; k = k + 1u) {{
         let p = re(Ls[k * {NB}u + k]);
         let nan_bits = 0x7fc00000u;  // a run-time NaN: Tint refuses constant NaNs
         let d = real_t(select(bitcast<f32>(nan_bits), sqrt(p), p > 0.0));
-        for (var i = k + 1u + t; i < b; i = i + {threads}u) {{ Ls[i * {NB}u + k] = div(Ls[i * {NB}u + k], d); }}
-        workgroupBarrier();
-        if (t == 0u) {{ Ls[k * {NB}u + k] = d; }}
+        for (var i = k + t; i < b; i = i + {threads}u) {{
+            Lo[i * {NB}u + k] = select(div(Ls[i * {NB}u + k], d), d, i == k);
+        }}
         // the later columns' lower entries (i, j), k < j <= i < b, over the NB x NB square
 {update}        workgroupBarrier();
     }}
 """
 
 
+# the block as loaded (its updates in place) and its factor (``_chol_block``): 16 KiB complex
+_FACTOR_MEMORY = f"""var<workgroup> Ls: array<T, {NB * NB}>;
+var<workgroup> Lo: array<T, {NB * NB}>;
+"""
+
+
 def _store_block(dst: str, threads: int, guard: str = "i < b && j < b", pad: str = "    ") -> str:
-    """WGSL: the entries of Ls (NB x NB) where ``guard`` holds to {dst} (a format of e, i, j)."""
+    """WGSL: where ``guard`` holds, the factor's entries (Lo's on and below the diagonal,
+    Ls's above it: the block's own, as loaded) to {dst} (a format of e, i, j)."""
     return "".join(
         f"{pad}{{ let e = t + {q * threads}u; let i = e / {NB}u; let j = e % {NB}u;"
-        f" if ({guard}) {{ {dst.format(e='e', i='i', j='j')} = Ls[e]; }} }}\n"
+        f" if ({guard}) {{ {dst.format(e='e', i='i', j='j')} = select(Ls[e], Lo[e], j <= i); }} }}\n"
         for q in range(NB * NB // threads))
 
 
@@ -108,8 +120,7 @@ def chol_panel(cplx: bool) -> str:
     workgroup memory (the block is loaded once and written back once; the per-column chain
     of barriers then waits on workgroup memory, not on global stores). The threads issue
     the block's loads at once. CPU adapters' plan; GPUs take ``chol_panel_rows``."""
-    return _SCALAR[cplx] + f"""var<workgroup> Ls: array<T, {NB * NB}>;
-""" + _head([("A", "T")], str(T_PANEL)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    return _SCALAR[cplx] + _FACTOR_MEMORY + _head([("A", "T")], str(T_PANEL)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
     let a0 = z * n * n + k0 * n + k0;
 {_load_block("Ls", "a0 + {i} * n + {j}", T_PANEL)}    workgroupBarrier();
@@ -122,28 +133,28 @@ def chol_panel_rows(cplx: bool) -> str:
     """``chol_panel`` and ``block_solve_rows`` in one launch (GPUs: a launch a panel less,
     cholesky 1024 on an H200 ~1.36 -> ~1.0 ms): every workgroup loads the diagonal block
     [k0, k0 + b)², which no one writes in this launch, factors it in its workgroup memory
-    (each the same factor, bit for bit), and solves its T_SOLVE rows of L21 = A21·L11⁻ᴴ
+    (each the same factor, bit for bit; T_PANEL threads, as ``chol_panel``: with T_SOLVE
+    the chain of column steps took longer than the launch it saves), and solves its T_SOLVE rows of L21 = A21·L11⁻ᴴ
     against it, in place, with L21ᴴ into W; workgroup 0 writes L11 to D, the matrix's
     diagonal blocks side by side (NB x NB each, ``chol_diag_blocks`` puts them into A at
     the end): writing it into A would race with another workgroup's load. Grid: at least
     one workgroup (the last panel has no rows below)."""
-    T = T_SOLVE
+    T = T_PANEL  # threads factoring the block; the first T_SOLVE take a row each
     loads = "".join(f"        var x{j} = select(real_t(0.0), A[min(ar + {j}u, a0 + n * n - 1u)], {j}u < b);\n"
                     for j in range(NB))
     stores = "".join(f"        if ({j}u < b) {{ A[ar + {j}u] = x{j}; W[w0 + {j}u * m + r] = conjg(x{j}); }}\n"
                      for j in range(NB))
-    return _SCALAR[cplx] + f"""var<workgroup> Ls: array<T, {NB * NB}>;
-""" + _head([("A", "T"), ("W", "T"), ("D", "T")], str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    return _SCALAR[cplx] + _FACTOR_MEMORY + _head([("A", "T"), ("W", "T"), ("D", "T")], str(T)) + f"""fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let n = U[0]; let z = wg.z + U[2]; let k0 = U[3]; let b = U[4];
     let a0 = z * n * n; let m = n - k0 - b;
 {_load_block("Ls", "a0 + (k0 + {i}) * n + k0 + {j}", T)}    workgroupBarrier();
 {_chol_block(T)}    if (wg.x == 0u) {{
         let d0 = (z * ((n + {NB - 1}u) / {NB}u) + k0 / {NB}u) * {NB * NB}u;
 {_store_block("D[d0 + {e}]", T, "true", " " * 8)}    }}
-    let r = wg.x * {T}u + t;
-    if (r < m) {{
+    let r = wg.x * {T_SOLVE}u + t;
+    if (t < {T_SOLVE}u && r < m) {{
         let ar = a0 + (k0 + b + r) * n + k0; let w0 = z * b * m;
-{loads}{_substitution("conj_rows")}{stores}    }}
+{loads}{_substitution("conj_rows", tri="Lo")}{stores}    }}
 }}
 """
 
@@ -332,7 +343,8 @@ var<workgroup> widx: array<atomic<u32>, 2>;
 """
 
 
-def _substitution(kind: str, x: str = "x", descending: bool = False, pad: str = "        ") -> str:
+def _substitution(kind: str, x: str = "x", descending: bool = False, pad: str = "        ",
+                  tri: str = "Ls") -> str:
     """WGSL, written out over {x}0..{x}{NB-1} with the block's triangle in Ls (NB x NB):
     kind "unit_lower" x = L⁻¹x, "upper" x = U⁻¹x (a column of the right-hand side),
     "conj_rows" x = x·L⁻ᴴ (a row; L lower): each entry by its row's products subtracted in
@@ -340,7 +352,7 @@ def _substitution(kind: str, x: str = "x", descending: bool = False, pad: str = 
     then divided by the diagonal, as LAPACK's trsm. Entries at and past b are left as they
     are (zeros, never stored) and never enter an entry before b."""
     lines = []
-    at = lambda i, j: f"Ls[{i * NB + j}]"  # noqa: E731
+    at = lambda i, j: f"{tri}[{i * NB + j}]"  # noqa: E731
     if kind == "unit_lower":
         for i in range(1, NB):
             terms = "".join(f" {x}{i} = {x}{i} - mul({at(i, l)}, {x}{l});" for l in range(i))
