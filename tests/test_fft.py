@@ -327,6 +327,47 @@ def test_a_repeated_transform_replays_its_kept_passes_over_new_data():
                 kept = fft_plans
 
 
+def test_the_plain_call_takes_the_kept_passes_and_the_general_path_bit_for_bit(monkeypatch):
+    # fft(x) of a computed C-contiguous complex array along its last axis goes straight to
+    # the kept passes (fft._plain); it must give the general path's bits, take it where
+    # it applies and leave every other call (views, pending arrays, other axes, n, norm,
+    # float input, empty axes, bad axes) to the general path and its errors
+    from webarray import fft as namespace_fft
+
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((3, 96)) + 1j * rng.standard_normal((3, 96))).astype(np.complex64)
+    x = xp.asarray(a)
+    taken = []
+    plain = namespace_fft._plain
+    monkeypatch.setattr(namespace_fft, "_plain",
+                        lambda *args: taken.append(plain(*args) is not None) or plain(*args))
+    fast = np.asarray(xp.fft.fft(x))
+    fast_axis = np.asarray(xp.fft.fft(x, axis=1))
+    assert taken == [True, True]
+    monkeypatch.setattr(namespace_fft, "_plain", lambda *args: None)
+    general = np.asarray(xp.fft.fft(x))
+    assert np.array_equal(fast, general) and np.array_equal(fast_axis, general)
+    monkeypatch.setattr(namespace_fft, "_plain",
+                        lambda *args: taken.append(plain(*args) is not None) or plain(*args))
+    taken.clear()
+    wide = a.astype(np.complex128)
+    for got, expected in ((xp.fft.fft(x[:, ::2]), np.fft.fft(wide[:, ::2])),
+                          (xp.fft.fft(x * 2), np.fft.fft(wide * 2)),
+                          (xp.fft.fft(x, axis=0), np.fft.fft(wide, axis=0)),
+                          (xp.fft.fft(xp.real(x)), np.fft.fft(wide.real))):
+        _check(got, expected, np.complex64)
+    # a strided view, x * 2 (pending where fusion is on), axis 0 of two, float input
+    assert taken == [False, not xp.fusion.is_enabled(), False, False]
+    with pytest.raises(ValueError, match="no elements"):
+        xp.fft.fft(xp.zeros((2, 0), dtype=xp.complex64))
+    with pytest.raises(TypeError, match="axis must be an int, got bool"):
+        xp.fft.fft(x, axis=True)
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.fft.fft(xp.asarray(1 + 0j))
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.fft.fft(x, axis=2)
+
+
 @pytest.mark.parametrize("group", [4, 8])
 @pytest.mark.parametrize("inverse", [False, True])
 @pytest.mark.parametrize("shape", [(16, 1024), (17, 1024), (8, 2048), (3, 15360), (2, 3, 4096)])

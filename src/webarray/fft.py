@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from . import _dtypes as dt
 from ._core import graph as _graph
+from ._core import tensor as _tensor
 from ._core.algorithms import fft as _fft
 from ._array_object import Array
 from ._core.device import DEFAULT_FLOAT, resolve
@@ -224,7 +225,28 @@ def _hermitian_full(x: Array, axis: int, n: int) -> Array:
 
 # -- the functions ---------------------------------------------------------------------------
 
+_COMPLEX = (dt.complex64, dt.complex128)
+
+
+def _plain(x, axis, inverse: bool) -> Array | None:
+    """The common call's transform (a computed, C-contiguous complex array, along its last
+    axis, no scaling) straight from the kept passes, or None (the caller takes the general
+    path, which checks and says what is wrong). A repeated ``fft(x)`` spent ~28% of its host
+    time in the general path's layers (a 2-core VM: 13.8 -> 10.0 µs with the passes alone)."""
+    if (type(x) is not Array or x._b is None or x._dtype not in _COMPLEX or type(axis) is not int
+            or not x._shape or (axis != -1 and axis != len(x._shape) - 1) or x._shape[-1] == 0):
+        return None
+    if x._strides != _tensor.c_strides(x._shape) or x.device.kernels.fft is None:
+        return None
+    return _fft.rows(_graph.bindable(x), inverse)
+
+
+
 def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    if n is None and norm == "backward":
+        out = _plain(x, axis, False)
+        if out is not None:
+            return out
     _input(x, "fft", "fc")
     n = None if n is None else _length(n, "fft")
     return _c2c(_complex(x), n, normalize_axis(axis, x.ndim, "fft"), _norm(norm, "fft"), False)

@@ -69,11 +69,11 @@ def rows(x: Tensor, inverse: bool) -> Tensor | None:
         passes = _plan(device, n, batch, dtype, inverse, x._offset)
         if passes is None:
             return None
-        plan = (passes, tensor.maker(dtype, device))
+        # the twiddles held by the plan: a table evicted from _tables lives on with it
+        plan = (passes, tensor.maker(dtype, device), roots(device, n, dtype)._buf)
         device.keep_plan(sig, plan)
-    passes, new = plan
+    passes, new, twiddles = plan
     strides = tensor.c_strides(shape)  # (the call's: rows of one signature come in any rank)
-    twiddles = roots(device, n, dtype)._buf
     src = x._buf
     for key, make, uniforms, grid in passes:
         out = new(shape, strides)
