@@ -203,6 +203,28 @@ def test_a_kept_plan_takes_the_next_calls_views_offsets_and_scalars():
         assert got == want
 
 
+def test_kept_plans_of_one_layout_and_other_structures_do_not_mix():
+    # a repeated absorbed reduction goes straight to the passes kept for its expression's
+    # structure (graph.elementwise_structure: ops, dtypes, which leaf is which buffer),
+    # checked once: expressions of one shape interleaved, each repeated, must each give
+    # the eager result (a key that ignored the order of the leaves, a leaf read twice, an
+    # op or a cast would hand one expression another's passes)
+    rng = np.random.default_rng(21)
+    a = rng.standard_normal(1000).astype(np.float32)
+    b = rng.standard_normal(1000).astype(np.float32)
+    x, y = xp.asarray(a), xp.asarray(b)
+    cases = [lambda u, v: xp.sum(u * v), lambda u, v: xp.sum(u + v), lambda u, v: xp.sum(u - v),
+             lambda u, v: xp.sum(v - u), lambda u, v: xp.sum(u * u), lambda u, v: xp.max(u * v),
+             lambda u, v: xp.sum(xp.astype(u > v, xp.int32)), lambda u, v: xp.sum(u * 3.0 - v)]
+    for _ in range(3):
+        for f in cases:
+            got = np.asarray(f(x, y))
+            xp.fusion.set_enabled(False)
+            want = np.asarray(f(x, y))
+            xp.fusion.set_enabled(True)
+            np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
 def test_the_pending_array_is_still_computed_where_it_is_read_again():
     x = xp.asarray(np.arange(10, dtype=np.float32))
     y = xp.asarray(np.full(10, 0.5, dtype=np.float32))

@@ -775,29 +775,20 @@ def _compute(target, exclude=None, alone: bool = False) -> None:
     _finish(owners, nodes, results)
 
 
-def _quick(device, shape, target, root, limit) -> bool:
-    """Compute target alone (nothing else pending) by the plan kept for its DAG's structure,
-    without a lowering or a signature: say False where that does not apply (the caller
-    lowers). A walk of the DAG in the lowering's order (``_Lowering``) gives the structure
-    as a flat key (each op's name, dtypes and arity, each leaf's slot, binding and dtype,
-    each scalar's dtype, a node met again by its index), the leaves' views and offsets and
-    the scalars' values; the key names ``launch.plain``'s plan (``launch.plain_plan``), made by
-    a lowering the first time. A loop's forced result (``c = a * 2 + b`` read at each
-    iteration) lowered and signed the same DAG again every time: this takes 7-13% off its
-    host time on an H200's host (benchmarks/NOTES-host.md, session 32). A single op over
-    computed arrays comes here first too: its kept plan costs less than the namespace's
-    launch (``plain_plan``'s signature, the views listed again): a forced ``a + b`` 14.0 ->
-    12.0 µs on a 2-core VM (session 35)."""
-    contiguous = _C_STRIDES.get(shape)
-    size = math.prod(shape)
-    big = device._piece_bytes
-    if device.staged or lease.LEASES or contiguous is None or 8 * size > big:
-        return False
+def _flat_structure(root, shape, contiguous, big: int, aligned: bool):
+    """A walk of root's DAG in the lowering's order (``_Lowering``): (the structure as a flat
+    key list: each op's name, dtypes and arity, each leaf's slot, binding and dtype, each
+    scalar's dtype, a node met again by its index; the launch's offset words (the count's
+    slot, then each view's offset); the leaves' views; the scalars (dtype, value); the
+    buffers; whether every offset is a multiple of 4 (``aligned`` as given, else False)),
+    or None where a leaf is not a C-contiguous view of shape within one binding (``big``
+    bytes) or a node is not an op, cast, scalar or leaf. ``_quick`` and
+    ``elementwise_structure`` key their kept plans by it; ``_structure`` is another
+    thing (a node's value as a key, to merge equal calls)."""
     key = [_QUICK, len(shape)]
     offsets = [0]  # (launch.issue's words: the count's slot, then each input's offset)
     views, scalars, buffers = [], [], []
     bindings, seen = {}, {}
-    aligned = not size & 3 and root.dtype not in MULTI_WORD
     stack = [root]
     pop = stack.pop
     while stack:
@@ -809,7 +800,7 @@ def _quick(device, shape, target, root, limit) -> bool:
             b = bindings.get(id(buf))
             if b is None:  # a buffer not read yet, so a view not read yet: the common case
                 if v._shape != shape or v._strides != contiguous or buf.nbytes > big:
-                    return False  # (a buffer past one binding is bound by ranges: lowered)
+                    return None  # (a buffer past one binding is bound by ranges: lowered)
                 b = bindings[id(buf)] = len(buffers)
                 buffers.append(buf)
                 slot = len(views)
@@ -817,7 +808,7 @@ def _quick(device, shape, target, root, limit) -> bool:
                 slot = _view_slot(views, v)
                 if slot < 0:
                     if v._shape != shape or v._strides != contiguous:
-                        return False
+                        return None
                     slot = len(views)
             if slot == len(views):
                 views.append(v)
@@ -843,7 +834,33 @@ def _quick(device, shape, target, root, limit) -> bool:
             key += (_SCALAR, n.dtype)
             scalars.append((n.dtype, n.value))
         else:  # a loop, its output or an index: the lowering's
-            return False
+            return None
+    return key, offsets, views, scalars, buffers, aligned
+
+
+def _quick(device, shape, target, root, limit) -> bool:
+    """Compute target alone (nothing else pending) by the plan kept for its DAG's structure,
+    without a lowering or a signature: say False where that does not apply (the caller
+    lowers). A walk of the DAG in the lowering's order (``_Lowering``) gives the structure
+    as a flat key (each op's name, dtypes and arity, each leaf's slot, binding and dtype,
+    each scalar's dtype, a node met again by its index), the leaves' views and offsets and
+    the scalars' values; the key names ``launch.plain``'s plan (``launch.plain_plan``), made by
+    a lowering the first time. A loop's forced result (``c = a * 2 + b`` read at each
+    iteration) lowered and signed the same DAG again every time: this takes 7-13% off its
+    host time on an H200's host (benchmarks/NOTES-host.md, session 32). A single op over
+    computed arrays comes here first too: its kept plan costs less than the namespace's
+    launch (``plain_plan``'s signature, the views listed again): a forced ``a + b`` 14.0 ->
+    12.0 µs on a 2-core VM (session 35)."""
+    contiguous = _C_STRIDES.get(shape)
+    size = math.prod(shape)
+    big = device._piece_bytes
+    if device.staged or lease.LEASES or contiguous is None or 8 * size > big:
+        return False
+    found = _flat_structure(root, shape, contiguous, big,
+                            not size & 3 and root.dtype not in MULTI_WORD)
+    if found is None:
+        return False
+    key, offsets, views, scalars, buffers, aligned = found
     if len(views) >= limit:
         return False
     key.append(aligned)
@@ -865,6 +882,27 @@ def _quick(device, shape, target, root, limit) -> bool:
     _finish([target], [root], _issue(device, shape, plan, aligned, offsets, buffers,
                                      scalars, 1))
     return True
+
+
+def elementwise_structure(target, limit: int):
+    """The pending target's DAG as a consumer's kept plan is keyed (``_absorbed``): (the
+    flat structure key of ``_flat_structure``, the leaves' views, the scalars), in the order
+    ``elementwise_dag`` gives them, without a lowering; or None where a leaf is not a
+    C-contiguous view of target's shape within one binding, a node is not an op, cast,
+    scalar or leaf, or there are more than ``limit`` views. What else ``elementwise_dag``
+    refuses (a multi-word dtype, a heavy call) is a matter of the key's ops and dtypes: a
+    consumer that kept a plan under the key has had it checked. Under the graph's lock."""
+    with LOCK:
+        root = target._lazy
+        if target._b is not None or root.kind not in ("op", "cast") or root.error is not None:
+            return None
+        shape = target._shape
+        contiguous = _C_STRIDES.get(shape) or c_strides(shape)
+        found = _flat_structure(root, shape, contiguous, target._device._piece_bytes, False)
+        if found is None or len(found[2]) > limit:
+            return None
+        key, _, views, scalars, _, _ = found
+        return tuple(key), views, scalars
 
 
 def elementwise_dag(target, limit: int):
