@@ -86,6 +86,36 @@ def test_matmul_transposed_views_and_empty():
     assert_equal(xp.asarray(k0) @ xp.asarray(np.zeros((0, 4), np.float32)), np.zeros((3, 4), np.float32))
 
 
+def test_a_repeated_product_replays_its_kept_plan_over_new_data():
+    # a product's kernel, uniforms and grids are kept per layout (Device.plans) and replayed
+    # over the next call's buffers: new data, views at other offsets (another layout: a
+    # plan of its own), transposed views, a batch, int32 and float32, 1-D operands; each
+    # repeat matches NumPy and makes no new plan
+    from webarray._core.device import default_device
+
+    plans = default_device().plans
+    rng = np.random.default_rng(3)
+    cases = [((70, 33), (33, 50), np.float32, lambda a: a),
+             ((2, 40, 64), (64, 24), np.float32, lambda a: a),
+             ((9, 40), (40, 7), np.float32, lambda a: a[1:]),
+             ((9, 40), (40, 7), np.float32, lambda a: a[:8]),  # (a[1:]'s layout at offset 0)
+             ((40, 9), (40, 9), np.float32, lambda a: a.mT),
+             ((12, 5), (5, 6), np.int32, lambda a: a),
+             ((33,), (33, 4), np.float32, lambda a: a)]
+    kept = None
+    for _ in range(3):  # the cases interleaved: plans of like layouts side by side
+        for sa, sb, dtype, cut in cases:
+            a = rng.integers(-9, 9, sa).astype(dtype)
+            b = rng.integers(-9, 9, sb).astype(dtype)
+            x = cut(xp.asarray(a))
+            got = np.asarray(x @ xp.asarray(b))
+            want = np.asarray(cut(xp.asarray(a))).astype(np.float64) @ b
+            np.testing.assert_array_equal(got, want.astype(dtype))
+        now = sum(1 for k in plans if k[0] == "matmul")
+        assert kept is None or now == kept
+        kept = now
+
+
 def test_matmul_errors():
     x = xp.ones((3, 4))
     with pytest.raises(ValueError, match="not aligned"):

@@ -82,6 +82,8 @@ def matmul(x1: Array, x2: Array, /) -> Array:
 
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     out = _product(a, b, batch, out_dtype)
+    if not (squeeze_m or squeeze_n) and type(out) is Array:
+        return out  # (C-contiguous at offset 0 already)
     shape = out.shape
     if squeeze_m and squeeze_n:
         shape = shape[:-2]
