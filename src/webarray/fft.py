@@ -241,7 +241,6 @@ def _plain(x, axis, inverse: bool) -> Array | None:
     return _fft.rows(_graph.bindable(x), inverse)
 
 
-
 def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     if n is None and norm == "backward":
         out = _plain(x, axis, False)

@@ -566,16 +566,21 @@ def kernel(device, key, make_source, records, uniforms: bytes, groups: int) -> N
                   fold(groups, device.executor.max_workgroups_per_dim))
 
 
-def batches(device, key, make_source, records, count: int, pack, tile=None) -> None:
+def batches(device, key, make_source, records, count: int, pack, tile=None) -> tuple:
     """One kernel over ``count`` independent problems in dispatches of at most
     ``max_workgroups_per_dim`` problems: one workgroup each along x, or, with ``tile``, a
     (gx, gy) grid of workgroups each, the problems along z. ``pack(first)`` gives the
-    uniforms of the dispatch whose first problem is ``first``."""
+    uniforms of the dispatch whose first problem is ``first``. Returns the dispatches'
+    (uniforms, grid), for a caller that keeps them to replay over other buffers."""
     limit = device.executor.max_workgroups_per_dim
     buffers = [r._buf for r in records]
+    launches = []
     for z0 in range(0, count, limit):
         n = min(limit, count - z0)
-        device.launch(key, make_source, buffers, pack(z0), (n, 1, 1) if tile is None else tile + (n,))
+        launches.append((pack(z0), (n, 1, 1) if tile is None else tile + (n,)))
+    for uniforms, grid in launches:
+        device.launch(key, make_source, buffers, uniforms, grid)
+    return tuple(launches)
 
 
 def repeat(device, key, make_source, records, uniforms, grid) -> None:

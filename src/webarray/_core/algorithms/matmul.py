@@ -74,11 +74,7 @@ def matmul(a, b, batch_shape, out_dtype):
         source = lambda: mm.generate(out_dtype, nb)  # noqa: E731
         tile = mspec.TILE
     gx, gy = -(-n // tile), -(-m // tile)
-    limit = device.executor.max_workgroups_per_dim
-    launches = tuple((pack(z0), (gx, gy, min(limit, batch - z0))) for z0 in range(0, batch, limit))
-    buffers = [a._buf, b._buf, out._buf]
-    for uniforms, grid in launches:
-        device.launch(key, source, buffers, uniforms, grid)
+    launches = launch.batches(device, key, source, (a, b, out), batch, pack, tile=(gx, gy))
     device.keep_plan(sig, (out.shape, out._strides, tensor.maker(out_dtype, device), key, source,
                            launches))
     return out
